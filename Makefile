@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+# Builds ebprof: BPF objects (clang, CO-RE against the running kernel's BTF), their
+# skeletons (bpftool), protobuf-c code from proto/, and the userspace binary.
+# Everything generated goes under build/.
+
+BUILD ?= build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PROTOC_C ?= protoc-c
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+PKGS := libbpf libelf libdw zlib libprotobuf-c
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	  -D_GNU_SOURCE -Isrc -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
+	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+PROTOS := $(wildcard proto/*.proto)
+PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
+PROTO_HDRS := $(PROTO_SRCS:.c=.h)
+
+SRCS := $(shell find src -name '*.c' | sort)
+OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) \
+	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_SRCS))
+LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
+
+.PHONY: all deps test-deps run test unit check-format format clean
+all: $(BUILD)/ebprof
+
+deps:
+	@scripts/install-deps.sh build
+test-deps:
+	@scripts/install-deps.sh test
+
+# The README's first command: build (installing what is missing) and record 10 s.
+run: deps
+	$(MAKE) all
+	$(BUILD)/ebprof record -d 10 -o ebprof-out
+
+# The README's second command: the whole suite.
+test: test-deps
+	$(MAKE) all unit-bins workloads
+	tests/run.sh
+
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -c $< -o $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: proto/%.proto
+	@mkdir -p $(@D)
+	$(PROTOC_C) --proto_path=proto --c_out=$(BUILD)/gen $<
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/ebprof: $(OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+unit-bins: $(UNIT_BINS)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# Workloads carry their own flags in a first-line comment: "// cflags: ...".
+workloads: $(WORKLOADS)
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) $$(sed -n '1,5s|^// cflags: ||p' $<) $< -o $@ $$(sed -n '1,5s|^// ldflags: ||p' $<)
+
+check-format:
+	@clang-format --dry-run --Werror $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch])
+
+format:
+	clang-format -i $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch])
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

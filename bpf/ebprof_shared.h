@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Project-wide ids shared by the BPF programs and userspace: counter ids and limits.
+ * Only fixed-width, pointer-free definitions live here, so both sides compile it. */
+#ifndef EBPROF_SHARED_H
+#define EBPROF_SHARED_H
+
+/* bpf_get_stack() never returns more than the kernel's perf_event_max_stack (127 by
+ * default); one slot more keeps the arrays a power of two. */
+#define EBPROF_MAX_KSTACK 128
+#define EBPROF_MAX_USTACK 128
+#define EBPROF_COMM_LEN 16
+
+/* Per-CPU counters: every sample that BPF cannot deliver whole is counted here, and
+ * userspace prints the same ids by name (see counter_names in src/loader/counters.c). */
+enum ebprof_counter {
+	CTR_SAMPLES = 0,	/* perf events that reached the program */
+	CTR_FILTERED,		/* dropped by the -p / -- CMD process filter */
+	CTR_RINGBUF_FULL,	/* no room in the ring buffer: the sample is lost */
+	CTR_KSTACK_ERR,		/* bpf_get_stack() failed for the kernel stack */
+	CTR_USTACK_ERR,		/* bpf_get_stack() failed for the user stack */
+	CTR_FILTER_FULL,	/* a child of a profiled process did not fit the filter map */
+	CTR__COUNT,
+};
+
+#endif

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs ebprof's build and test dependencies from Debian's packages when missing.
+# Usage: scripts/install-deps.sh [build|test]   (test also installs what the suite needs)
+set -euo pipefail
+
+build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev
+	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
+test_pkgs=(golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
+	libclang-rt-14-dev)
+
+want=("${build_pkgs[@]}")
+[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+# nodesource's nodejs bundles npm; do not ask apt for Debian's npm on top of it.
+if command -v npm >/dev/null 2>&1; then
+	missing=("${missing[@]/npm/}")
+fi
+missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "ebprof: missing packages: ${missing[*]}; run as root or install them" >&2
+	exit 1
+fi
+echo "ebprof: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
