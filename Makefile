@@ -34,6 +34,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
 
+.SECONDARY:
 .PHONY: all deps test-deps run test unit check-format format clean
 all: $(BUILD)/ebprof
 

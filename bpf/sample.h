@@ -3,6 +3,9 @@
 #ifndef EBPROF_SAMPLE_H
 #define EBPROF_SAMPLE_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
 #include "ebprof_shared.h"
 
 #define SAMPLE_F_USER_TRUNCATED (1u << 0)	/* the user stack filled every slot */

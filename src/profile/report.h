@@ -56,4 +56,14 @@ struct report {
 	const struct report_stack *stacks;
 };
 
+
+struct profile;
+struct symbolizer;
+
+/* Symbolizes and flattens a profile into a report. Returns NULL on ENOMEM. The report
+ * owns all its memory (free with report__free) and does not point into the profile. */
+struct report *report__build(const struct profile *p, struct symbolizer *sym,
+			     uint64_t period_ns, uint64_t start_unix_ns, uint64_t duration_ns);
+void report__free(struct report *r);
+
 #endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Host capability probes. Each probe is a small function returning 0 or -errno plus a
+ * hint; the table below says which are required to record. */
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cli/host.h"
+#include "util/log.h"
+
+/* CAP_BPF and CAP_PERFMON exist from Linux 5.8; older headers lack the numbers. */
+#define CAP_PERFMON_NR 38
+#define CAP_BPF_NR 39
+#define CAP_SYS_ADMIN_NR 21
+
+struct probe {
+	const char *name;
+	bool required;
+	int (*run)(char *detail, size_t len);
+	const char *hint;	/* what to do when it fails */
+};
+
+static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+static int probe_privileges(char *detail, size_t len)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2] = {0};
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (has_cap(d, CAP_SYS_ADMIN_NR) || (has_cap(d, CAP_BPF_NR) && has_cap(d, CAP_PERFMON_NR))) {
+		snprintf(detail, len, "%s", geteuid() == 0 ? "root" : "CAP_BPF and CAP_PERFMON");
+		return 0;
+	}
+	snprintf(detail, len, "missing CAP_BPF/CAP_PERFMON (or CAP_SYS_ADMIN)");
+	return -EPERM;
+}
+
+static int probe_btf(char *detail, size_t len)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(detail, len, "/sys/kernel/btf/vmlinux: %s", strerror(errno));
+		return -errno;
+	}
+	snprintf(detail, len, "/sys/kernel/btf/vmlinux");
+	return 0;
+}
+
+static int probe_kernel(char *detail, size_t len)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	snprintf(detail, len, "%s", u.release);
+	/* The ring buffer map and tp_btf programs need 5.8. */
+	return major > 5 || (major == 5 && minor >= 8) ? 0 : -ENOTSUP;
+}
+
+static int probe_bpf_syscall(char *detail, size_t len)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebprof_probe", 4, 4, 1, NULL);
+
+	if (fd < 0) {
+		snprintf(detail, len, "bpf(BPF_MAP_CREATE): %s", strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	snprintf(detail, len, "bpf() works");
+	return 0;
+}
+
+static int probe_ringbuf(char *detail, size_t len)
+{
+	int r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
+
+	snprintf(detail, len, "%s", r > 0 ? "BPF ring buffer" : "no BPF ring buffer (needs 5.8)");
+	return r > 0 ? 0 : -ENOTSUP;
+}
+
+static int probe_bpf_loop(char *detail, size_t len)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL);
+
+	snprintf(detail, len, "%s", r > 0 ? "bpf_loop() available" : "no bpf_loop() (needs 5.17)");
+	return r > 0 ? 0 : -ENOTSUP;
+}
+
+static int probe_perf(char *detail, size_t len)
+{
+	struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE,
+				    .size = sizeof(a),
+				    .config = PERF_COUNT_SW_CPU_CLOCK,
+				    .sample_freq = 99,
+				    .freq = 1};
+	int fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(detail, len, "cpu-clock perf event: %s", strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	snprintf(detail, len, "cpu-clock perf event on CPU 0");
+	return 0;
+}
+
+static int probe_kallsyms(char *detail, size_t len)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	unsigned long long addr = 0;
+
+	if (f) {
+		if (fscanf(f, "%llx", &addr) != 1)
+			addr = 0;
+		fclose(f);
+	}
+	snprintf(detail, len, "%s",
+		 addr ? "/proc/kallsyms readable" : "kernel addresses hidden (kptr_restrict)");
+	return addr ? 0 : -EPERM;
+}
+
+static const struct probe probes[] = {
+	{"privileges", true, probe_privileges, "run as root (sudo) or grant CAP_BPF and CAP_PERFMON"},
+	{"kernel", true, probe_kernel, "ebprof needs Linux 5.8 or later"},
+	{"btf", true, probe_btf, "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"},
+	{"bpf", true, probe_bpf_syscall, "check kernel.unprivileged_bpf_disabled and seccomp/LSM policy"},
+	{"ringbuf", true, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
+	{"perf", true, probe_perf, "check kernel.perf_event_paranoid and that perf events are not blocked"},
+	{"bpf_loop", false, probe_bpf_loop, "deep unwinding is slower without bpf_loop (Linux 5.17)"},
+	{"kallsyms", false, probe_kallsyms, "kernel frames stay unnamed; set kernel.kptr_restrict=0 or run as root"},
+};
+
+int host__require_recording(void)
+{
+	char detail[256];
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		int err;
+
+		if (!probes[i].required)
+			continue;
+		detail[0] = '\0';
+		err = probes[i].run(detail, sizeof(detail));
+		if (err) {
+			pr_err("%s: %s; %s", probes[i].name, detail, probes[i].hint);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int host__report(FILE *out)
+{
+	char detail[256];
+	int missing = 0;
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		int err;
+
+		detail[0] = '\0';
+		err = probes[i].run(detail, sizeof(detail));
+		fprintf(out, "%-11s %-4s %s%s%s\n", probes[i].name, err ? (probes[i].required ? "FAIL" : "warn") : "ok",
+			detail, err ? ": " : "", err ? probes[i].hint : "");
+		if (err && probes[i].required)
+			missing++;
+	}
+	return missing;
+}

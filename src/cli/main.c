@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+/* ebprof's entry point: dispatches the verb (record, check) in the style of perf. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/host.h"
+#include "cli/record.h"
+
+#define EBPROF_VERSION "0.1.0"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: ebprof <command> [options]\n"
+		     "\n"
+		     "Whole-system, cross-language CPU profiler built on eBPF.\n"
+		     "\n"
+		     "commands:\n"
+		     "  record    sample stacks for a while; write pprof, folded stacks, flame graph\n"
+		     "  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
+		     "  version   print the version\n"
+		     "\n"
+		     "Run 'ebprof <command> --help' for a command's options.\n"
+		     "example: sudo ebprof record -d 10 -o ebprof-out\n");
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: ebprof check\n\nPrints one line per host feature ebprof uses: "
+		       "ok, FAIL (recording impossible)\nor warn (recording works with less). "
+		       "Exits 1 when a required feature is missing.\n");
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "ebprof: error: check takes no arguments\n");
+		return 2;
+	}
+	return host__report(stdout) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *verb = argc > 1 ? argv[1] : NULL;
+
+	if (!verb) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(verb, "-h") || !strcmp(verb, "--help") || !strcmp(verb, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(verb, "version") || !strcmp(verb, "--version")) {
+		printf("ebprof %s\n", EBPROF_VERSION);
+		return 0;
+	}
+	if (!strcmp(verb, "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(verb, "check"))
+		return cmd_check(argc - 1, argv + 1);
+	fprintf(stderr, "ebprof: error: unknown command '%s'\n", verb);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Folded-stack writer. Report stacks differ by pid and tid; folded lines do not carry
+ * them, so equal lines are merged before writing, each line printed once with its sum. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export/folded.h"
+#include "util/arena.h"
+#include "util/hmap.h"
+
+struct line {
+	uint64_t count;
+	char text[];
+};
+
+static int line_eq(const void *entry, const void *key)
+{
+	return strcmp(((const struct line *)entry)->text, key) == 0;
+}
+
+/* ';' separates frames and ' ' ends the stack, so neither may appear inside a name. */
+static void put_name(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		fputc(*name == ';' ? ':' : (*name == '\n' ? ' ' : *name), f);
+}
+
+static void print_stack(FILE *f, const struct report *r, const struct report_stack *s)
+{
+	put_name(f, s->comm[0] ? s->comm : "[unknown]");
+	if (s->truncated)
+		fputs(";[truncated]", f);
+	for (uint32_t i = s->nframes; i-- > 0;) {
+		const struct report_frame *fr = &r->frames[s->frames[i]];
+
+		fputc(';', f);
+		put_name(f, fr->name);
+		if (fr->kind == FRAME_KERNEL)
+			fputs("_[k]", f);
+	}
+}
+
+static int merge(const struct report *r, struct hmap *lines, struct arena *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	for (size_t i = 0; i < r->nstacks; i++) {
+		struct line *l;
+		uint64_t h;
+
+		mem = open_memstream(&buf, &len);
+		if (!mem)
+			return -ENOMEM;
+		print_stack(mem, r, &r->stacks[i]);
+		if (fclose(mem))
+			return -ENOMEM;
+		h = hash_bytes(buf, len, 0);
+		l = hmap_find(lines, h, buf);
+		if (!l) {
+			l = arena_alloc(a, sizeof(*l) + len + 1);
+			if (!l || hmap_insert(lines, h, l))
+				goto nomem;
+			memcpy(l->text, buf, len + 1);
+			l->count = 0;
+		}
+		l->count += r->stacks[i].count;
+		free(buf);
+		buf = NULL;
+	}
+	return 0;
+nomem:
+	free(buf);
+	return -ENOMEM;
+}
+
+int folded__fprint(const struct report *r, FILE *out)
+{
+	struct hmap lines;
+	struct arena a;
+	int err;
+
+	hmap_init(&lines, line_eq);
+	arena_init(&a);
+	err = merge(r, &lines, &a);
+	if (!err) {
+		hmap_for_each(&lines, i)
+		{
+			const struct line *l = lines.slots[i].entry;
+
+			fprintf(out, "%s %llu\n", l->text, (unsigned long long)l->count);
+		}
+		if (ferror(out))
+			err = -EIO;
+	}
+	hmap_free(&lines);
+	arena_free(&a);
+	return err;
+}
+
+int folded__write(const struct report *r, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	err = folded__fprint(r, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}

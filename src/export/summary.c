@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Self-time ranking: a sample's self time belongs to its innermost frame; frames that
+ * share a name (one function at several addresses) are ranked together. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/summary.h"
+#include "util/hmap.h"
+
+struct fn_count {
+	const char *name;
+	const char *module;
+	uint64_t count;
+};
+
+static int fn_eq(const void *entry, const void *key)
+{
+	return strcmp(((const struct fn_count *)entry)->name, key) == 0;
+}
+
+static int u32_eq(const void *entry, const void *key)
+{
+	return *(const uint32_t *)entry == *(const uint32_t *)key;
+}
+
+size_t summary__processes(const struct report *r)
+{
+	struct hmap seen;
+	size_t n;
+
+	hmap_init(&seen, u32_eq);
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const uint32_t *pid = &r->stacks[i].pid;
+		uint64_t h = hash_u64(*pid);
+
+		if (*pid && !hmap_find(&seen, h, pid))
+			hmap_insert(&seen, h, (void *)pid);
+	}
+	n = seen.len;
+	hmap_free(&seen);
+	return n;
+}
+
+static int by_count_desc(const void *a, const void *b)
+{
+	const struct fn_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static const char *frame_module(const struct report *r, const struct report_frame *f)
+{
+	const char *path, *s;
+
+	if (f->mapping < 0)
+		return "";
+	path = r->mappings[f->mapping].path;
+	s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* "libc.so.6" prints as " [libc.so.6]"; "[vdso]" is bracketed already. */
+static const char *bracket(const char *module, const char *b)
+{
+	if (!module[0])
+		return "";
+	if (module[0] == '[')
+		return b[0] == '[' ? " " : "";
+	return b[0] == '[' ? " [" : b;
+}
+
+static int count_leaves(const struct report *r, struct hmap *m, struct fn_count *v, size_t *n,
+			uint64_t *total)
+{
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct report_stack *s = &r->stacks[i];
+		const struct report_frame *f;
+		struct fn_count *c;
+		uint64_t h;
+
+		*total += s->count;
+		if (!s->nframes)
+			continue;
+		f = &r->frames[s->frames[0]];
+		h = hash_bytes(f->name, strlen(f->name), 0);
+		c = hmap_find(m, h, f->name);
+		if (!c) {
+			c = &v[(*n)++];
+			*c = (struct fn_count){f->name, frame_module(r, f), 0};
+			if (hmap_insert(m, h, c))
+				return -ENOMEM;
+		}
+		c->count += s->count;
+	}
+	return 0;
+}
+
+int summary__print_top(const struct report *r, size_t n, FILE *out)
+{
+	struct fn_count *v = calloc(r->nstacks + 1, sizeof(*v));
+	uint64_t total = 0;
+	size_t len = 0;
+	struct hmap m;
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	hmap_init(&m, fn_eq);
+	err = count_leaves(r, &m, v, &len, &total);
+	if (err)
+		goto out;
+	qsort(v, len, sizeof(*v), by_count_desc);
+	fprintf(out, "  top functions by self time:\n    %6s %8s  %s\n", "self", "samples",
+		"function");
+	for (size_t i = 0; i < len && i < n; i++)
+		fprintf(out, "    %5.1f%% %8llu  %s%s%s%s\n", 100.0 * v[i].count / (total ? total : 1),
+			(unsigned long long)v[i].count, v[i].name, bracket(v[i].module, "["),
+			v[i].module, bracket(v[i].module, "]"));
+out:
+	hmap_free(&m);
+	free(v);
+	return err;
+}

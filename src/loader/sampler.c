@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+/* CPU sampler lifecycle: open the skeleton, set read-only config and map sizes, load,
+ * open a perf event per online CPU and attach the program to each, then poll the ring
+ * buffer. Every failure path unwinds everything through sampler__free. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "loader/cpus.h"
+#include "loader/sampler.h"
+#include "sample.skel.h"
+#include "util/log.h"
+
+struct sampler {
+	struct sample_bpf *skel;
+	struct ring_buffer *rb;
+	int *pfds;		/* perf event fds, one per entry of cpus */
+	struct bpf_link **links;
+	unsigned int ncpus;	/* entries used in pfds and links */
+	unsigned int cpu_cap;
+};
+
+static int perf_open_cpu_clock(unsigned int freq, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = freq,
+		.freq = 1,
+	};
+	int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int explain_perf_error(int err, unsigned int freq)
+{
+	if (err == -EINVAL)
+		pr_err("the kernel refused a %u Hz cpu-clock event: the frequency is above "
+		       "kernel.perf_event_max_sample_rate (see sysctl); lower -F",
+		       freq);
+	else if (err == -EACCES || err == -EPERM)
+		pr_err("perf events refused (%s): run as root or grant CAP_PERFMON, and check "
+		       "kernel.perf_event_paranoid",
+		       strerror(-err));
+	else
+		pr_err("perf_event_open: %s", strerror(-err));
+	return err;
+}
+
+static int attach_cpus(struct sampler *s, unsigned int freq)
+{
+	int *cpus = NULL, n, err = 0;
+
+	n = online_cpus(&cpus);
+	if (n < 0) {
+		pr_err("cannot read the online CPUs: %s", strerror(-n));
+		return n;
+	}
+	s->pfds = calloc(n, sizeof(*s->pfds));
+	s->links = calloc(n, sizeof(*s->links));
+	if (!s->pfds || !s->links) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		int fd = perf_open_cpu_clock(freq, cpus[i]);
+
+		/* A CPU that went offline since we read the list is not an error. */
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0) {
+			err = explain_perf_error(fd, freq);
+			goto out;
+		}
+		s->pfds[s->ncpus] = fd;
+		s->links[s->ncpus] = bpf_program__attach_perf_event(s->skel->progs.on_cpu_sample, fd);
+		s->ncpus++;
+		if (!s->links[s->ncpus - 1]) {
+			err = -errno;
+			pr_err("attaching to the perf event of CPU %d: %s", cpus[i], strerror(-err));
+			goto out;
+		}
+	}
+	if (!s->ncpus) {
+		pr_err("no online CPU accepted a perf event");
+		err = -ENODEV;
+	}
+out:
+	free(cpus);
+	return err;
+}
+
+static int fill_filter(struct sampler *s, const struct sampler_opts *o)
+{
+	for (size_t i = 0; i < o->npids; i++) {
+		int err = sampler__add_pid(s, o->pids[i]);
+
+		if (err) {
+			pr_err("adding pid %u to the filter: %s", o->pids[i], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int load(struct sampler *s, const struct sampler_opts *o)
+{
+	int err;
+
+	s->skel = sample_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		pr_err("opening the BPF object: %s", strerror(-err));
+		return err;
+	}
+	s->skel->rodata->filter_pids = o->pids != NULL;
+	s->skel->rodata->follow_children = o->follow_children;
+	err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
+	if (err)
+		return err;
+	err = sample_bpf__load(s->skel);
+	if (err) {
+		pr_err("loading the BPF programs: %s (run with -v for the verifier log)",
+		       strerror(-err));
+		return err;
+	}
+	err = sample_bpf__attach(s->skel); /* the fork tracepoint */
+	if (err) {
+		pr_err("attaching the fork tracepoint: %s", strerror(-err));
+		return err;
+	}
+	return fill_filter(s, o);
+}
+
+/* Test hook: EBPROF_INJECT_FAILURE=after-attach fails once everything is attached, so
+ * the suite can prove that a late failure leaves nothing behind. */
+static int injected_failure(void)
+{
+	const char *v = getenv("EBPROF_INJECT_FAILURE");
+
+	if (v && strcmp(v, "after-attach") == 0) {
+		pr_err("injected failure after attaching (EBPROF_INJECT_FAILURE)");
+		return -ECANCELED;
+	}
+	return 0;
+}
+
+int sampler__open(struct sampler **out, const struct sampler_opts *opts, sampler_cb cb,
+		  void *ctx)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	err = load(s, opts);
+	if (err)
+		goto fail;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), (ring_buffer_sample_fn)cb,
+				 ctx, NULL);
+	if (!s->rb) {
+		err = -errno;
+		pr_err("opening the ring buffer: %s", strerror(-err));
+		goto fail;
+	}
+	err = attach_cpus(s, opts->freq_hz);
+	if (!err)
+		err = injected_failure();
+	if (err)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	sampler__free(s);
+	return err;
+}
+
+void sampler__free(struct sampler *s)
+{
+	if (!s)
+		return;
+	/* Reverse order of creation: links, then events, then buffer and programs. */
+	for (unsigned int i = 0; i < s->ncpus; i++) {
+		bpf_link__destroy(s->links[i]);
+		close(s->pfds[i]);
+	}
+	free(s->links);
+	free(s->pfds);
+	ring_buffer__free(s->rb);
+	sample_bpf__destroy(s->skel);
+	free(s);
+}
+
+int sampler__add_pid(struct sampler *s, uint32_t pid)
+{
+	uint8_t one = 1;
+
+	if (bpf_map__update_elem(s->skel->maps.profiled_pids, &pid, sizeof(pid), &one,
+				 sizeof(one), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int sampler__poll(struct sampler *s, int timeout_ms)
+{
+	return ring_buffer__poll(s->rb, timeout_ms);
+}
+
+int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+
+	if (ncpu < 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < CTR__COUNT; id++) {
+		out[id] = 0;
+		if (bpf_map__lookup_elem(s->skel->maps.counters, &id, sizeof(id), vals,
+					 ncpu * sizeof(*vals), 0))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[id] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+unsigned int sampler__ncpus(const struct sampler *s)
+{
+	return s->ncpus;
+}

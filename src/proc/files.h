@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The registry of executable files seen in any process: each distinct file (device and
+ * inode) gets a small id once, and an open descriptor the first time a sample lands in
+ * it, so symbolization still works after every process mapping it has exited. */
+#ifndef EBPROF_FILES_H
+#define EBPROF_FILES_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/hmap.h"
+
+struct elf_syms;
+
+struct file_entry {
+	uint32_t id;		/* 1-based; 0 means "no file" */
+	uint64_t dev;
+	uint64_t ino;
+	char *path;		/* as the first process to map it named it */
+	int fd;			/* -1 until opened */
+	int open_err;		/* errno of a failed open, so it is not retried per sample */
+	struct elf_syms *syms;	/* parsed lazily by the symbolizer */
+	int syms_err;
+};
+
+struct file_table {
+	struct hmap by_key;
+	struct file_entry **by_id;	/* by_id[id - 1] */
+	uint32_t count;
+	uint32_t cap;
+	uint32_t open_failures;
+};
+
+void file_table__init(struct file_table *t);
+void file_table__free(struct file_table *t);
+/* Returns the entry for (dev, ino), adding it with path when new; NULL on ENOMEM. */
+struct file_entry *file_table__intern(struct file_table *t, uint64_t dev, uint64_t ino,
+				      const char *path);
+struct file_entry *file_table__get(const struct file_table *t, uint32_t id);
+/* Opens the file if not yet open, through /proc/PID/map_files (works for deleted files
+ * and other mount namespaces), else /proc/PID/root/PATH. Returns 0 or negative errno. */
+int file_entry__open(struct file_entry *f, pid_t pid, uint64_t start, uint64_t end);
+
+#endif

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Process table: executable mappings per process from /proc/PID/maps, and the address
+ * to (file, offset) translation every user frame goes through. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "proc/proc.h"
+#include "util/log.h"
+
+/* A process whose address is unknown re-reads its maps at most this often. */
+#define REFRESH_INTERVAL_NS (50ULL * 1000 * 1000)
+
+static int proc_eq(const void *entry, const void *key)
+{
+	return ((const struct proc *)entry)->pid == *(const uint32_t *)key;
+}
+
+bool maps_parse_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+		     uint64_t *dev, uint64_t *ino, char **path)
+{
+	unsigned int maj, min;
+	char perms[8];
+	int n = 0;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", start,
+		   end, perms, pgoff, &maj, &min, ino, &n) < 7 || n == 0)
+		return false;
+	if (perms[2] != 'x')
+		return false;
+	*dev = makedev(maj, min);
+	*path = line + n;
+	(*path)[strcspn(*path, "\n")] = '\0';
+	return true;
+}
+
+static uint32_t mapping_file(struct proc_table *t, uint64_t dev, uint64_t ino, const char *path)
+{
+	struct file_entry *f;
+
+	if (strcmp(path, "[vdso]") == 0)
+		return t->vdso_file;
+	if (ino == 0 || path[0] != '/')
+		return 0;
+	f = file_table__intern(t->files, dev, ino, path);
+	return f ? f->id : 0;
+}
+
+static int read_maps(struct proc_table *t, struct proc *p)
+{
+	struct proc_mapping *maps = NULL, *m;
+	uint32_t n = 0, cap = 0;
+	uint64_t dev, ino;
+	char fn[64], line[4096 + 128], *path;
+	FILE *fp;
+
+	snprintf(fn, sizeof(fn), "/proc/%u/maps", p->pid);
+	fp = fopen(fn, "re");
+	if (!fp)
+		return -errno;
+	t->maps_reads++;
+	while (fgets(line, sizeof(line), fp)) {
+		struct proc_mapping cur = {0};
+
+		if (!maps_parse_line(line, &cur.start, &cur.end, &cur.pgoff, &dev, &ino, &path))
+			continue;
+		cur.file_id = mapping_file(t, dev, ino, path);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			m = realloc(maps, cap * sizeof(*m));
+			if (!m) {
+				free(maps);
+				fclose(fp);
+				return -ENOMEM;
+			}
+			maps = m;
+		}
+		maps[n++] = cur;
+	}
+	fclose(fp);
+	/* A process that exited between open and read shows an empty file: keep the old. */
+	if (n == 0) {
+		free(maps);
+		return -ESRCH;
+	}
+	free(p->maps);
+	p->maps = maps;
+	p->nmaps = n;
+	return 0;
+}
+
+static const struct proc_mapping *find_mapping(const struct proc *p, uint64_t addr)
+{
+	uint32_t lo = 0, hi = p->nmaps;
+
+	/* /proc/PID/maps lists mappings in address order, so the array is sorted. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+struct proc *proc_table__get(struct proc_table *t, uint32_t pid)
+{
+	uint64_t h = hash_u64(pid);
+	struct proc *p = hmap_find(&t->by_pid, h, &pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (hmap_insert(&t->by_pid, h, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void refresh(struct proc_table *t, struct proc *p, uint64_t now_ns)
+{
+	int err;
+
+	if (p->gone || (p->refreshed_ns && now_ns - p->refreshed_ns < REFRESH_INTERVAL_NS))
+		return;
+	p->refreshed_ns = now_ns;
+	err = read_maps(t, p);
+	if (err) {
+		t->maps_failures++;
+		if (err == -ENOENT || err == -ESRCH)
+			p->gone = true;
+		pr_debug("reading maps of pid %u: %s", p->pid, strerror(-err));
+	}
+}
+
+struct proc_addr proc_table__resolve(struct proc_table *t, uint32_t pid, uint64_t addr,
+				     uint64_t now_ns)
+{
+	struct proc_addr r = {.off = addr};
+	const struct proc_mapping *m;
+	struct file_entry *f;
+	struct proc *p;
+
+	p = proc_table__get(t, pid);
+	if (!p)
+		return r;
+	m = find_mapping(p, addr);
+	if (!m) {
+		refresh(t, p, now_ns);
+		m = find_mapping(p, addr);
+		if (!m)
+			return r;
+	}
+	r.mapped = true;
+	if (!m->file_id)
+		return r;
+	r.file_id = m->file_id;
+	r.off = addr - m->start + m->pgoff;
+	f = file_table__get(t->files, m->file_id);
+	if (f && f->fd < 0 && f->id != t->vdso_file && file_entry__open(f, pid, m->start, m->end))
+		t->files->open_failures++;
+	return r;
+}
+
+/* Every process maps the same vDSO image the kernel built; ours, copied into a memfd,
+ * stands in for all of them. */
+static uint32_t vdso_register(struct proc_table *t)
+{
+	uint64_t start, end, pgoff, dev, ino;
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	struct file_entry *f;
+	char line[512], *path;
+	FILE *fp;
+	int fd;
+
+	fp = base ? fopen("/proc/self/maps", "re") : NULL;
+	if (!fp)
+		return 0;
+	end = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		if (maps_parse_line(line, &start, &end, &pgoff, &dev, &ino, &path) &&
+		    strcmp(path, "[vdso]") == 0 && start == base)
+			break;
+		end = 0;
+	}
+	fclose(fp);
+	if (!end)
+		return 0;
+	fd = memfd_create("ebprof-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (write(fd, (void *)base, end - start) != (ssize_t)(end - start)) {
+		close(fd);
+		return 0;
+	}
+	/* No real file has inode 0, so this key cannot collide with one. */
+	f = file_table__intern(t->files, 0, 0, "[vdso]");
+	if (!f) {
+		close(fd);
+		return 0;
+	}
+	f->fd = fd;
+	return f->id;
+}
+
+int proc_table__init(struct proc_table *t, struct file_table *files)
+{
+	memset(t, 0, sizeof(*t));
+	hmap_init(&t->by_pid, proc_eq);
+	t->files = files;
+	t->vdso_file = vdso_register(t);
+	return 0;
+}
+
+void proc_table__free(struct proc_table *t)
+{
+	hmap_for_each(&t->by_pid, i)
+	{
+		struct proc *p = t->by_pid.slots[i].entry;
+
+		free(p->maps);
+		free(p);
+	}
+	hmap_free(&t->by_pid);
+}

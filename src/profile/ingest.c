@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Sample record to stack: kernel addresses are kept as they are; user addresses become
+ * (file id, file offset) through the process's mappings, so stacks of different
+ * processes running the same code aggregate and symbolize as one. */
+#include <string.h>
+
+#include "profile/ingest.h"
+
+void ingest__init(struct ingest *in, struct proc_table *procs, struct profile *profile)
+{
+	memset(in, 0, sizeof(*in));
+	in->procs = procs;
+	in->profile = profile;
+}
+
+/* Frames after the first are return addresses: the call is one byte earlier, and the
+ * byte after a call may already belong to the next function. */
+static uint64_t call_site(uint64_t addr, unsigned int depth)
+{
+	return depth ? addr - 1 : addr;
+}
+
+static unsigned int add_kernel(struct stack *s, const struct sample_record *r)
+{
+	unsigned int n = r->kstack_len < EBPROF_MAX_KSTACK ? r->kstack_len : EBPROF_MAX_KSTACK;
+
+	for (unsigned int i = 0; i < n; i++) {
+		s->frames[i] = (struct frame){
+			.addr = call_site(r->kstack[i], i),
+			.kind = FRAME_KERNEL,
+		};
+	}
+	return n;
+}
+
+static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at,
+			     const struct sample_record *r, uint64_t now_ns)
+{
+	unsigned int n = r->ustack_len < EBPROF_MAX_USTACK ? r->ustack_len : EBPROF_MAX_USTACK;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t pc = call_site(r->ustack[i], i);
+		struct proc_addr a = proc_table__resolve(in->procs, r->pid, pc, now_ns);
+		struct frame *f = &s->frames[at + i];
+
+		f->addr = a.off;
+		f->file_id = a.file_id;
+		f->kind = a.file_id ? FRAME_NATIVE : FRAME_UNKNOWN;
+		if (!a.mapped)
+			in->unmapped_frames++;
+	}
+	return n;
+}
+
+/* BPF's string reads stop at the NUL and leave the rest of the buffer as it was. */
+static void copy_name(char dst[EBPROF_COMM_LEN], const char src[EBPROF_COMM_LEN])
+{
+	size_t n = strnlen(src, EBPROF_COMM_LEN - 1);
+
+	memcpy(dst, src, n);
+	memset(dst + n, 0, EBPROF_COMM_LEN - n);
+}
+
+int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
+{
+	struct stack *s = &in->scratch.stack;
+	unsigned int n;
+
+	/* The stack is hashed and compared as bytes: no stale padding may reach it. */
+	memset(s, 0, sizeof(*s));
+	s->pid = r->pid;
+	s->tid = r->tid;
+	copy_name(s->comm, r->pcomm);
+	copy_name(s->thread, r->comm);
+	/* The root is missing when the outermost half we have was cut. */
+	if (r->ustack_len)
+		s->truncated = r->flags & SAMPLE_F_USER_TRUNCATED;
+	else
+		s->truncated = r->flags & SAMPLE_F_KERNEL_TRUNCATED;
+	n = add_kernel(s, r);
+	if (r->pid)
+		n += add_user(in, s, n, r, now_ns);
+	s->nframes = n;
+	return profile__add(in->profile, s, 1);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The seam between what BPF sends and what the profile stores: turns a sample record
+ * (raw kernel and user addresses) into a stack of position-independent frames. When the
+ * in-kernel unwinder sends (file, offset) frames itself, only this file changes. */
+#ifndef EBPROF_INGEST_H
+#define EBPROF_INGEST_H
+
+#include "profile/profile.h"
+#include "proc/proc.h"
+#include "sample.h"
+
+struct ingest {
+	struct proc_table *procs;
+	struct profile *profile;
+	uint64_t unmapped_frames;	/* user addresses outside every known mapping */
+	union {
+		struct stack stack;
+		char bytes[sizeof(struct stack) + PROFILE_MAX_FRAMES * sizeof(struct frame)];
+	} scratch;
+};
+
+void ingest__init(struct ingest *in, struct proc_table *procs, struct profile *profile);
+/* Adds one sample; now_ns (CLOCK_MONOTONIC) paces re-reads of /proc/PID/maps. */
+int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns);
+
+#endif

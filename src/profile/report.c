@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Builds a report from a profile: every distinct frame is symbolized once, every file
+ * becomes one mapping, and all strings live in one arena freed with the report. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile.h"
+#include "profile/report.h"
+#include "symbol/symbolizer.h"
+#include "util/arena.h"
+#include "util/hmap.h"
+
+struct builder {
+	struct report r;	/* first: report__free casts back to the builder */
+	struct arena arena;
+	struct report_mapping *mappings;
+	struct report_frame *frames;
+	size_t frames_cap, mappings_cap;
+	struct hmap frame_idx;	/* struct frame_ref by frame */
+	int32_t *file_mapping;	/* by file id: mapping index + 1, 0 when none yet */
+	int32_t kernel_mapping;	/* mapping index + 1 */
+	struct symbolizer *sym;
+};
+
+struct frame_ref {
+	struct frame key;
+	uint32_t index;
+};
+
+static int frame_eq(const void *entry, const void *key)
+{
+	const struct frame *a = &((const struct frame_ref *)entry)->key, *b = key;
+
+	return a->addr == b->addr && a->file_id == b->file_id && a->kind == b->kind;
+}
+
+static void *grow(void *v, size_t *cap, size_t len, size_t elem)
+{
+	size_t n = *cap ? *cap * 2 : 64;
+	void *p;
+
+	if (len < *cap)
+		return v;
+	p = realloc(v, n * elem);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+static int32_t add_mapping(struct builder *b, const struct report_mapping *m)
+{
+	struct report_mapping *v = grow(b->mappings, &b->mappings_cap, b->r.nmappings, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	b->mappings = v;
+	v[b->r.nmappings] = *m;
+	return (int32_t)b->r.nmappings++;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Returns the mapping index for a frame, creating it on first use; -1 for none. */
+static int32_t frame_mapping(struct builder *b, const struct frame *f)
+{
+	struct report_mapping m = {0};
+	struct file_entry *file;
+	int32_t idx;
+
+	if (f->kind == FRAME_KERNEL) {
+		if (b->kernel_mapping)
+			return b->kernel_mapping - 1;
+		m = (struct report_mapping){.limit = UINT64_MAX,
+					    .path = "[kernel.kallsyms]",
+					    .build_id = "",
+					    .kernel = true};
+		idx = add_mapping(b, &m);
+		b->kernel_mapping = idx + 1;
+		return idx;
+	}
+	file = file_table__get(b->sym->files, f->file_id);
+	if (!file)
+		return -1;
+	if (b->file_mapping[f->file_id])
+		return b->file_mapping[f->file_id] - 1;
+	m.limit = UINT64_MAX; /* addresses are file offsets; the file's size is not needed */
+	m.path = arena_strdup(&b->arena, file->path);
+	m.build_id = arena_strdup(&b->arena, symbolizer__build_id(b->sym, f->file_id));
+	if (!m.path || !m.build_id)
+		return -ENOMEM;
+	idx = add_mapping(b, &m);
+	if (idx >= 0)
+		b->file_mapping[f->file_id] = idx + 1;
+	return idx;
+}
+
+static const char *frame_name(struct builder *b, const struct frame *f, int32_t mapping)
+{
+	const char *name = NULL;
+
+	if (f->kind == FRAME_KERNEL)
+		name = symbolizer__kernel(b->sym, f->addr);
+	else if (f->kind == FRAME_NATIVE)
+		name = symbolizer__native(b->sym, f->file_id, f->addr);
+	if (name)
+		return arena_strdup(&b->arena, name);
+	if (mapping >= 0)
+		return arena_printf(&b->arena, "%s+0x%llx", base_name(b->mappings[mapping].path),
+				    (unsigned long long)f->addr);
+	return "[unknown]";
+}
+
+/* Returns the report index of frame f, symbolizing it the first time; <0 on ENOMEM. */
+static int64_t intern_frame(struct builder *b, const struct frame *f)
+{
+	uint64_t h = hash_bytes(f, sizeof(*f), 0);
+	struct frame_ref *ref = hmap_find(&b->frame_idx, h, f);
+	struct report_frame *v, *rf;
+	int32_t mapping;
+
+	if (ref)
+		return ref->index;
+	mapping = frame_mapping(b, f);
+	if (mapping < -1)
+		return mapping;
+	v = grow(b->frames, &b->frames_cap, b->r.nframes, sizeof(*v));
+	ref = arena_alloc(&b->arena, sizeof(*ref));
+	if (!v || !ref)
+		return -ENOMEM;
+	b->frames = v;
+	rf = &v[b->r.nframes];
+	rf->name = frame_name(b, f, mapping);
+	rf->addr = f->addr;
+	rf->mapping = mapping;
+	rf->kind = f->kind;
+	ref->key = *f;
+	ref->index = b->r.nframes++;
+	if (!rf->name || hmap_insert(&b->frame_idx, h, ref))
+		return -ENOMEM;
+	return ref->index;
+}
+
+static int add_stack(struct builder *b, struct report_stack *out, const struct stack *s)
+{
+	uint32_t *idx = arena_alloc(&b->arena, (s->nframes + 1) * sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (uint16_t i = 0; i < s->nframes; i++) {
+		int64_t fi = intern_frame(b, &s->frames[i]);
+
+		if (fi < 0)
+			return (int)fi;
+		idx[i] = (uint32_t)fi;
+	}
+	*out = (struct report_stack){
+		.pid = s->pid,
+		.tid = s->tid,
+		.comm = arena_strdup(&b->arena, s->comm),
+		.thread = arena_strdup(&b->arena, s->thread),
+		.count = s->count,
+		.nframes = s->nframes,
+		.truncated = s->truncated,
+		.frames = idx,
+	};
+	return out->comm && out->thread ? 0 : -ENOMEM;
+}
+
+static int build_stacks(struct builder *b, const struct profile *p)
+{
+	struct report_stack *stacks = calloc(p->stacks.len + 1, sizeof(*stacks));
+	size_t n = 0;
+	int err;
+
+	if (!stacks)
+		return -ENOMEM;
+	b->r.stacks = stacks;
+	hmap_for_each(&p->stacks, i)
+	{
+		err = add_stack(b, &stacks[n], p->stacks.slots[i].entry);
+		if (err)
+			return err;
+		b->r.nstacks = ++n;
+	}
+	return 0;
+}
+
+struct report *report__build(const struct profile *p, struct symbolizer *sym,
+			     uint64_t period_ns, uint64_t start_unix_ns, uint64_t duration_ns)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	arena_init(&b->arena);
+	hmap_init(&b->frame_idx, frame_eq);
+	b->sym = sym;
+	b->r.period_ns = period_ns;
+	b->r.start_unix_ns = start_unix_ns;
+	b->r.duration_ns = duration_ns;
+	b->file_mapping = calloc(sym->files->count + 1, sizeof(*b->file_mapping));
+	if (!b->file_mapping || build_stacks(b, p))
+		goto fail;
+	b->r.mappings = b->mappings;
+	b->r.frames = b->frames;
+	hmap_free(&b->frame_idx);
+	free(b->file_mapping);
+	b->file_mapping = NULL;
+	return &b->r;
+fail:
+	b->r.mappings = b->mappings;
+	b->r.frames = b->frames;
+	report__free(&b->r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void report__free(struct report *r)
+{
+	struct builder *b = (struct builder *)r;
+
+	if (!r)
+		return;
+	hmap_free(&b->frame_idx);
+	free(b->file_mapping);
+	free((void *)r->stacks);
+	free(b->mappings);
+	free(b->frames);
+	arena_free(&b->arena);
+	free(b);
+}

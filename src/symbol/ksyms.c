@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+/* /proc/kallsyms reader. Names live in one arena; the table holds offsets into it, so
+ * loading ~200k symbols costs two allocations that grow, not 200k. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbol/ksyms.h"
+
+struct ksym {
+	uint64_t addr;
+	uint32_t name;		/* offset into names */
+	uint32_t module;	/* offset into names; 0 is "" */
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t n, cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+static int64_t arena_add(struct ksyms *k, const char *s, size_t len)
+{
+	size_t off = k->names_len;
+
+	if (k->names_len + len + 1 > k->names_cap) {
+		size_t cap = k->names_cap ? k->names_cap * 2 : 1 << 20;
+		char *p;
+
+		while (cap < k->names_len + len + 1)
+			cap *= 2;
+		p = realloc(k->names, cap);
+		if (!p)
+			return -ENOMEM;
+		k->names = p;
+		k->names_cap = cap;
+	}
+	memcpy(k->names + off, s, len);
+	k->names[off + len] = '\0';
+	k->names_len += len + 1;
+	return off;
+}
+
+static int ksyms__push(struct ksyms *k, uint64_t addr, const char *name, uint32_t module)
+{
+	int64_t off;
+
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 65536;
+		struct ksym *v = realloc(k->syms, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		k->syms = v;
+		k->cap = cap;
+	}
+	off = arena_add(k, name, strlen(name));
+	if (off < 0)
+		return off;
+	k->syms[k->n++] = (struct ksym){addr, (uint32_t)off, module};
+	return 0;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Module names repeat for thousands of lines in a row: intern the last one. */
+static int64_t module_off(struct ksyms *k, const char *mod, int64_t *last_off)
+{
+	size_t len;
+
+	if (!mod)
+		return 0;
+	len = strcspn(mod, "]");
+	if (*last_off > 0 && strncmp(k->names + *last_off, mod, len) == 0 &&
+	    k->names[*last_off + len] == '\0')
+		return *last_off;
+	*last_off = arena_add(k, mod, len);
+	return *last_off;
+}
+
+static int ksyms__parse(struct ksyms *k, FILE *fp)
+{
+	char line[512], name[256], type;
+	int64_t last_mod = 0, mod;
+	bool any_nonzero = false;
+	uint64_t addr;
+	int err;
+
+	if (arena_add(k, "", 0) < 0)
+		return -ENOMEM;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		any_nonzero |= addr != 0;
+		mod = module_off(k, strchr(line, '['), &last_mod);
+		if (mod < 0)
+			return -ENOMEM;
+		err = ksyms__push(k, addr, name, (uint32_t)mod);
+		if (err)
+			return err;
+	}
+	if (!any_nonzero)
+		return -EPERM;
+	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	return 0;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+	FILE *fp;
+	int err;
+
+	if (!k)
+		return NULL;
+	fp = fopen(path, "re");
+	if (!fp) {
+		err = -errno;
+		goto fail;
+	}
+	err = ksyms__parse(k, fp);
+	fclose(fp);
+	if (err)
+		goto fail;
+	return k;
+fail:
+	ksyms__free(k);
+	errno = -err;
+	return NULL;
+}
+
+void ksyms__free(struct ksyms *k)
+{
+	if (!k)
+		return;
+	free(k->syms);
+	free(k->names);
+	free(k);
+}
+
+const char *ksyms__lookup(const struct ksyms *k, uint64_t addr, const char **module)
+{
+	size_t lo = 0, hi = k->n;
+
+	/* Find the last symbol at or below addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (module)
+		*module = k->names + k->syms[lo - 1].module;
+	return k->names + k->syms[lo - 1].name;
+}
+
+size_t ksyms__count(const struct ksyms *k)
+{
+	return k->n;
+}

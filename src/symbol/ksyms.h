@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Kernel symbols from /proc/kallsyms: text symbols of the kernel and its modules, sorted
+ * for binary search. */
+#ifndef EBPROF_KSYMS_H
+#define EBPROF_KSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksyms;
+
+/* Loads the symbols of path (normally /proc/kallsyms). Returns NULL with errno set;
+ * EPERM when every address reads as zero (kptr_restrict hides them from us). */
+struct ksyms *ksyms__load(const char *path);
+void ksyms__free(struct ksyms *k);
+/* Returns the name of the function containing addr, or NULL. *module gets the module
+ * name ("" for the kernel image). Pointers stay valid until ksyms__free. */
+const char *ksyms__lookup(const struct ksyms *k, uint64_t addr, const char **module);
+size_t ksyms__count(const struct ksyms *k);
+
+#endif

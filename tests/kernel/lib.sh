@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: Apache-2.0
+# Helpers for the kernel tests (sourced): result lines, a scratch directory, and
+# readings of the kernel's BPF objects for the leak checks.
+set -u
+BUILD=${BUILD:-build}
+EBPROF=${EBPROF:-$BUILD/ebprof}
+W=$BUILD/workloads
+TMP=$(mktemp -d /tmp/ebprof-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+check() { # check NAME DESCRIPTION CMD...
+	local name=$1 what=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$what"; fi
+}
+
+# Samples in a folded file whose first field is comm ($2), and how many of them
+# contain the pattern $3 (an ERE on the whole line).
+folded_count() { awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }' "$1"; }
+folded_match() {
+	grep -E "$3" "$1" | awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }'
+}
+# ratio A B: prints 100*A/B as an integer (0 when B is 0).
+pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
+
+# The ids of every BPF program, map and link in the kernel, one line each.
+bpf_ids() { bpftool prog show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'
+	echo maps
+	bpftool map show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'
+	echo links
+	bpftool link show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'; }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `record -- CMD`: the known frame-pointer chain shows in >= 90 % of the command's
+# samples, nothing else is recorded, and forked children are followed.
+. "$(dirname "$0")/lib.sh"
+
+out=$TMP/cmd
+if ! "$EBPROF" record -o "$out" -- "$W/fp_chain" 2 >"$TMP/stdout" 2>"$TMP/stderr"; then
+	fail record_command_runs "exit $?: $(head -3 "$TMP/stderr")"
+	exit 0
+fi
+pass record_command_runs
+total=$(folded_count "$out/stacks.folded" fp_chain)
+chain=$(folded_match "$out/stacks.folded" fp_chain ';main;chain_a;chain_b;chain_c;chain_leaf( |;)')
+echo "fp_chain: $chain of $total samples carry main;chain_a;chain_b;chain_c;chain_leaf" >&2
+check record_command_samples "only $total samples (expected ~200 at 99 Hz for 2 s)" [ "$total" -ge 100 ]
+check record_command_chain "chain in $(pct "$chain" "$total") % of samples, want >= 90" \
+	[ "$(pct "$chain" "$total")" -ge 90 ]
+others=$(awk -F';' '$1 != "fp_chain"' "$out/stacks.folded" | wc -l)
+check record_command_only_cmd "$others stack lines of other processes" [ "$others" -eq 0 ]
+check record_command_summary "no top-functions summary on stdout" grep -q 'chain_leaf' "$TMP/stdout"
+
+out=$TMP/fork
+"$EBPROF" record -o "$out" -- "$W/fp_chain" 1.5 --fork >/dev/null 2>"$TMP/stderr"
+child=$(folded_match "$out/stacks.folded" fp_child 'chain_leaf')
+parent=$(folded_match "$out/stacks.folded" fp_chain 'chain_leaf')
+echo "fork: parent $parent, child $child samples" >&2
+check record_command_follows_children "child had $child samples" [ "$child" -ge 50 ]
+check record_command_parent_with_children "parent had $parent samples" [ "$parent" -ge 50 ]

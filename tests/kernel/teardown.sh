@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Nothing is left in the kernel: the sets of BPF programs, maps and links are the same
+# before and after a recording that succeeds, one stopped by SIGINT, and one that fails
+# after attaching everything.
+. "$(dirname "$0")/lib.sh"
+
+before=$(bpf_ids)
+"$EBPROF" record -d 1 -o "$TMP/a" >/dev/null 2>&1
+rc=$?
+check teardown_success_exit "exit $rc" [ $rc -eq 0 ]
+check teardown_success_clean "BPF objects differ after a recording" [ "$before" = "$(bpf_ids)" ]
+
+"$EBPROF" record -d 0 -o "$TMP/b" >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+during=$(bpf_ids)
+kill -INT $pid
+wait $pid
+rc=$?
+check teardown_sigint_exit "exit $rc after SIGINT" [ $rc -eq 0 ]
+check teardown_sigint_outputs "no outputs after SIGINT" [ -s "$TMP/b/stacks.folded" ]
+check teardown_sigint_loaded "no BPF program was loaded while recording" [ "$before" != "$during" ]
+check teardown_sigint_clean "BPF objects differ after SIGINT" [ "$before" = "$(bpf_ids)" ]
+
+EBPROF_INJECT_FAILURE=after-attach "$EBPROF" record -d 1 -o "$TMP/c" >/dev/null 2>"$TMP/err"
+rc=$?
+check teardown_failure_exit "exit $rc on an injected failure" [ $rc -eq 1 ]
+check teardown_failure_message "no message" grep -q 'injected failure' "$TMP/err"
+check teardown_failure_clean "BPF objects differ after a failure" [ "$before" = "$(bpf_ids)" ]

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs the whole suite: unit tests, kernel tests (root), browser test, fuzzing, format
+# check. Every test prints "PASS name", "FAIL name: why" or "SKIP name: why"; this script
+# counts them and ends with one line "tests: N passed, N failed, N skipped".
+set -u
+cd "$(dirname "$0")/.."
+export BUILD=${BUILD:-build}
+log=$(mktemp -d)/results
+: >"$log"
+
+run() { # run NAME CMD...: runs one test program, keeps its result lines
+	local name=$1
+	shift
+	echo "== $name" >&2
+	local out rc
+	out=$("$@" 2> >(sed 's/^/    /' >&2))
+	rc=$?
+	printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) ' | tee -a "$log"
+	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
+		echo "FAIL $name: exited with status $rc" | tee -a "$log"
+	fi
+	if ! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL|SKIP) '; then
+		echo "FAIL $name: reported no result" | tee -a "$log"
+	fi
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] && run "unit/$(basename "$t")" "$t"
+done
+
+if [ "$(id -u)" -eq 0 ]; then
+	for t in tests/kernel/*.sh; do
+		run "kernel/$(basename "$t" .sh)" bash "$t"
+	done
+else
+	echo "SKIP kernel: the kernel tests need root" | tee -a "$log"
+fi
+
+[ -x tests/browser/run.sh ] && run browser/flamegraph tests/browser/run.sh
+[ -x tests/fuzz/run.sh ] && run fuzz/elfsym tests/fuzz/run.sh
+
+if make -s check-format >/dev/null 2>&1; then
+	echo "PASS format: clang-format clean" | tee -a "$log"
+else
+	echo "FAIL format: run 'make format' (clang-format --dry-run reports differences)" | tee -a "$log"
+fi
+
+pass=$(grep -c '^PASS ' "$log")
+fail=$(grep -c '^FAIL ' "$log")
+skip=$(grep -c '^SKIP ' "$log")
+echo
+grep '^FAIL ' "$log" || true
+echo "tests: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
