@@ -1,0 +1,945 @@
+// SPDX-License-Identifier: Apache-2.0
+/* HTML flame graph writer. Merges the report's stacks into one tree in a single pass (a hash
+ * map finds a node's child by name, so wide levels stay linear), then embeds the tree as
+ * compact, fully escaped JSON in a page whose inline script draws and explores it. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export/flamegraph.h"
+
+#define NONE UINT32_MAX
+#define UTF8_BAD UINT32_MAX
+#define DEFAULT_TITLE "ebprof flame graph"
+
+/* Node kinds, numbered as the page's script expects them. */
+enum fg_kind {
+	FG_ROOT,
+	FG_PROCESS,
+	FG_KERNEL,
+	FG_NATIVE,
+	FG_UNKNOWN,
+};
+
+struct fg_node {
+	uint64_t value;	 /* samples whose stack passes through this node */
+	uint32_t name;	 /* index into fg_tree.names */
+	uint32_t kind;	 /* enum fg_kind */
+	uint32_t parent; /* NONE for the root */
+	uint32_t first;	 /* first child in name order, NONE for a leaf */
+	uint32_t next;	 /* next sibling in name order */
+	uint32_t nchildren;
+};
+
+/* Open addressing with linear probing. A slot holds an index into the tree's nodes or
+ * names and that entry's hash, so the table grows without looking at the entries. */
+struct fg_slot {
+	uint32_t idx;
+	uint32_t hash;
+};
+
+struct fg_map {
+	struct fg_slot *slots;
+	size_t mask;
+	size_t len;
+};
+
+struct fg_tree {
+	struct fg_node *nodes; /* nodes[0] is the root, "all" */
+	size_t nnodes, nodes_cap;
+	const char **names; /* borrowed from the report, or literals */
+	size_t nnames, names_cap;
+	struct fg_map children; /* (parent, name, kind) -> node */
+	struct fg_map strings;	/* name text -> index into names */
+};
+
+struct fg_child_key {
+	uint32_t parent, name, kind;
+};
+
+typedef bool (*fg_eq_fn)(const struct fg_tree *t, uint32_t idx, const void *key);
+
+static uint32_t hash_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return (uint32_t)x;
+}
+
+static uint32_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return hash_mix(h);
+}
+
+static uint32_t hash_child(const struct fg_child_key *k)
+{
+	return hash_mix(((uint64_t)k->parent << 32 | k->name) ^ (uint64_t)k->kind << 61);
+}
+
+/* Doubles an array's capacity (from 64). Returns the new array, or NULL with the old one
+ * and *cap untouched. */
+static void *grow_array(void *arr, size_t *cap, size_t size)
+{
+	size_t n = *cap ? *cap * 2 : 64;
+	void *p = reallocarray(arr, n, size);
+
+	if (p)
+		*cap = n;
+	return p;
+}
+
+/* Makes room for one more entry, keeping the load at most 3/4. Returns 0 or -ENOMEM. */
+static int fg_map__reserve(struct fg_map *m)
+{
+	size_t cap = m->slots ? m->mask + 1 : 0, n = cap ? cap * 2 : 64;
+	struct fg_slot *slots;
+
+	if (cap && (m->len + 1) * 4 <= cap * 3)
+		return 0;
+	slots = malloc(n * sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	memset(slots, 0xff, n * sizeof(*slots)); /* every idx NONE */
+	for (size_t i = 0; i < cap; i++) {
+		size_t j = m->slots[i].hash & (n - 1);
+
+		if (m->slots[i].idx == NONE)
+			continue;
+		while (slots[j].idx != NONE)
+			j = (j + 1) & (n - 1);
+		slots[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->mask = n - 1;
+	return 0;
+}
+
+/* Returns the slot holding the entry equal to key, or the empty slot where it belongs. */
+static struct fg_slot *fg_map__probe(const struct fg_map *m, uint32_t hash, fg_eq_fn eq,
+				     const struct fg_tree *t, const void *key)
+{
+	for (size_t i = hash & m->mask;; i = (i + 1) & m->mask) {
+		struct fg_slot *s = &m->slots[i];
+
+		if (s->idx == NONE || (s->hash == hash && eq(t, s->idx, key)))
+			return s;
+	}
+}
+
+static bool name_eq(const struct fg_tree *t, uint32_t idx, const void *key)
+{
+	return strcmp(t->names[idx], key) == 0;
+}
+
+static bool child_eq(const struct fg_tree *t, uint32_t idx, const void *key)
+{
+	const struct fg_child_key *k = key;
+	const struct fg_node *n = &t->nodes[idx];
+
+	return n->parent == k->parent && n->name == k->name && n->kind == k->kind;
+}
+
+/* Finds or adds the name s (borrowed, must outlive the tree). Returns 0 or -errno. */
+static int fg_tree__intern(struct fg_tree *t, const char *s, uint32_t *id)
+{
+	uint32_t h = hash_str(s);
+	struct fg_slot *slot;
+	const char **names;
+	int err;
+
+	err = fg_map__reserve(&t->strings);
+	if (err)
+		return err;
+	slot = fg_map__probe(&t->strings, h, name_eq, t, s);
+	if (slot->idx == NONE) {
+		if (t->nnames == t->names_cap) {
+			names = grow_array(t->names, &t->names_cap, sizeof(*names));
+			if (!names)
+				return -ENOMEM;
+			t->names = names;
+		}
+		t->names[t->nnames] = s;
+		*slot = (struct fg_slot){.idx = t->nnames++, .hash = h};
+		t->strings.len++;
+	}
+	*id = slot->idx;
+	return 0;
+}
+
+static int fg_tree__add_node(struct fg_tree *t, const struct fg_child_key *k, uint32_t *id)
+{
+	struct fg_node *nodes;
+
+	if (t->nnodes >= NONE)
+		return -EOVERFLOW;
+	if (t->nnodes == t->nodes_cap) {
+		nodes = grow_array(t->nodes, &t->nodes_cap, sizeof(*nodes));
+		if (!nodes)
+			return -ENOMEM;
+		t->nodes = nodes;
+	}
+	t->nodes[t->nnodes] = (struct fg_node){
+	    .name = k->name,
+	    .kind = k->kind,
+	    .parent = k->parent,
+	    .first = NONE,
+	    .next = NONE,
+	};
+	if (k->parent != NONE)
+		t->nodes[k->parent].nchildren++;
+	*id = t->nnodes++;
+	return 0;
+}
+
+/* Moves *node to its child (name, kind), adding the child if new, and counts samples
+ * on it. Returns 0 or -errno. */
+static int fg_tree__descend(struct fg_tree *t, uint32_t *node, uint32_t name, uint32_t kind,
+			    uint64_t samples)
+{
+	struct fg_child_key k = {.parent = *node, .name = name, .kind = kind};
+	uint32_t h = hash_child(&k), id;
+	struct fg_slot *slot;
+	int err;
+
+	err = fg_map__reserve(&t->children);
+	if (err)
+		return err;
+	slot = fg_map__probe(&t->children, h, child_eq, t, &k);
+	if (slot->idx == NONE) {
+		err = fg_tree__add_node(t, &k, &id);
+		if (err)
+			return err;
+		*slot = (struct fg_slot){.idx = id, .hash = h};
+		t->children.len++;
+	}
+	*node = slot->idx;
+	t->nodes[*node].value += samples;
+	return 0;
+}
+
+static uint32_t frame_kind(const struct report_frame *f)
+{
+	switch (f->kind) {
+	case FRAME_KERNEL:
+		return FG_KERNEL;
+	case FRAME_NATIVE:
+		return FG_NATIVE;
+	default:
+		return FG_UNKNOWN;
+	}
+}
+
+/* Adds one stack: its process, "[truncated]" if the root is missing, then its frames
+ * outermost first (report stacks are leaf first). names maps frame index to name id. */
+static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const uint32_t *names,
+			      const struct report_stack *s)
+{
+	const char *comm = s->comm && s->comm[0] ? s->comm : "[unknown]";
+	uint32_t node = 0, name;
+	int err;
+
+	t->nodes[0].value += s->count;
+	err = fg_tree__intern(t, comm, &name);
+	if (!err)
+		err = fg_tree__descend(t, &node, name, FG_PROCESS, s->count);
+	if (!err && s->truncated)
+		err = fg_tree__intern(t, "[truncated]", &name);
+	if (!err && s->truncated)
+		err = fg_tree__descend(t, &node, name, FG_UNKNOWN, s->count);
+	for (uint32_t i = s->nframes; !err && i-- > 0;) {
+		uint32_t f = s->frames[i];
+
+		if (f >= r->nframes)
+			return -EINVAL;
+		err = fg_tree__descend(t, &node, names[f], frame_kind(&r->frames[f]), s->count);
+	}
+	return err;
+}
+
+struct fg_named {
+	const char *s;
+	uint32_t id;
+};
+
+static int named_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fg_named *)a)->s, ((const struct fg_named *)b)->s);
+}
+
+/* Sorts the names (the page lists them in byte order) and renumbers the nodes to match.
+ * The strings map is stale afterwards; nothing is interned after this. */
+static int fg_tree__sort_names(struct fg_tree *t)
+{
+	struct fg_named *v = calloc(t->nnames, sizeof(*v));
+	uint32_t *rank = calloc(t->nnames, sizeof(*rank));
+	int err = -ENOMEM;
+
+	if (!v || !rank)
+		goto cleanup;
+	for (size_t i = 0; i < t->nnames; i++)
+		v[i] = (struct fg_named){.s = t->names[i], .id = i};
+	qsort(v, t->nnames, sizeof(*v), named_cmp);
+	for (size_t i = 0; i < t->nnames; i++) {
+		rank[v[i].id] = i;
+		t->names[i] = v[i].s;
+	}
+	for (size_t i = 0; i < t->nnodes; i++)
+		t->nodes[i].name = rank[t->nodes[i].name];
+	err = 0;
+cleanup:
+	free(rank);
+	free(v);
+	return err;
+}
+
+struct fg_edge {
+	uint32_t parent, name, kind, child;
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct fg_edge *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+/* Links every node's children into a sibling list in name order, with one sort over all
+ * parent-child edges. Returns 0 or -ENOMEM. */
+static int fg_tree__link(struct fg_tree *t)
+{
+	size_t n = t->nnodes - 1;
+	struct fg_edge *e = calloc(n ? n : 1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 1; i < t->nnodes; i++) {
+		const struct fg_node *c = &t->nodes[i];
+
+		e[i - 1] = (struct fg_edge){c->parent, c->name, c->kind, i};
+	}
+	qsort(e, n, sizeof(*e), edge_cmp);
+	for (size_t i = n; i-- > 0;) {
+		t->nodes[e[i].child].next = t->nodes[e[i].parent].first;
+		t->nodes[e[i].parent].first = e[i].child;
+	}
+	free(e);
+	return 0;
+}
+
+static int fg_tree__build(struct fg_tree *t, const struct report *r)
+{
+	struct fg_child_key root = {.parent = NONE, .kind = FG_ROOT};
+	uint32_t *names = calloc(r->nframes ? r->nframes : 1, sizeof(*names)), root_id;
+	int err = -ENOMEM;
+
+	if (!names)
+		goto cleanup;
+	err = fg_tree__intern(t, "all", &root.name);
+	if (!err)
+		err = fg_tree__add_node(t, &root, &root_id); /* node 0 */
+	for (size_t i = 0; !err && i < r->nframes; i++) {
+		const char *name = r->frames[i].name;
+
+		err = fg_tree__intern(t, name ? name : "[unknown]", &names[i]);
+	}
+	for (size_t i = 0; !err && i < r->nstacks; i++)
+		if (r->stacks[i].count)
+			err = fg_tree__add_stack(t, r, names, &r->stacks[i]);
+	if (!err)
+		err = fg_tree__sort_names(t);
+	if (!err)
+		err = fg_tree__link(t);
+cleanup:
+	free(names);
+	return err;
+}
+
+static void fg_tree__free(struct fg_tree *t)
+{
+	free(t->strings.slots);
+	free(t->children.slots);
+	free(t->names);
+	free(t->nodes);
+}
+
+/* Decodes one UTF-8 sequence at p, which is NUL-terminated. Returns its length and sets
+ * *cp to the code point, or to UTF8_BAD (length 1) for a byte that starts no valid
+ * sequence: stray continuation bytes, overlong forms, surrogates, past U+10FFFF. */
+static size_t utf8_next(const unsigned char *p, uint32_t *cp)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	uint32_t c = p[0];
+	size_t n;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		c &= 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		c &= 0x0f;
+		lo = c == 0 ? 0xa0 : 0x80;   /* overlong */
+		hi = c == 0xd ? 0x9f : 0xbf; /* surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		c &= 0x07;
+		lo = c == 0 ? 0x90 : 0x80; /* overlong */
+		hi = c == 4 ? 0x8f : 0xbf; /* past U+10FFFF */
+	} else {
+		goto bad;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi) /* also stops at the NUL */
+			goto bad;
+		c = c << 6 | (p[i] & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	*cp = c;
+	return n;
+bad:
+	*cp = UTF8_BAD;
+	return 1;
+}
+
+/* A JSON string safe inside <script>: no '<', '>' or '&' (so no "</script" or "<!--"),
+ * no control characters or line separators, and valid UTF-8 (bad bytes become U+FFFD). */
+static void put_json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c;
+	size_t n;
+
+	fputc('"', f);
+	for (; *p; p += n) {
+		n = utf8_next(p, &c);
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", (int)c);
+		else if (c == UTF8_BAD)
+			fputs("\\ufffd", f);
+		else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&' || c == 0x2028 ||
+			 c == 0x2029)
+			fprintf(f, "\\u%04x", (unsigned int)c);
+		else
+			fwrite(p, 1, n, f);
+	}
+	fputc('"', f);
+}
+
+/* Text for an HTML element: markup characters as entities, control characters as
+ * spaces, invalid UTF-8 as U+FFFD. */
+static void put_html_text(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c;
+	size_t n;
+
+	for (; *p; p += n) {
+		n = utf8_next(p, &c);
+		if (c == '&')
+			fputs("&amp;", f);
+		else if (c == '<')
+			fputs("&lt;", f);
+		else if (c == '>')
+			fputs("&gt;", f);
+		else if (c == '"')
+			fputs("&quot;", f);
+		else if (c == UTF8_BAD)
+			fputs("\xef\xbf\xbd", f);
+		else if (c < 0x20 || c == 0x7f)
+			fputc(' ', f);
+		else
+			fwrite(p, 1, n, f);
+	}
+}
+
+static void put_names(FILE *f, const struct fg_tree *t)
+{
+	fputs("\"names\":[", f);
+	for (size_t i = 0; i < t->nnames; i++) {
+		if (i)
+			fputc(',', f);
+		put_json_string(f, t->names[i]);
+	}
+	fputc(']', f);
+}
+
+/* The tree in preorder, four numbers a node: name, kind, samples, number of children.
+ * Walks the sibling lists with parent links, so depth costs no stack. */
+static void put_nodes(FILE *f, const struct fg_tree *t)
+{
+	uint32_t i = 0;
+
+	fputs("\"nodes\":[", f);
+	for (;;) {
+		const struct fg_node *n = &t->nodes[i];
+
+		fprintf(f, "%s%u,%u,%llu,%u", i ? "," : "", n->name, n->kind,
+			(unsigned long long)n->value, n->nchildren);
+		if (n->first != NONE) {
+			i = n->first;
+			continue;
+		}
+		while (i != 0 && t->nodes[i].next == NONE)
+			i = t->nodes[i].parent;
+		if (i == 0)
+			break;
+		i = t->nodes[i].next;
+	}
+	fputc(']', f);
+}
+
+static void put_data(FILE *f, const struct fg_tree *t, const struct report *r, const char *title)
+{
+	fputs("{\"version\":1,\"title\":", f);
+	put_json_string(f, title);
+	fprintf(f, ",\"period_ns\":%llu,\"duration_ns\":%llu,\"start_unix_ns\":%llu,",
+		(unsigned long long)r->period_ns, (unsigned long long)r->duration_ns,
+		(unsigned long long)r->start_unix_ns);
+	put_names(f, t);
+	fputc(',', f);
+	put_nodes(f, t);
+	fputc('}', f);
+}
+
+/* The page, in three parts around the title and the data. Its script reads what put_data
+ * writes: {"version":1, "title", "period_ns", "duration_ns", "start_unix_ns", "names":
+ * [sorted strings], "nodes": [name, kind, samples, children, ...] in preorder}, kinds as in
+ * enum fg_kind. Names reach the page only as JSON data or textContent, never as markup. */
+static const char page_head[] =
+    "<!DOCTYPE html>\n"
+    "<html lang=\"en\">\n"
+    "<head>\n"
+    "<meta charset=\"utf-8\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\"\n"
+    " content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline';\n"
+    " script-src 'unsafe-inline'\">\n"
+    "<link rel=\"icon\" href=\"data:,\">\n"
+    "<title>";
+
+/* Styles and markup, up to the embedded data. */
+static const char page_body[] =
+    "</title>\n"
+    "<style>\n"
+    ":root { --row: 18px; }\n"
+    "* { box-sizing: border-box; }\n"
+    "body {\n"
+    "\tmargin: 0; padding-bottom: 40px; color: #1f2328; background: #fff;\n"
+    "\tfont: 13px/1.4 system-ui, -apple-system, 'Segoe UI', sans-serif;\n"
+    "}\n"
+    "header { padding: 12px 16px 8px; border-bottom: 1px solid #d8dee4; background: #f6f8fa }\n"
+    "h1 { margin: 0; font-size: 17px; font-weight: 600; overflow-wrap: anywhere; }\n"
+    "#summary { color: #57606a; margin-top: 2px; }\n"
+    ".bar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px; margin-top: 8px }\n"
+    "button {\n"
+    "\tfont: inherit; padding: 3px 10px; border: 1px solid #c4cbd3; border-radius: 6px;\n"
+    "\tbackground: #fff; color: inherit; cursor: pointer;\n"
+    "}\n"
+    "button:hover:not(:disabled) { background: #eef1f4; }\n"
+    "button:disabled { color: #8c959f; cursor: default; }\n"
+    "button[aria-pressed=true] { background: #dde4ec; }\n"
+    "input[type=search] {\n"
+    "\tfont: inherit; width: 260px; padding: 3px 8px; border: 1px solid #c4cbd3;\n"
+    "\tborder-radius: 6px;\n"
+    "}\n"
+    "input.bad { border-color: #cf222e; outline-color: #cf222e; }\n"
+    "label { user-select: none; color: #57606a; }\n"
+    "#match { font-weight: 600; color: #8250df; }\n"
+    ".top { display: flex; align-items: flex-start; gap: 16px; }\n"
+    ".legend {\n"
+    "\tdisplay: flex; flex: none; gap: 12px; margin: 3px 0 0 auto;\n"
+    "\tcolor: #57606a; font-size: 12px;\n"
+    "}\n"
+    ".legend span::before {\n"
+    "\tcontent: ''; display: inline-block; width: 10px; height: 10px; margin-right: 4px;\n"
+    "\tborder-radius: 2px; vertical-align: -1px; background: var(--c);\n"
+    "}\n"
+    "main { padding: 10px 16px; }\n"
+    "#chart { position: relative; width: 100%; min-height: var(--row); }\n"
+    "#chart .f {\n"
+    "\tposition: absolute; height: calc(var(--row) - 1px); padding: 0; border-radius: 2px;\n"
+    "\toverflow: hidden; white-space: pre; text-overflow: ellipsis; color: #111;\n"
+    "\tcursor: pointer;\n"
+    "\tfont: 12px/17px ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace;\n"
+    "}\n"
+    "#chart .f.l { padding: 0 4px; }\n"
+    "#chart .f:hover { outline: 1px solid #1f2328; z-index: 1; }\n"
+    "#chart .f.anc { opacity: 0.55; }\n"
+    "#chart .f.hit { background: hsl(295, 70%, 70%) !important; }\n"
+    "#empty { color: #57606a; padding: 20px 0; }\n"
+    "#tip {\n"
+    "\tposition: fixed; z-index: 10; max-width: 640px; padding: 6px 9px; border-radius: 6px;\n"
+    "\tbackground: #1f2328; color: #f6f8fa; font-size: 12px; pointer-events: none;\n"
+    "\tbox-shadow: 0 3px 12px rgba(0, 0, 0, .25);\n"
+    "}\n"
+    "#tip b {\n"
+    "\tdisplay: block; font: 600 12px/1.4 ui-monospace, Menlo, monospace; word-break: break-all;\n"
+    "}\n"
+    "#status {\n"
+    "\tposition: fixed; left: 0; right: 0; bottom: 0; padding: 6px 16px; background: #f6f8fa;\n"
+    "\tborder-top: 1px solid #d8dee4; font: 12px/1.5 ui-monospace, Menlo, monospace;\n"
+    "\twhite-space: nowrap; overflow: hidden; text-overflow: ellipsis;\n"
+    "}\n"
+    "</style>\n"
+    "</head>\n"
+    "<body>\n"
+    "<header>\n"
+    "<div class=\"top\">\n"
+    "<div><h1 id=\"title\"></h1><div id=\"summary\"></div></div>\n"
+    "<div class=\"legend\">\n"
+    "<span style=\"--c: hsl(25, 85%, 62%)\">native</span>\n"
+    "<span style=\"--c: hsl(205, 65%, 66%)\">kernel</span>\n"
+    "<span style=\"--c: hsl(105, 40%, 62%)\">unknown</span>\n"
+    "<span style=\"--c: hsl(260, 30%, 78%)\">process</span>\n"
+    "<span style=\"--c: hsl(295, 70%, 70%)\">match</span>\n"
+    "</div>\n"
+    "</div>\n"
+    "<div class=\"bar\">\n"
+    "<button id=\"reset\" type=\"button\" disabled title=\"Esc\">Reset zoom</button>\n"
+    "<button id=\"flip\" type=\"button\" aria-pressed=\"false\">Root at bottom</button>\n"
+    "<input id=\"search\" type=\"search\" placeholder=\"Search frames (Ctrl+F)\"\n"
+    " spellcheck=\"false\" autocomplete=\"off\" aria-label=\"Search frames\">\n"
+    "<label><input id=\"regex\" type=\"checkbox\"> regex</label>\n"
+    "<span id=\"match\" aria-live=\"polite\"></span>\n"
+    "</div>\n"
+    "</header>\n"
+    "<main><div id=\"chart\"></div></main>\n"
+    "<div id=\"tip\" hidden></div>\n"
+    "<div id=\"status\">Hover a frame for details; click it to zoom.</div>\n"
+    "<script type=\"application/json\" id=\"fg-data\">";
+
+/* The viewer: decodes the data and draws, zooms, searches and explains frames. */
+static const char page_script[] =
+    "</script>\n"
+    "<script>\n"
+    "(function () {\n"
+    "'use strict';\n"
+    "var ROW = 18, TEXT_MIN = 24;\n"
+    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown'];\n"
+    "var ABOUT = ['all processes', 'process', 'kernel frame', 'native frame',\n"
+    "\t'frame of unknown code (no file behind it)'];\n"
+    "function $(id) { return document.getElementById(id); }\n"
+    "var D = JSON.parse($('fg-data').textContent);\n"
+    "var names = D.names, raw = D.nodes, N = raw.length / 4;\n"
+    "var nm = new Int32Array(N), kind = new Uint8Array(N), val = new Float64Array(N);\n"
+    "var par = new Int32Array(N), dep = new Int32Array(N), end = new Int32Array(N);\n"
+    "var x = new Float64Array(N), hit = new Uint8Array(N);\n"
+    "var hues = new Float64Array(names.length).fill(-1);\n"
+    "var total = N ? raw[2] : 0, focus = 0, flip = false, queued = false;\n"
+    "var chart = $('chart'), tip = $('tip'), bar = $('status'), search = $('search');\n"
+    "\n"
+    "/* Nodes come in preorder as [name, kind, samples, children]: a subtree is the\n"
+    " * range [i, end[i]), and x[i] its offset in samples from the root's left edge. */\n"
+    "function decode() {\n"
+    "\tvar open = [], left = [], next = new Float64Array(N), i, p;\n"
+    "\tfor (i = 0; i < N; i++) {\n"
+    "\t\tnm[i] = raw[4 * i]; kind[i] = raw[4 * i + 1]; val[i] = raw[4 * i + 2];\n"
+    "\t\tp = open.length ? open[open.length - 1] : -1;\n"
+    "\t\tpar[i] = p;\n"
+    "\t\tif (p >= 0) {\n"
+    "\t\t\tx[i] = next[p]; next[p] += val[i]; dep[i] = dep[p] + 1;\n"
+    "\t\t\tleft[left.length - 1]--;\n"
+    "\t\t}\n"
+    "\t\tnext[i] = x[i];\n"
+    "\t\topen.push(i); left.push(raw[4 * i + 3]);\n"
+    "\t\twhile (open.length && left[left.length - 1] <= 0) {\n"
+    "\t\t\tend[open.pop()] = i + 1;\n"
+    "\t\t\tleft.pop();\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\twhile (open.length) end[open.pop()] = N;\n"
+    "}\n"
+    "\n"
+    "function fmt(n) {\n"
+    "\tvar s = String(Math.round(n)), o = '';\n"
+    "\twhile (s.length > 3) { o = ',' + s.slice(-3) + o; s = s.slice(0, -3); }\n"
+    "\treturn s + o;\n"
+    "}\n"
+    "function pct(v, of) { return (of > 0 ? 100 * v / of : 0).toFixed(2) + '%'; }\n"
+    "function dur(ns) {\n"
+    "\tif (ns >= 60e9) return (ns / 60e9).toFixed(1) + ' min';\n"
+    "\tif (ns >= 1e9) return (ns / 1e9).toFixed(2) + ' s';\n"
+    "\tif (ns >= 1e6) return (ns / 1e6).toFixed(1) + ' ms';\n"
+    "\treturn (ns / 1e3).toFixed(1) + ' \\u00b5s';\n"
+    "}\n"
+    "\n"
+    "/* A stable colour per name, in one hue family per kind: warm native, blue kernel. */\n"
+    "function shade(s) {\n"
+    "\tvar h = 2166136261, i;\n"
+    "\tfor (i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);\n"
+    "\treturn (h >>> 0) / 4294967296;\n"
+    "}\n"
+    "function color(i) {\n"
+    "\tvar j = nm[i], h = hues[j];\n"
+    "\tif (h < 0) h = hues[j] = shade(names[j]);\n"
+    "\tswitch (kind[i]) {\n"
+    "\tcase 0: return 'hsl(210, 8%, 82%)';\n"
+    "\tcase 1: return 'hsl(' + (250 + 25 * h) + ', 30%, ' + (76 + 5 * h) + '%)';\n"
+    "\tcase 2: return 'hsl(' + (190 + 30 * h) + ', 65%, ' + (63 + 8 * h) + '%)';\n"
+    "\tcase 4: return 'hsl(' + (90 + 35 * h) + ', 40%, ' + (60 + 8 * h) + '%)';\n"
+    "\tdefault: return 'hsl(' + (5 + 45 * h) + ', 85%, ' + (58 + 8 * h) + '%)';\n"
+    "\t}\n"
+    "}\n"
+    "\n"
+    "function box(frag, i, l, w, cls) {\n"
+    "\tvar d = document.createElement('div');\n"
+    "\td.className = 'f ' + KIND[kind[i]] + cls + (hit[i] ? ' hit' : '');\n"
+    "\td.style.cssText = 'left:' + l.toFixed(1) + 'px;width:' +\n"
+    "\t\tMath.max(w - 1, 1).toFixed(1) + 'px;' + (flip ? 'bottom:' : 'top:') +\n"
+    "\t\tdep[i] * ROW + 'px;background:' + color(i);\n"
+    "\td.dataset.i = i;\n"
+    "\tif (w >= TEXT_MIN) {\n"
+    "\t\td.className += ' l';\n"
+    "\t\td.textContent = names[nm[i]];\n"
+    "\t}\n"
+    "\tfrag.appendChild(d);\n"
+    "}\n"
+    "\n"
+    "/* Ancestors of the zoomed frame span the full width; of the rest, only the zoomed\n"
+    " * frame's subtree is drawn, skipping whole subtrees narrower than a pixel. */\n"
+    "function render() {\n"
+    "\tvar W = chart.clientWidth, frag = document.createDocumentFragment();\n"
+    "\tvar s = W / (val[focus] || 1), depth = dep[focus], i, a, w;\n"
+    "\tfor (a = par[focus]; a >= 0; a = par[a]) box(frag, a, 0, W, ' anc');\n"
+    "\tfor (i = focus; i < end[focus];) {\n"
+    "\t\tw = val[i] * s;\n"
+    "\t\tif (w < 1) { i = end[i]; continue; }\n"
+    "\t\tbox(frag, i, (x[i] - x[focus]) * s, w, '');\n"
+    "\t\tif (dep[i] > depth) depth = dep[i];\n"
+    "\t\ti++;\n"
+    "\t}\n"
+    "\tif (!total) {\n"
+    "\t\tvar p = document.createElement('div');\n"
+    "\t\tp.id = 'empty'; p.textContent = 'No samples were recorded.';\n"
+    "\t\tfrag.appendChild(p);\n"
+    "\t}\n"
+    "\tchart.style.height = (depth + 1) * ROW + 'px';\n"
+    "\tchart.replaceChildren(frag);\n"
+    "}\n"
+    "function schedule() {\n"
+    "\tif (queued) return;\n"
+    "\tqueued = true;\n"
+    "\trequestAnimationFrame(function () { queued = false; render(); });\n"
+    "}\n"
+    "\n"
+    "function zoom(i) {\n"
+    "\tfocus = i;\n"
+    "\t$('reset').disabled = i === 0;\n"
+    "\tif (search.value)\n"
+    "\t\tfind(); /* its share of the zoomed frame changed */\n"
+    "\telse\n"
+    "\t\trender();\n"
+    "}\n"
+    "\n"
+    "function selfOf(i) {\n"
+    "\tvar s = val[i], j;\n"
+    "\tfor (j = i + 1; j < end[i]; j = end[j]) s -= val[j];\n"
+    "\treturn s;\n"
+    "}\n"
+    "function samples(v) { return fmt(v) + (v === 1 ? ' sample' : ' samples'); }\n"
+    "/* Two lines about frame i: its samples and shares, then its kind and self time. */\n"
+    "function describe(i) {\n"
+    "\tvar v = val[i], s = selfOf(i), t;\n"
+    "\tt = samples(v) + ' \\u00b7 ' + pct(v, total) + ' of all';\n"
+    "\tif (focus && i > focus && i < end[focus])\n"
+    "\t\tt += ' \\u00b7 ' + pct(v, val[focus]) + ' of zoom';\n"
+    "\tif (D.period_ns)\n"
+    "\t\tt += ' \\u00b7 ' + dur(v * D.period_ns) + ' CPU';\n"
+    "\treturn [t, ABOUT[kind[i]] + ' \\u00b7 self ' + samples(s) + ' (' + pct(s, total) +\n"
+    "\t\t')'];\n"
+    "}\n"
+    "\n"
+    "function frameAt(ev) {\n"
+    "\tvar t = ev.target.closest ? ev.target.closest('.f') : null;\n"
+    "\treturn t ? +t.dataset.i : -1;\n"
+    "}\n"
+    "function hover(ev) {\n"
+    "\tvar i = frameAt(ev), r, b, d, p, q, l, t;\n"
+    "\tif (i < 0) { tip.hidden = true; return; }\n"
+    "\tb = document.createElement('b');\n"
+    "\tb.textContent = names[nm[i]];\n"
+    "\td = describe(i);\n"
+    "\tp = document.createElement('div');\n"
+    "\tp.textContent = d[0];\n"
+    "\tq = document.createElement('div');\n"
+    "\tq.textContent = d[1];\n"
+    "\ttip.replaceChildren(b, p, q);\n"
+    "\tbar.textContent = names[nm[i]] + ' \\u2014 ' + d.join(' \\u00b7 ');\n"
+    "\ttip.hidden = false;\n"
+    "\tr = tip.getBoundingClientRect();\n"
+    "\tl = Math.min(ev.clientX + 14, innerWidth - r.width - 8);\n"
+    "\tt = ev.clientY + 18;\n"
+    "\tif (t + r.height > innerHeight)\n"
+    "\t\tt = ev.clientY - r.height - 10;\n"
+    "\ttip.style.left = Math.max(4, l) + 'px';\n"
+    "\ttip.style.top = Math.max(4, t) + 'px';\n"
+    "}\n"
+    "\n"
+    "/* Search marks every frame whose name matches; the reported share counts a matched\n"
+    " * frame's subtree once, not again for matches nested below it. */\n"
+    "function share(from, to) {\n"
+    "\tvar sum = 0, i;\n"
+    "\tfor (i = from; i < to;) {\n"
+    "\t\tif (hit[i]) { sum += val[i]; i = end[i]; } else i++;\n"
+    "\t}\n"
+    "\treturn sum;\n"
+    "}\n"
+    "function find() {\n"
+    "\tvar q = search.value, re = null, ok, j, sum, t;\n"
+    "\tsearch.classList.remove('bad');\n"
+    "\thit.fill(0);\n"
+    "\t$('match').textContent = '';\n"
+    "\tif (q && $('regex').checked) {\n"
+    "\t\ttry { re = new RegExp(q); } catch (e) {\n"
+    "\t\t\tsearch.classList.add('bad');\n"
+    "\t\t\t$('match').textContent = 'invalid regex';\n"
+    "\t\t\tq = '';\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\tif (q) {\n"
+    "\t\tok = new Uint8Array(names.length);\n"
+    "\t\tfor (j = 0; j < names.length; j++)\n"
+    "\t\t\tok[j] = re ? re.test(names[j]) : names[j].indexOf(q) >= 0;\n"
+    "\t\tfor (j = 1; j < N; j++) hit[j] = ok[nm[j]];\n"
+    "\t\tsum = share(1, N);\n"
+    "\t\tt = 'Matched ' + pct(sum, total) + ' (' + fmt(sum) + ' of ' + fmt(total) +\n"
+    "\t\t\t' samples)';\n"
+    "\t\tif (focus) t += ', ' + pct(share(focus, end[focus]), val[focus]) + ' of zoom';\n"
+    "\t\t$('match').textContent = t;\n"
+    "\t}\n"
+    "\trender();\n"
+    "}\n"
+    "\n"
+    "function header() {\n"
+    "\tvar d, t = samples(total);\n"
+    "\tif (D.period_ns)\n"
+    "\t\tt += ' \\u00b7 ' + dur(total * D.period_ns) + ' CPU at ' +\n"
+    "\t\t\tMath.round(1e9 / D.period_ns) + ' Hz';\n"
+    "\tif (D.duration_ns) t += ' \\u00b7 ' + dur(D.duration_ns) + ' recorded';\n"
+    "\tif (D.start_unix_ns) {\n"
+    "\t\td = new Date(D.start_unix_ns / 1e6).toISOString();\n"
+    "\t\tt += ' \\u00b7 started ' + d.slice(0, 10) + ' ' + d.slice(11, 19) + ' UTC';\n"
+    "\t}\n"
+    "\t$('title').textContent = D.title;\n"
+    "\t$('summary').textContent = t;\n"
+    "}\n"
+    "\n"
+    "function keys(ev) {\n"
+    "\tif ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') {\n"
+    "\t\tev.preventDefault();\n"
+    "\t\tsearch.focus();\n"
+    "\t\tsearch.select();\n"
+    "\t} else if (ev.key === 'Escape') {\n"
+    "\t\tif (document.activeElement === search && search.value) {\n"
+    "\t\t\tsearch.value = '';\n"
+    "\t\t\tfind();\n"
+    "\t\t} else {\n"
+    "\t\t\tzoom(0);\n"
+    "\t\t}\n"
+    "\t}\n"
+    "}\n"
+    "\n"
+    "decode();\n"
+    "header();\n"
+    "chart.addEventListener('click', function (ev) {\n"
+    "\tvar i = frameAt(ev);\n"
+    "\tif (i >= 0)\n"
+    "\t\tzoom(i);\n"
+    "});\n"
+    "chart.addEventListener('mousemove', hover);\n"
+    "chart.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
+    "$('reset').addEventListener('click', function () { zoom(0); });\n"
+    "$('flip').addEventListener('click', function () {\n"
+    "\tflip = !flip;\n"
+    "\tthis.setAttribute('aria-pressed', String(flip));\n"
+    "\tthis.textContent = flip ? 'Root at top' : 'Root at bottom';\n"
+    "\trender();\n"
+    "});\n"
+    "search.addEventListener('input', find);\n"
+    "$('regex').addEventListener('change', find);\n"
+    "document.addEventListener('keydown', keys);\n"
+    "addEventListener('resize', schedule);\n"
+    "render();\n"
+    "})();\n"
+    "</script>\n"
+    "</body>\n"
+    "</html>\n";
+
+/* Returns 0, or -errno for the first write error stdio met. */
+static int put_page(FILE *f, const struct fg_tree *t, const struct report *r, const char *title)
+{
+	errno = 0;
+	fputs(page_head, f);
+	put_html_text(f, title);
+	fputs(page_body, f);
+	put_data(f, t, r, title);
+	fputs(page_script, f);
+	if (ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Flushes the file to disk and closes it. Returns err, or the first error of these. */
+static int close_synced(FILE *f, int err)
+{
+	if (!err && fflush(f))
+		err = -errno;
+	if (!err && fsync(fileno(f)))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+int flamegraph__write(const struct report *r, const char *path, const char *title)
+{
+	struct fg_tree t = {0};
+	char *tmp = NULL;
+	FILE *f;
+	int err;
+
+	if (!r || !path)
+		return -EINVAL;
+	err = fg_tree__build(&t, r);
+	if (err)
+		goto cleanup;
+	if (asprintf(&tmp, "%s.tmp", path) < 0) {
+		tmp = NULL;
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	f = fopen(tmp, "we");
+	if (!f) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = close_synced(f, put_page(f, &t, r, title ? title : DEFAULT_TITLE));
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+cleanup:
+	free(tmp);
+	fg_tree__free(&t);
+	return err;
+}
