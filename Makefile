@@ -18,8 +18,10 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-init
 LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+# BPF objects that only tests load (the loader's cost ranking, failure handling).
+TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
+TEST_SKELS := $(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(TEST_BPF_SRCS))
 PROTOS := $(wildcard proto/*.proto)
 PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
@@ -57,9 +59,13 @@ $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
@@ -80,7 +86,7 @@ $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 unit-bins: $(UNIT_BINS)
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
@@ -90,11 +96,12 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $$(sed -n '1,5s|^// cflags: ||p' $<) $< -o $@ $$(sed -n '1,5s|^// ldflags: ||p' $<)
 
+FORMATTED = $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c)
 check-format:
-	@clang-format --dry-run --Werror $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch])
+	@clang-format --dry-run --Werror $(FORMATTED)
 
 format:
-	clang-format -i $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch])
+	clang-format -i $(FORMATTED)
 
 clean:
 	rm -rf $(BUILD)

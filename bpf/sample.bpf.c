@@ -119,10 +119,13 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* A child of a profiled process is profiled too ("-- CMD" follows its children). */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+/* A child of a profiled process is profiled too ("-- CMD" follows its children). A raw
+ * tracepoint, not tp_btf: it needs no attach BTF, so loading never parses vmlinux BTF. */
+SEC("raw_tp/sched_process_fork")
+int on_fork(struct bpf_raw_tracepoint_args *ctx)
 {
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
 	__u32 ppid = BPF_CORE_READ(parent, tgid);
 	__u32 cpid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;

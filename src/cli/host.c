@@ -25,7 +25,7 @@ struct probe {
 	const char *name;
 	bool required;
 	int (*run)(char *detail, size_t len);
-	const char *hint;	/* what to do when it fails */
+	const char *hint; /* what to do when it fails */
 };
 
 static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
@@ -40,7 +40,8 @@ static int probe_privileges(char *detail, size_t len)
 
 	if (syscall(SYS_capget, &h, d))
 		return -errno;
-	if (has_cap(d, CAP_SYS_ADMIN_NR) || (has_cap(d, CAP_BPF_NR) && has_cap(d, CAP_PERFMON_NR))) {
+	if (has_cap(d, CAP_SYS_ADMIN_NR) ||
+	    (has_cap(d, CAP_BPF_NR) && has_cap(d, CAP_PERFMON_NR))) {
 		snprintf(detail, len, "%s", geteuid() == 0 ? "root" : "CAP_BPF and CAP_PERFMON");
 		return 0;
 	}
@@ -133,14 +134,17 @@ static int probe_kallsyms(char *detail, size_t len)
 }
 
 static const struct probe probes[] = {
-	{"privileges", true, probe_privileges, "run as root (sudo) or grant CAP_BPF and CAP_PERFMON"},
-	{"kernel", true, probe_kernel, "ebprof needs Linux 5.8 or later"},
-	{"btf", true, probe_btf, "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"},
-	{"bpf", true, probe_bpf_syscall, "check kernel.unprivileged_bpf_disabled and seccomp/LSM policy"},
-	{"ringbuf", true, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
-	{"perf", true, probe_perf, "check kernel.perf_event_paranoid and that perf events are not blocked"},
-	{"bpf_loop", false, probe_bpf_loop, "deep unwinding is slower without bpf_loop (Linux 5.17)"},
-	{"kallsyms", false, probe_kallsyms, "kernel frames stay unnamed; set kernel.kptr_restrict=0 or run as root"},
+    {"privileges", true, probe_privileges, "run as root (sudo) or grant CAP_BPF and CAP_PERFMON"},
+    {"kernel", true, probe_kernel, "ebprof needs Linux 5.8 or later"},
+    {"btf", true, probe_btf, "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"},
+    {"bpf", true, probe_bpf_syscall,
+     "check kernel.unprivileged_bpf_disabled and seccomp/LSM policy"},
+    {"ringbuf", true, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
+    {"perf", true, probe_perf,
+     "check kernel.perf_event_paranoid and that perf events are not blocked"},
+    {"bpf_loop", false, probe_bpf_loop, "deep unwinding is slower without bpf_loop (Linux 5.17)"},
+    {"kallsyms", false, probe_kallsyms,
+     "kernel frames stay unnamed; set kernel.kptr_restrict=0 or run as root"},
 };
 
 int host__require_recording(void)
@@ -172,8 +176,9 @@ int host__report(FILE *out)
 
 		detail[0] = '\0';
 		err = probes[i].run(detail, sizeof(detail));
-		fprintf(out, "%-11s %-4s %s%s%s\n", probes[i].name, err ? (probes[i].required ? "FAIL" : "warn") : "ok",
-			detail, err ? ": " : "", err ? probes[i].hint : "");
+		fprintf(out, "%-11s %-4s %s%s%s\n", probes[i].name,
+			err ? (probes[i].required ? "FAIL" : "warn") : "ok", detail,
+			err ? ": " : "", err ? probes[i].hint : "");
 		if (err && probes[i].required)
 			missing++;
 	}

@@ -10,17 +10,18 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: ebprof <command> [options]\n"
-		     "\n"
-		     "Whole-system, cross-language CPU profiler built on eBPF.\n"
-		     "\n"
-		     "commands:\n"
-		     "  record    sample stacks for a while; write pprof, folded stacks, flame graph\n"
-		     "  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
-		     "  version   print the version\n"
-		     "\n"
-		     "Run 'ebprof <command> --help' for a command's options.\n"
-		     "example: sudo ebprof record -d 10 -o ebprof-out\n");
+	fprintf(out,
+		"usage: ebprof <command> [options]\n"
+		"\n"
+		"Whole-system, cross-language CPU profiler built on eBPF.\n"
+		"\n"
+		"commands:\n"
+		"  record    sample stacks for a while; write pprof, folded stacks, flame graph\n"
+		"  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
+		"  version   print the version\n"
+		"\n"
+		"Run 'ebprof <command> --help' for a command's options.\n"
+		"example: sudo ebprof record -d 10 -o ebprof-out\n");
 }
 
 static int cmd_check(int argc, char **argv)

@@ -18,10 +18,12 @@
 #include "cli/options.h"
 #include "cli/record.h"
 #include "cli/spawn.h"
+#include "cli/startup.h"
 #include "export/flamegraph.h"
 #include "export/folded.h"
 #include "export/pprof.h"
 #include "export/summary.h"
+#include "loader/loader.h"
 #include "loader/sampler.h"
 #include "profile/ingest.h"
 #include "profile/report.h"
@@ -33,16 +35,19 @@
 #define DEFAULT_SECONDS 10.0
 #define DEFAULT_RINGBUF (8u << 20)
 #define POLL_MS 100
+#define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
 
 struct record_opts {
 	unsigned long freq;
-	double seconds;		/* 0: until interrupted (or the command exits) */
+	double seconds; /* 0: until interrupted (or the command exits) */
 	bool seconds_set;
 	const char *outdir;
 	uint32_t *pids;
 	size_t npids;
 	char **cmd;
 	uint64_t ringbuf;
+	unsigned long load_jobs;
+	enum loader_order load_order;
 };
 
 struct recording {
@@ -51,6 +56,7 @@ struct recording {
 	struct profile profile;
 	struct ingest ingest;
 	struct sampler *sampler;
+	struct loader *loader;
 	struct spawn child;
 	uint64_t start_unix_ns;
 	uint64_t start_ns;
@@ -69,48 +75,74 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: ebprof record [options] [-- COMMAND [ARGS...]]\n"
-		"\n"
-		"Samples the stacks of everything running on the CPUs (kernel and user space) and\n"
-		"writes, into the output directory:\n"
-		"  profile.pb.gz    pprof profile (go tool pprof -top profile.pb.gz)\n"
-		"  stacks.folded    folded stacks, one line per distinct stack: comm;root;...;leaf N\n"
-		"  flamegraph.html  interactive flame graph, self-contained, opens offline\n"
-		"\n"
-		"options:\n"
-		"  -F, --freq HZ        samples per second per CPU (default %d)\n"
-		"  -d, --duration TIME  stop after TIME (10, 2.5s, 5m; default %gs, or until the\n"
-		"                       command exits; 0: until Ctrl-C)\n"
-		"  -o, --output DIR     output directory (default ./ebprof-out), created if needed\n"
-		"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n"
-		"      --ringbuf SIZE   BPF ring buffer size, a power of two (default 8M)\n"
-		"  -v, --verbose        debug output, including libbpf's and the verifier's\n"
-		"  -h, --help           this help\n"
-		"\n"
-		"With -- COMMAND, ebprof starts COMMAND, profiles it and every process it forks,\n"
-		"and stops when COMMAND exits (or -d expires, leaving COMMAND running).\n"
-		"\n"
-		"examples:\n"
-		"  sudo ebprof record                        # whole system, 99 Hz, 10 s\n"
-		"  sudo ebprof record -F 999 -d 30 -o out/   # frequency, duration, output directory\n"
-		"  sudo ebprof record -p 1234,5678           # only these processes\n"
-		"  sudo ebprof record -- ./myprog args       # a command and its children\n",
-		DEFAULT_FREQ, DEFAULT_SECONDS);
+	fprintf(
+	    out,
+	    "usage: ebprof record [options] [-- COMMAND [ARGS...]]\n"
+	    "\n"
+	    "Samples the stacks of everything running on the CPUs (kernel and user space) and\n"
+	    "writes, into the output directory:\n"
+	    "  profile.pb.gz    pprof profile (go tool pprof -top profile.pb.gz)\n"
+	    "  stacks.folded    folded stacks, one line per distinct stack: comm;root;...;leaf N\n"
+	    "  flamegraph.html  interactive flame graph, self-contained, opens offline\n"
+	    "\n"
+	    "options:\n"
+	    "  -F, --freq HZ        samples per second per CPU (default %d)\n"
+	    "  -d, --duration TIME  stop after TIME (10, 2.5s, 5m; default %gs, or until the\n"
+	    "                       command exits; 0: until Ctrl-C)\n"
+	    "  -o, --output DIR     output directory (default ./ebprof-out), created if needed\n"
+	    "  -p, --pid PIDS       only these processes (comma-separated), with their threads\n"
+	    "      --ringbuf SIZE   BPF ring buffer size, a power of two (default 8M)\n"
+	    "      --load-jobs N    verify BPF programs on N threads (default: online CPUs;\n"
+	    "                       1 loads them one after the other)\n"
+	    "      --load-order O   'longest' (default: most expensive first, by the costs\n"
+	    "                       measured on earlier runs) or 'build' (as declared)\n"
+	    "  -v, --verbose        debug output, including libbpf's and the verifier's\n"
+	    "  -h, --help           this help\n"
+	    "\n"
+	    "With -- COMMAND, ebprof starts COMMAND, profiles it and every process it forks,\n"
+	    "and stops when COMMAND exits (or -d expires, leaving COMMAND running).\n"
+	    "\n"
+	    "examples:\n"
+	    "  sudo ebprof record                        # whole system, 99 Hz, 10 s\n"
+	    "  sudo ebprof record -F 999 -d 30 -o out/   # frequency, duration, output directory\n"
+	    "  sudo ebprof record -p 1234,5678           # only these processes\n"
+	    "  sudo ebprof record -- ./myprog args       # a command and its children\n",
+	    DEFAULT_FREQ, DEFAULT_SECONDS);
+}
+
+static int parse_load_order(const char *s, enum loader_order *out)
+{
+	if (strcmp(s, "longest") == 0)
+		*out = LOADER_LONGEST_FIRST;
+	else if (strcmp(s, "build") == 0)
+		*out = LOADER_BUILD_ORDER;
+	else {
+		pr_err("--load-order: '%s' is neither 'longest' nor 'build'", s);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
-		{"freq", required_argument, NULL, 'F'},   {"duration", required_argument, NULL, 'd'},
-		{"output", required_argument, NULL, 'o'}, {"pid", required_argument, NULL, 'p'},
-		{"ringbuf", required_argument, NULL, 'R'}, {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},	  {0},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"ringbuf", required_argument, NULL, 'R'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"load-jobs", required_argument, NULL, 'J'},
+	    {"load-order", required_argument, NULL, 'O'},
+	    {0},
 	};
 	int c, err = 0;
 
-	*o = (struct record_opts){.freq = DEFAULT_FREQ, .seconds = DEFAULT_SECONDS,
-				  .outdir = "ebprof-out", .ringbuf = DEFAULT_RINGBUF};
+	*o = (struct record_opts){.freq = DEFAULT_FREQ,
+				  .seconds = DEFAULT_SECONDS,
+				  .outdir = "ebprof-out",
+				  .ringbuf = DEFAULT_RINGBUF};
 	optind = 1;
 	while (!err && (c = getopt_long(argc, argv, "+F:d:o:p:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -135,6 +167,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				pr_err("--ringbuf: must be a power of two from 4K to 1G");
 				err = -EINVAL;
 			}
+			break;
+		case 'J':
+			err = opt_uint("--load-jobs", optarg, 1, 1024, &o->load_jobs);
+			break;
+		case 'O':
+			err = parse_load_order(optarg, &o->load_order);
 			break;
 		case 'v':
 			log_verbose = true;
@@ -220,6 +258,7 @@ static int on_record(void *ctx, const void *data, size_t size)
 		rec->bad_records++;
 		return 0;
 	}
+	startup__first_sample();
 	ingest__sample(&rec->ingest, data, clock_ns(CLOCK_MONOTONIC));
 	return 0;
 }
@@ -234,14 +273,42 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* Every program goes through one loader: verification runs concurrently, and nothing
+ * is attached unless every program loaded. */
+static int load_programs(struct recording *rec, const struct record_opts *o,
+			 const struct sampler_opts *so)
+{
+	struct loader_opts lo = {
+	    .jobs = o->load_jobs,
+	    .order = o->load_order,
+	    .cost_cache = LOAD_COST_CACHE,
+	};
+	int err;
+
+	rec->loader = loader__new(&lo);
+	if (!rec->loader)
+		return -ENOMEM;
+	err = sampler__prepare(&rec->sampler, so, rec->loader);
+	if (err)
+		return err;
+	startup__mark(STARTUP_PREPARED);
+	err = loader__run(rec->loader);
+	if (err)
+		return err;
+	startup__mark(STARTUP_LOADED);
+	err = sampler__start(rec->sampler, rec->loader, on_record, rec);
+	startup__mark(STARTUP_ATTACHED);
+	return err;
+}
+
 static int start(struct recording *rec, const struct record_opts *o)
 {
 	struct sampler_opts so = {
-		.freq_hz = o->freq,
-		.pids = o->pids,
-		.npids = o->npids,
-		.follow_children = o->cmd != NULL,
-		.ringbuf_bytes = o->ringbuf,
+	    .freq_hz = o->freq,
+	    .pids = o->pids,
+	    .npids = o->npids,
+	    .follow_children = o->cmd != NULL,
+	    .ringbuf_bytes = o->ringbuf,
 	};
 	uint32_t pid;
 	int err;
@@ -256,7 +323,7 @@ static int start(struct recording *rec, const struct record_opts *o)
 		so.pids = &pid;
 		so.npids = 1;
 	}
-	err = sampler__open(&rec->sampler, &so, on_record, rec);
+	err = load_programs(rec, o, &so);
 	if (err)
 		return err;
 	rec->start_unix_ns = clock_ns(CLOCK_REALTIME);
@@ -306,10 +373,14 @@ static int run_loop(struct recording *rec, const struct record_opts *o)
 	/* What is already in the ring buffer was sampled inside the window: keep it. */
 	while (sampler__poll(rec->sampler, 0) > 0)
 		;
+	if (log_verbose)
+		startup__print(rec->loader);
 	sampler__counters(rec->sampler, rec->counters);
 	rec->ncpus = sampler__ncpus(rec->sampler);
 	sampler__free(rec->sampler);
 	rec->sampler = NULL;
+	loader__free(rec->loader);
+	rec->loader = NULL;
 	if (rec->child.pid > 0 && !child_exited(rec))
 		pr_info("recording stopped; the command (pid %d) is still running", rec->child.pid);
 	return 0;
@@ -343,8 +414,8 @@ static void print_summary(const struct recording *rec, const struct report *r,
 	const uint64_t *c = rec->counters;
 	double secs = (rec->end_ns - rec->start_ns) / 1e9;
 
-	printf("ebprof: recorded %.1f s at %lu Hz on %u CPUs into %s/\n", secs, o->freq,
-	       rec->ncpus, o->outdir);
+	printf("ebprof: recorded %.1f s at %lu Hz on %u CPUs into %s/\n", secs, o->freq, rec->ncpus,
+	       o->outdir);
 	printf("  samples: %llu taken, %llu lost (ring buffer full), %llu kept\n",
 	       (unsigned long long)(c[CTR_SAMPLES] - c[CTR_FILTERED]),
 	       (unsigned long long)c[CTR_RINGBUF_FULL], (unsigned long long)rec->profile.samples);
@@ -386,6 +457,7 @@ static int finish(struct recording *rec, const struct record_opts *o)
 static void recording__free(struct recording *rec)
 {
 	sampler__free(rec->sampler);
+	loader__free(rec->loader);
 	spawn__abort(&rec->child);
 	profile__free(&rec->profile);
 	proc_table__free(&rec->procs);
@@ -398,6 +470,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o;
 	int err;
 
+	startup__mark(STARTUP_MAIN);
 	if (parse_args(argc, argv, &o))
 		return 2;
 	libbpf_set_print(libbpf_log);
@@ -406,6 +479,7 @@ int cmd_record(int argc, char **argv)
 		err = prepare_outdir(o.outdir);
 	if (err)
 		goto out;
+	startup__mark(STARTUP_CHECKED);
 	rec = calloc(1, sizeof(*rec));
 	if (!rec) {
 		err = -ENOMEM;

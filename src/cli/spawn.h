@@ -8,8 +8,8 @@
 
 struct spawn {
 	pid_t pid;
-	int go_fd;	/* write end: closing it lets the child exec */
-	int err_fd;	/* read end: the child's exec errno, or EOF when exec worked */
+	int go_fd;  /* write end: closing it lets the child exec */
+	int err_fd; /* read end: the child's exec errno, or EOF when exec worked */
 };
 
 /* Forks a child that waits, then execs argv. Returns 0 or -errno. */

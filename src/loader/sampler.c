@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* CPU sampler lifecycle: open the skeleton, set read-only config and map sizes, load,
- * open a perf event per online CPU and attach the program to each, then poll the ring
- * buffer. Every failure path unwinds everything through sampler__free. */
+/* CPU sampler lifecycle: open the skeleton and set read-only config and map sizes
+ * (prepare), let the loader load it, then fill the filter, open a perf event per online
+ * CPU and attach the program to each (start), and poll the ring buffer. Every failure
+ * path unwinds through sampler__free. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "loader/cpus.h"
+#include "loader/loader.h"
 #include "loader/sampler.h"
 #include "sample.skel.h"
 #include "util/log.h"
@@ -20,20 +22,22 @@
 struct sampler {
 	struct sample_bpf *skel;
 	struct ring_buffer *rb;
-	int *pfds;		/* perf event fds, one per entry of cpus */
+	int *pfds; /* perf event fds, one per entry of cpus */
 	struct bpf_link **links;
-	unsigned int ncpus;	/* entries used in pfds and links */
+	struct bpf_link *fork_link;
+	struct sampler_opts opts;
+	unsigned int ncpus; /* entries used in pfds and links */
 	unsigned int cpu_cap;
 };
 
 static int perf_open_cpu_clock(unsigned int freq, int cpu)
 {
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = freq,
-		.freq = 1,
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = sizeof(attr),
+	    .config = PERF_COUNT_SW_CPU_CLOCK,
+	    .sample_freq = freq,
+	    .freq = 1,
 	};
 	int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -55,10 +59,13 @@ static int explain_perf_error(int err, unsigned int freq)
 	return err;
 }
 
-static int attach_cpus(struct sampler *s, unsigned int freq)
+static int attach_cpus(struct sampler *s, struct loader *l, unsigned int freq)
 {
+	struct bpf_program *prog = loader__program(l, s->skel->obj, "on_cpu_sample");
 	int *cpus = NULL, n, err = 0;
 
+	if (!prog)
+		return -ENOENT;
 	n = online_cpus(&cpus);
 	if (n < 0) {
 		pr_err("cannot read the online CPUs: %s", strerror(-n));
@@ -81,11 +88,12 @@ static int attach_cpus(struct sampler *s, unsigned int freq)
 			goto out;
 		}
 		s->pfds[s->ncpus] = fd;
-		s->links[s->ncpus] = bpf_program__attach_perf_event(s->skel->progs.on_cpu_sample, fd);
+		s->links[s->ncpus] = bpf_program__attach_perf_event(prog, fd);
 		s->ncpus++;
 		if (!s->links[s->ncpus - 1]) {
 			err = -errno;
-			pr_err("attaching to the perf event of CPU %d: %s", cpus[i], strerror(-err));
+			pr_err("attaching to the perf event of CPU %d: %s", cpus[i],
+			       strerror(-err));
 			goto out;
 		}
 	}
@@ -111,8 +119,12 @@ static int fill_filter(struct sampler *s, const struct sampler_opts *o)
 	return 0;
 }
 
-static int load(struct sampler *s, const struct sampler_opts *o)
+/* Opens the skeleton and sets what must be fixed before load: read-only config and
+ * the ring buffer's size. The loader loads it. */
+static int prepare(struct sampler *s, const struct sampler_opts *o, struct loader *l)
 {
+	const void *elf;
+	size_t sz;
 	int err;
 
 	s->skel = sample_bpf__open();
@@ -126,18 +138,24 @@ static int load(struct sampler *s, const struct sampler_opts *o)
 	err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
 	if (err)
 		return err;
-	err = sample_bpf__load(s->skel);
-	if (err) {
-		pr_err("loading the BPF programs: %s (run with -v for the verifier log)",
-		       strerror(-err));
-		return err;
-	}
-	err = sample_bpf__attach(s->skel); /* the fork tracepoint */
-	if (err) {
+	elf = sample_bpf__elf_bytes(&sz);
+	return loader__add(l, s->skel->obj, elf, sz);
+}
+
+static int attach_fork(struct sampler *s, struct loader *l)
+{
+	struct bpf_program *p = loader__program(l, s->skel->obj, "on_fork");
+	int err;
+
+	if (!p)
+		return -ENOENT;
+	s->fork_link = bpf_program__attach(p);
+	if (!s->fork_link) {
+		err = -errno;
 		pr_err("attaching the fork tracepoint: %s", strerror(-err));
 		return err;
 	}
-	return fill_filter(s, o);
+	return 0;
 }
 
 /* Test hook: EBPROF_INJECT_FAILURE=after-attach fails once everything is attached, so
@@ -153,8 +171,7 @@ static int injected_failure(void)
 	return 0;
 }
 
-int sampler__open(struct sampler **out, const struct sampler_opts *opts, sampler_cb cb,
-		  void *ctx)
+int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, struct loader *l)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
 	int err;
@@ -162,25 +179,35 @@ int sampler__open(struct sampler **out, const struct sampler_opts *opts, sampler
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	err = load(s, opts);
+	s->opts = *opts;
+	err = prepare(s, opts, l);
+	if (err) {
+		sampler__free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx)
+{
+	int err;
+
+	err = fill_filter(s, &s->opts);
 	if (err)
-		goto fail;
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), (ring_buffer_sample_fn)cb,
-				 ctx, NULL);
+		return err;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), (ring_buffer_sample_fn)cb, ctx,
+				 NULL);
 	if (!s->rb) {
 		err = -errno;
 		pr_err("opening the ring buffer: %s", strerror(-err));
-		goto fail;
+		return err;
 	}
-	err = attach_cpus(s, opts->freq_hz);
+	err = attach_fork(s, l);
+	if (!err)
+		err = attach_cpus(s, l, s->opts.freq_hz);
 	if (!err)
 		err = injected_failure();
-	if (err)
-		goto fail;
-	*out = s;
-	return 0;
-fail:
-	sampler__free(s);
 	return err;
 }
 
@@ -195,6 +222,7 @@ void sampler__free(struct sampler *s)
 	}
 	free(s->links);
 	free(s->pfds);
+	bpf_link__destroy(s->fork_link);
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	free(s);
@@ -204,8 +232,8 @@ int sampler__add_pid(struct sampler *s, uint32_t pid)
 {
 	uint8_t one = 1;
 
-	if (bpf_map__update_elem(s->skel->maps.profiled_pids, &pid, sizeof(pid), &one,
-				 sizeof(one), BPF_ANY))
+	if (bpf_map__update_elem(s->skel->maps.profiled_pids, &pid, sizeof(pid), &one, sizeof(one),
+				 BPF_ANY))
 		return -errno;
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The CPU sampler: the sampling BPF program, one cpu-clock perf event per online CPU,
- * and the ring buffer the samples arrive on. Opening is all-or-nothing: on any failure
- * every event, link, program and map created so far is released. */
+ * and the ring buffer the samples arrive on. sampler__free releases every event, link
+ * and map it made, whatever state it is in. */
 #ifndef EBPROF_SAMPLER_H
 #define EBPROF_SAMPLER_H
 
@@ -18,16 +18,21 @@ typedef int (*sampler_cb)(void *ctx, const void *data, size_t size);
 
 struct sampler_opts {
 	unsigned int freq_hz;
-	const uint32_t *pids;	/* only these processes (NULL: all) */
+	const uint32_t *pids; /* only these processes (NULL: all) */
 	size_t npids;
-	bool follow_children;	/* also profile processes that the listed ones fork */
-	size_t ringbuf_bytes;	/* a power of two, at least one page */
+	bool follow_children; /* also profile processes that the listed ones fork */
+	size_t ringbuf_bytes; /* a power of two, at least one page */
 };
 
-/* Loads, attaches and starts sampling. Returns 0 or a negative errno, having logged
- * what failed and what to do about it; *out is NULL on failure. */
-int sampler__open(struct sampler **out, const struct sampler_opts *opts, sampler_cb cb,
-		  void *ctx);
+struct loader;
+
+/* Opens and configures the sampling programs and adds them to the loader. Returns 0 or
+ * a negative errno (logged); *out is NULL on failure. */
+int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, struct loader *l);
+/* After loader__run succeeded: fills the filter, attaches the fork tracepoint and a
+ * perf event per online CPU. Returns 0 or a negative errno (logged); on failure the
+ * caller frees the sampler, which detaches whatever was attached. */
+int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx);
 void sampler__free(struct sampler *s);
 /* Adds a process to the filter (only with opts.pids set). Returns 0 or -errno. */
 int sampler__add_pid(struct sampler *s, uint32_t pid);

@@ -11,7 +11,7 @@ expect() { # expect NAME STATUS PATTERN CMD...
 	local rc=$?
 	if [ $rc -ne "$want" ]; then
 		fail "$name" "exit $rc, want $want: $(head -2 "$TMP/err")"
-	elif ! grep -qiE "$pat" "$TMP/err" "$TMP/out"; then
+	elif ! grep -qiE -e "$pat" "$TMP/err" "$TMP/out"; then
 		fail "$name" "output lacks /$pat/: $(head -2 "$TMP/err")"
 	else
 		pass "$name"
@@ -38,4 +38,4 @@ if command -v setpriv >/dev/null; then
 else
 	echo "SKIP errors_not_root: setpriv missing"
 fi
-check errors_clean "BPF objects left behind by failed runs" [ "$before" = "$(bpf_ids)" ]
+check errors_clean "BPF objects left behind by failed runs" settled "$before"

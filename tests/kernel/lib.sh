@@ -31,3 +31,13 @@ bpf_ids() { bpftool prog show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"
 	bpftool map show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'
 	echo links
 	bpftool link show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'; }
+
+# settled IDS: true once the kernel's BPF ids equal IDS again. Freed programs and maps
+# leave the id tables after an RCU grace period, so allow up to two seconds.
+settled() {
+	for _ in $(seq 20); do
+		[ "$1" = "$(bpf_ids)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}

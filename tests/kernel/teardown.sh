@@ -9,7 +9,7 @@ before=$(bpf_ids)
 "$EBPROF" record -d 1 -o "$TMP/a" >/dev/null 2>&1
 rc=$?
 check teardown_success_exit "exit $rc" [ $rc -eq 0 ]
-check teardown_success_clean "BPF objects differ after a recording" [ "$before" = "$(bpf_ids)" ]
+check teardown_success_clean "BPF objects differ after a recording" settled "$before"
 
 "$EBPROF" record -d 0 -o "$TMP/b" >/dev/null 2>&1 &
 pid=$!
@@ -21,10 +21,19 @@ rc=$?
 check teardown_sigint_exit "exit $rc after SIGINT" [ $rc -eq 0 ]
 check teardown_sigint_outputs "no outputs after SIGINT" [ -s "$TMP/b/stacks.folded" ]
 check teardown_sigint_loaded "no BPF program was loaded while recording" [ "$before" != "$during" ]
-check teardown_sigint_clean "BPF objects differ after SIGINT" [ "$before" = "$(bpf_ids)" ]
+check teardown_sigint_clean "BPF objects differ after SIGINT" settled "$before"
 
 EBPROF_INJECT_FAILURE=after-attach "$EBPROF" record -d 1 -o "$TMP/c" >/dev/null 2>"$TMP/err"
 rc=$?
 check teardown_failure_exit "exit $rc on an injected failure" [ $rc -eq 1 ]
 check teardown_failure_message "no message" grep -q 'injected failure' "$TMP/err"
-check teardown_failure_clean "BPF objects differ after a failure" [ "$before" = "$(bpf_ids)" ]
+check teardown_failure_clean "BPF objects differ after a failure" settled "$before"
+
+# A verifier rejection of one program among several: every failure reported, the log
+# shown once, and nothing attached or left loaded.
+EBPROF_INJECT_FAILURE=load:on_cpu_sample "$EBPROF" record -d 1 -o "$TMP/d" >/dev/null 2>"$TMP/err"
+rc=$?
+check teardown_load_failure_exit "exit $rc on a rejected program" [ $rc -eq 1 ]
+check teardown_load_failure_report "no per-program report" grep -q '1 of 2 failed' "$TMP/err"
+check teardown_load_failure_log "no verifier log" grep -q -- '--- verifier log of sample_bpf/on_cpu_sample' "$TMP/err"
+check teardown_load_failure_clean "BPF objects differ after a rejected load" settled "$before"

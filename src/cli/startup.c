@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The start-up timeline: CLOCK_MONOTONIC stamps per phase, and one report in a stable
+ * format ("startup_ms phase=value ...", "program name=... ") that the benchmark parses. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "cli/startup.h"
+#include "loader/loader.h"
+
+static uint64_t stamps[STARTUP__COUNT];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void startup__mark(enum startup_phase p)
+{
+	stamps[p] = now_ns();
+}
+
+void startup__first_sample(void)
+{
+	if (!stamps[STARTUP_FIRST_SAMPLE])
+		stamps[STARTUP_FIRST_SAMPLE] = now_ns();
+}
+
+static double ms_since_main(enum startup_phase p)
+{
+	return stamps[p] ? (stamps[p] - stamps[STARTUP_MAIN]) / 1e6 : -1;
+}
+
+void startup__print(const struct loader *l)
+{
+	uint64_t maps_ns = 0, verify_ns = 0;
+
+	if (l)
+		loader__phase_ns(l, &maps_ns, &verify_ns);
+	fprintf(stderr,
+		"ebprof: startup_ms checked=%.2f prepared=%.2f loaded=%.2f attached=%.2f "
+		"first_sample=%.2f maps=%.2f verify=%.2f\n",
+		ms_since_main(STARTUP_CHECKED), ms_since_main(STARTUP_PREPARED),
+		ms_since_main(STARTUP_LOADED), ms_since_main(STARTUP_ATTACHED),
+		ms_since_main(STARTUP_FIRST_SAMPLE), maps_ns / 1e6, verify_ns / 1e6);
+	for (size_t i = 0; l && i < loader__njobs(l); i++) {
+		const struct loader_stat *s = loader__stat(l, i);
+
+		fprintf(stderr,
+			"ebprof: program name=%s rank=%u verified_insns=%" PRIu32
+			" insns=%zu verify_ms=%.2f cost=%" PRIu64 "\n",
+			s->name, s->rank, s->verified_insns, s->insns, s->verify_ns / 1e6, s->cost);
+	}
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Start-up timeline of a verb: when each phase ended, measured from the start of main,
+ * printed with -v and read by bench/startup.sh. Start-up is a feature we measure. */
+#ifndef EBPROF_STARTUP_H
+#define EBPROF_STARTUP_H
+
+#include <stdint.h>
+
+struct loader;
+
+enum startup_phase {
+	STARTUP_MAIN,	      /* main() began */
+	STARTUP_CHECKED,      /* host checks and output directory done */
+	STARTUP_PREPARED,     /* BPF objects opened and configured */
+	STARTUP_LOADED,	      /* maps created, every program verified */
+	STARTUP_ATTACHED,     /* perf events and tracepoints attached */
+	STARTUP_FIRST_SAMPLE, /* the first sample reached userspace */
+	STARTUP__COUNT,
+};
+
+void startup__mark(enum startup_phase p);
+/* Marks STARTUP_FIRST_SAMPLE once; cheap enough to call per sample. */
+void startup__first_sample(void);
+/* Prints the timeline and the loader's per-program figures to stderr. */
+void startup__print(const struct loader *l);
+
+#endif
