@@ -13,12 +13,12 @@
 /* Per-CPU counters: every sample that BPF cannot deliver whole is counted here, and
  * userspace prints the same ids by name (see counter_names in src/loader/counters.c). */
 enum ebprof_counter {
-	CTR_SAMPLES = 0,	/* perf events that reached the program */
-	CTR_FILTERED,		/* dropped by the -p / -- CMD process filter */
-	CTR_RINGBUF_FULL,	/* no room in the ring buffer: the sample is lost */
-	CTR_KSTACK_ERR,		/* bpf_get_stack() failed for the kernel stack */
-	CTR_USTACK_ERR,		/* bpf_get_stack() failed for the user stack */
-	CTR_FILTER_FULL,	/* a child of a profiled process did not fit the filter map */
+	CTR_SAMPLES = 0,  /* perf events that reached the program */
+	CTR_FILTERED,	  /* dropped by the -p / -- CMD process filter */
+	CTR_RINGBUF_FULL, /* no room in the ring buffer: the sample is lost */
+	CTR_KSTACK_ERR,	  /* bpf_get_stack() failed for the kernel stack */
+	CTR_USTACK_ERR,	  /* bpf_get_stack() failed for the user stack */
+	CTR_FILTER_FULL,  /* a child of a profiled process did not fit the filter map */
 	CTR__COUNT,
 };
 

@@ -8,16 +8,16 @@
 #endif
 #include "ebprof_shared.h"
 
-#define SAMPLE_F_USER_TRUNCATED (1u << 0)	/* the user stack filled every slot */
+#define SAMPLE_F_USER_TRUNCATED (1u << 0) /* the user stack filled every slot */
 #define SAMPLE_F_KERNEL_TRUNCATED (1u << 1)
 
 struct sample_record {
-	__u64 time_ns;		/* bpf_ktime_get_ns() */
-	__u32 pid;		/* thread group id */
+	__u64 time_ns; /* bpf_ktime_get_ns() */
+	__u32 pid;     /* thread group id */
 	__u32 tid;
 	__u32 cpu;
-	__u32 flags;		/* SAMPLE_F_* */
-	__u16 kstack_len;	/* entries used in kstack */
+	__u32 flags;	  /* SAMPLE_F_* */
+	__u16 kstack_len; /* entries used in kstack */
 	__u16 ustack_len;
 	__u32 pad;
 	char comm[EBPROF_COMM_LEN];	 /* the thread's name */

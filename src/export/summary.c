@@ -116,9 +116,10 @@ int summary__print_top(const struct report *r, size_t n, FILE *out)
 	fprintf(out, "  top functions by self time:\n    %6s %8s  %s\n", "self", "samples",
 		"function");
 	for (size_t i = 0; i < len && i < n; i++)
-		fprintf(out, "    %5.1f%% %8llu  %s%s%s%s\n", 100.0 * v[i].count / (total ? total : 1),
-			(unsigned long long)v[i].count, v[i].name, bracket(v[i].module, "["),
-			v[i].module, bracket(v[i].module, "]"));
+		fprintf(out, "    %5.1f%% %8llu  %s%s%s%s\n",
+			100.0 * v[i].count / (total ? total : 1), (unsigned long long)v[i].count,
+			v[i].name, bracket(v[i].module, "["), v[i].module,
+			bracket(v[i].module, "]"));
 out:
 	hmap_free(&m);
 	free(v);

@@ -13,19 +13,19 @@
 struct elf_syms;
 
 struct file_entry {
-	uint32_t id;		/* 1-based; 0 means "no file" */
+	uint32_t id; /* 1-based; 0 means "no file" */
 	uint64_t dev;
 	uint64_t ino;
-	char *path;		/* as the first process to map it named it */
-	int fd;			/* -1 until opened */
-	int open_err;		/* errno of a failed open, so it is not retried per sample */
-	struct elf_syms *syms;	/* parsed lazily by the symbolizer */
+	char *path;	       /* as the first process to map it named it */
+	int fd;		       /* -1 until opened */
+	int open_err;	       /* errno of a failed open, so it is not retried per sample */
+	struct elf_syms *syms; /* parsed lazily by the symbolizer */
 	int syms_err;
 };
 
 struct file_table {
 	struct hmap by_key;
-	struct file_entry **by_id;	/* by_id[id - 1] */
+	struct file_entry **by_id; /* by_id[id - 1] */
 	uint32_t count;
 	uint32_t cap;
 	uint32_t open_failures;

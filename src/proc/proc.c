@@ -23,15 +23,16 @@ static int proc_eq(const void *entry, const void *key)
 	return ((const struct proc *)entry)->pid == *(const uint32_t *)key;
 }
 
-bool maps_parse_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
-		     uint64_t *dev, uint64_t *ino, char **path)
+bool maps_parse_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff, uint64_t *dev,
+		     uint64_t *ino, char **path)
 {
 	unsigned int maj, min;
 	char perms[8];
 	int n = 0;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", start,
-		   end, perms, pgoff, &maj, &min, ino, &n) < 7 || n == 0)
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", start, end,
+		   perms, pgoff, &maj, &min, ino, &n) < 7 ||
+	    n == 0)
 		return false;
 	if (perms[2] != 'x')
 		return false;

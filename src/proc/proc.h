@@ -16,21 +16,21 @@ struct proc_mapping {
 	uint64_t start;
 	uint64_t end;
 	uint64_t pgoff;
-	uint32_t file_id;	/* 0: anonymous executable memory */
+	uint32_t file_id; /* 0: anonymous executable memory */
 };
 
 struct proc {
 	uint32_t pid;
-	bool gone;		/* /proc/PID vanished: keep what we knew */
+	bool gone; /* /proc/PID vanished: keep what we knew */
 	uint32_t nmaps;
-	struct proc_mapping *maps;	/* sorted by start */
-	uint64_t refreshed_ns;		/* CLOCK_MONOTONIC of the last read */
+	struct proc_mapping *maps; /* sorted by start */
+	uint64_t refreshed_ns;	   /* CLOCK_MONOTONIC of the last read */
 };
 
 struct proc_table {
 	struct hmap by_pid;
 	struct file_table *files;
-	uint32_t vdso_file;	/* id of the shared [vdso] image, 0 if unavailable */
+	uint32_t vdso_file; /* id of the shared [vdso] image, 0 if unavailable */
 	uint64_t maps_reads;
 	uint64_t maps_failures;
 };
@@ -39,9 +39,9 @@ int proc_table__init(struct proc_table *t, struct file_table *files);
 void proc_table__free(struct proc_table *t);
 
 struct proc_addr {
-	uint32_t file_id;	/* 0: no file (anonymous memory) or unknown */
-	uint64_t off;		/* file offset, or the address itself when file_id is 0 */
-	bool mapped;		/* the address lies in an executable mapping */
+	uint32_t file_id; /* 0: no file (anonymous memory) or unknown */
+	uint64_t off;	  /* file offset, or the address itself when file_id is 0 */
+	bool mapped;	  /* the address lies in an executable mapping */
 };
 
 /* Resolves a user address of pid. now_ns rate-limits re-reading the maps. Never fails:
@@ -52,7 +52,7 @@ struct proc *proc_table__get(struct proc_table *t, uint32_t pid);
 
 /* Parses one /proc/PID/maps line; exposed for tests. Returns true for an executable
  * mapping and fills the fields (path points into line). */
-bool maps_parse_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
-		     uint64_t *dev, uint64_t *ino, char **path);
+bool maps_parse_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff, uint64_t *dev,
+		     uint64_t *ino, char **path);
 
 #endif

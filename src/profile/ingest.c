@@ -26,8 +26,8 @@ static unsigned int add_kernel(struct stack *s, const struct sample_record *r)
 
 	for (unsigned int i = 0; i < n; i++) {
 		s->frames[i] = (struct frame){
-			.addr = call_site(r->kstack[i], i),
-			.kind = FRAME_KERNEL,
+		    .addr = call_site(r->kstack[i], i),
+		    .kind = FRAME_KERNEL,
 		};
 	}
 	return n;

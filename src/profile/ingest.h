@@ -12,7 +12,7 @@
 struct ingest {
 	struct proc_table *procs;
 	struct profile *profile;
-	uint64_t unmapped_frames;	/* user addresses outside every known mapping */
+	uint64_t unmapped_frames; /* user addresses outside every known mapping */
 	union {
 		struct stack stack;
 		char bytes[sizeof(struct stack) + PROFILE_MAX_FRAMES * sizeof(struct frame)];

@@ -15,26 +15,26 @@
 #define PROFILE_MAX_FRAMES (EBPROF_MAX_KSTACK + EBPROF_MAX_USTACK)
 
 struct frame {
-	uint64_t addr;		/* file offset (native), kernel address, or raw address */
-	uint32_t file_id;	/* files.h id for FRAME_NATIVE, else 0 */
-	uint32_t kind;		/* enum report_frame_kind */
+	uint64_t addr;	  /* file offset (native), kernel address, or raw address */
+	uint32_t file_id; /* files.h id for FRAME_NATIVE, else 0 */
+	uint32_t kind;	  /* enum report_frame_kind */
 };
 
 struct stack {
 	uint64_t count;
 	uint32_t pid;
 	uint32_t tid;
-	char comm[EBPROF_COMM_LEN];	/* process name */
+	char comm[EBPROF_COMM_LEN]; /* process name */
 	char thread[EBPROF_COMM_LEN];
 	uint16_t nframes;
 	bool truncated;
-	struct frame frames[];		/* innermost first */
+	struct frame frames[]; /* innermost first */
 };
 
 struct profile {
 	struct hmap stacks;
 	uint64_t samples;
-	uint64_t dropped;	/* distinct stacks we had no memory for */
+	uint64_t dropped; /* distinct stacks we had no memory for */
 };
 
 void profile__init(struct profile *p);

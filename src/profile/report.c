@@ -12,14 +12,14 @@
 #include "util/hmap.h"
 
 struct builder {
-	struct report r;	/* first: report__free casts back to the builder */
+	struct report r; /* first: report__free casts back to the builder */
 	struct arena arena;
 	struct report_mapping *mappings;
 	struct report_frame *frames;
 	size_t frames_cap, mappings_cap;
 	struct hmap frame_idx;	/* struct frame_ref by frame */
 	int32_t *file_mapping;	/* by file id: mapping index + 1, 0 when none yet */
-	int32_t kernel_mapping;	/* mapping index + 1 */
+	int32_t kernel_mapping; /* mapping index + 1 */
 	struct symbolizer *sym;
 };
 
@@ -160,14 +160,14 @@ static int add_stack(struct builder *b, struct report_stack *out, const struct s
 		idx[i] = (uint32_t)fi;
 	}
 	*out = (struct report_stack){
-		.pid = s->pid,
-		.tid = s->tid,
-		.comm = arena_strdup(&b->arena, s->comm),
-		.thread = arena_strdup(&b->arena, s->thread),
-		.count = s->count,
-		.nframes = s->nframes,
-		.truncated = s->truncated,
-		.frames = idx,
+	    .pid = s->pid,
+	    .tid = s->tid,
+	    .comm = arena_strdup(&b->arena, s->comm),
+	    .thread = arena_strdup(&b->arena, s->thread),
+	    .count = s->count,
+	    .nframes = s->nframes,
+	    .truncated = s->truncated,
+	    .frames = idx,
 	};
 	return out->comm && out->thread ? 0 : -ENOMEM;
 }
@@ -191,8 +191,8 @@ static int build_stacks(struct builder *b, const struct profile *p)
 	return 0;
 }
 
-struct report *report__build(const struct profile *p, struct symbolizer *sym,
-			     uint64_t period_ns, uint64_t start_unix_ns, uint64_t duration_ns)
+struct report *report__build(const struct profile *p, struct symbolizer *sym, uint64_t period_ns,
+			     uint64_t start_unix_ns, uint64_t duration_ns)
 {
 	struct builder *b = calloc(1, sizeof(*b));
 

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 enum report_frame_kind {
-	FRAME_KERNEL,	/* addr is a kernel text address */
-	FRAME_NATIVE,	/* addr is a file offset inside the mapping's file */
-	FRAME_UNKNOWN,	/* no file behind the address (anonymous memory, JIT code) */
+	FRAME_KERNEL,  /* addr is a kernel text address */
+	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
+	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
 };
 
 /* One mapped object. Native addresses are file offsets, so one mapping serves every
@@ -20,33 +20,33 @@ enum report_frame_kind {
 struct report_mapping {
 	uint64_t start;
 	uint64_t limit;
-	uint64_t offset;	/* file offset of start (pprof's Mapping.file_offset) */
-	const char *path;	/* path as the process saw it, or "[kernel.kallsyms]" */
-	const char *build_id;	/* lowercase hex GNU build id, "" when the file has none */
+	uint64_t offset;      /* file offset of start (pprof's Mapping.file_offset) */
+	const char *path;     /* path as the process saw it, or "[kernel.kallsyms]" */
+	const char *build_id; /* lowercase hex GNU build id, "" when the file has none */
 	bool kernel;
 };
 
 struct report_frame {
-	const char *name;	/* function name, or "module+0xOFF"; never NULL */
-	uint64_t addr;		/* in the mapping's address space (see report_frame_kind) */
-	int32_t mapping;	/* index into report.mappings, -1 when there is none */
+	const char *name; /* function name, or "module+0xOFF"; never NULL */
+	uint64_t addr;	  /* in the mapping's address space (see report_frame_kind) */
+	int32_t mapping;  /* index into report.mappings, -1 when there is none */
 	enum report_frame_kind kind;
 };
 
 struct report_stack {
 	uint32_t pid;
 	uint32_t tid;
-	const char *comm;	/* process name */
-	const char *thread;	/* thread name */
-	uint64_t count;		/* samples */
+	const char *comm;   /* process name */
+	const char *thread; /* thread name */
+	uint64_t count;	    /* samples */
 	uint32_t nframes;
 	bool truncated;		/* the unwinder ran out of slots: the root is missing */
-	const uint32_t *frames;	/* indices into report.frames, innermost (leaf) first */
+	const uint32_t *frames; /* indices into report.frames, innermost (leaf) first */
 };
 
 struct report {
 	uint64_t period_ns;	/* one sample stands for this much CPU time: 1e9 / Hz */
-	uint64_t start_unix_ns;	/* wall-clock time the recording started */
+	uint64_t start_unix_ns; /* wall-clock time the recording started */
 	uint64_t duration_ns;
 	size_t nmappings;
 	const struct report_mapping *mappings;
@@ -56,14 +56,13 @@ struct report {
 	const struct report_stack *stacks;
 };
 
-
 struct profile;
 struct symbolizer;
 
 /* Symbolizes and flattens a profile into a report. Returns NULL on ENOMEM. The report
  * owns all its memory (free with report__free) and does not point into the profile. */
-struct report *report__build(const struct profile *p, struct symbolizer *sym,
-			     uint64_t period_ns, uint64_t start_unix_ns, uint64_t duration_ns);
+struct report *report__build(const struct profile *p, struct symbolizer *sym, uint64_t period_ns,
+			     uint64_t start_unix_ns, uint64_t duration_ns);
 void report__free(struct report *r);
 
 #endif

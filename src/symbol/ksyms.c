@@ -12,8 +12,8 @@
 
 struct ksym {
 	uint64_t addr;
-	uint32_t name;		/* offset into names */
-	uint32_t module;	/* offset into names; 0 is "" */
+	uint32_t name;	 /* offset into names */
+	uint32_t module; /* offset into names; 0 is "" */
 };
 
 struct ksyms {

@@ -37,8 +37,8 @@ static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
 	if (fd < 0 && link && f->path[0] == '/') {
 		const char *slash = strrchr(f->path, '/');
 
-		snprintf(p, sizeof(p), "%s%.*s/%s", s->debug_root, (int)(slash - f->path),
-			 f->path, link);
+		snprintf(p, sizeof(p), "%s%.*s/%s", s->debug_root, (int)(slash - f->path), f->path,
+			 link);
 		fd = open(p, O_RDONLY | O_CLOEXEC);
 	}
 	return fd;

@@ -12,9 +12,9 @@
 
 struct symbolizer {
 	struct file_table *files;
-	const struct ksyms *ksyms;	/* NULL when kallsyms was unreadable */
-	const char *debug_root;		/* normally "/usr/lib/debug" */
-	uint32_t elf_failures;		/* files we could not parse */
+	const struct ksyms *ksyms; /* NULL when kallsyms was unreadable */
+	const char *debug_root;	   /* normally "/usr/lib/debug" */
+	uint32_t elf_failures;	   /* files we could not parse */
 };
 
 void symbolizer__init(struct symbolizer *s, struct file_table *files, const struct ksyms *k);

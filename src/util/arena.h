@@ -10,8 +10,8 @@ struct arena_chunk;
 
 struct arena {
 	struct arena_chunk *head;
-	size_t used;		/* bytes used in head */
-	size_t total;		/* bytes allocated in all chunks */
+	size_t used;  /* bytes used in head */
+	size_t total; /* bytes allocated in all chunks */
 };
 
 void arena_init(struct arena *a);

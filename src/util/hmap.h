@@ -17,7 +17,7 @@ struct hmap_slot {
 
 struct hmap {
 	struct hmap_slot *slots;
-	size_t cap;	/* a power of two, or 0 */
+	size_t cap; /* a power of two, or 0 */
 	size_t len;
 	hmap_eq_fn eq;
 };
@@ -31,8 +31,8 @@ int hmap_insert(struct hmap *m, uint64_t hash, void *entry);
 /* Removes the entry equal to key; returns it, or NULL. */
 void *hmap_remove(struct hmap *m, uint64_t hash, const void *key);
 
-#define hmap_for_each(m, i)                                                               \
-	for (size_t i = 0; i < (m)->cap; i++)                                              \
+#define hmap_for_each(m, i)                   \
+	for (size_t i = 0; i < (m)->cap; i++) \
 		if ((m)->slots[i].entry)
 
 uint64_t hash_bytes(const void *data, size_t len, uint64_t seed);

@@ -12,10 +12,10 @@ void log_msg(const char *level, const char *fmt, ...) __attribute__((format(prin
 #define pr_err(...) log_msg("error: ", __VA_ARGS__)
 #define pr_warn(...) log_msg("warning: ", __VA_ARGS__)
 #define pr_info(...) log_msg("", __VA_ARGS__)
-#define pr_debug(...)                                                                     \
-	do {                                                                              \
-		if (log_verbose)                                                          \
-			log_msg("debug: ", __VA_ARGS__);                                  \
+#define pr_debug(...)                                    \
+	do {                                             \
+		if (log_verbose)                         \
+			log_msg("debug: ", __VA_ARGS__); \
 	} while (0)
 
 #endif
