@@ -5,6 +5,7 @@
  * callers' and happen only after loader__run returned success. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "loader/cpus.h"
 #include "loader/loader.h"
 #include "loader/load_costs.h"
 #include "util/log.h"
@@ -298,17 +298,17 @@ static int plan(struct loader *l)
 	return 0;
 }
 
+/* Default pool: the CPUs this process may run on (taskset, cgroup cpusets), which can
+ * be fewer than the online ones. */
 static unsigned int pool_size(const struct loader *l)
 {
 	unsigned int n = l->opts.jobs;
-	int *cpus = NULL;
+	cpu_set_t set;
 
-	if (!n) {
-		int c = online_cpus(&cpus);
-
-		free(cpus);
-		n = c > 0 ? c : 1;
-	}
+	if (!n)
+		n = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+	if (!n)
+		n = 1;
 	return n < l->njobs ? n : (unsigned int)l->njobs;
 }
 
@@ -334,8 +334,8 @@ static void raise_memlock(void)
 {
 	struct rlimit r = {RLIM_INFINITY, RLIM_INFINITY};
 
-	if (setrlimit(RLIMIT_MEMLOCK, &r))
-		pr_debug("raising RLIMIT_MEMLOCK: %s", strerror(errno));
+	/* Failing is harmless where memory is charged to the cgroup instead. */
+	setrlimit(RLIMIT_MEMLOCK, &r);
 }
 
 /* Creates the owners' maps: every program disabled, so loading verifies nothing. */

@@ -26,7 +26,7 @@ enum loader_order {
 };
 
 struct loader_opts {
-	unsigned int jobs; /* worker threads; 0: online CPUs; 1: sequential */
+	unsigned int jobs; /* worker threads; 0: the CPUs we may run on; 1: sequential */
 	enum loader_order order;
 	const char *cost_cache; /* file of measured costs from earlier runs, or NULL */
 };
