@@ -23,6 +23,7 @@
 #include "export/folded.h"
 #include "export/pprof.h"
 #include "export/summary.h"
+#include "loader/btf_cache.h"
 #include "loader/loader.h"
 #include "loader/sampler.h"
 #include "profile/ingest.h"
@@ -36,6 +37,7 @@
 #define DEFAULT_RINGBUF (8u << 20)
 #define POLL_MS 100
 #define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
+#define BTF_CACHE_DIR "/var/cache/ebprof/btf"
 
 struct record_opts {
 	unsigned long freq;
@@ -283,8 +285,12 @@ static int load_programs(struct recording *rec, const struct record_opts *o,
 	    .order = o->load_order,
 	    .cost_cache = LOAD_COST_CACHE,
 	};
+	char btf[4096];
 	int err;
 
+	/* A minimal BTF spares every object a parse of the kernel's megabytes of BTF. */
+	if (btf_cache__get(BTF_CACHE_DIR, btf, sizeof(btf)) == 0)
+		lo.btf_custom_path = btf;
 	rec->loader = loader__new(&lo);
 	if (!rec->loader)
 		return -ENOMEM;
@@ -293,6 +299,8 @@ static int load_programs(struct recording *rec, const struct record_opts *o,
 		return err;
 	startup__mark(STARTUP_PREPARED);
 	err = loader__run(rec->loader);
+	if (err && lo.btf_custom_path)
+		btf_cache__discard(lo.btf_custom_path);
 	if (err)
 		return err;
 	startup__mark(STARTUP_LOADED);

@@ -27,6 +27,7 @@
 struct load_job {
 	struct loader_stat st;
 	struct bpf_object *owner;
+	const char *btf_custom_path;
 	const void *elf;
 	size_t elf_sz;
 	char prog[64];
@@ -38,6 +39,7 @@ struct load_job {
 
 struct loader {
 	struct loader_opts opts;
+	struct bpf_object_open_opts open_opts;
 	struct load_job *jobs;
 	size_t njobs, cap;
 	struct bpf_object **owners;
@@ -86,7 +88,14 @@ struct loader *loader__new(const struct loader_opts *opts)
 	if (!l)
 		return NULL;
 	l->opts = *opts;
+	l->open_opts.sz = sizeof(l->open_opts);
+	l->open_opts.btf_custom_path = opts->btf_custom_path;
 	return l;
+}
+
+const struct bpf_object_open_opts *loader__open_opts(const struct loader *l)
+{
+	return &l->open_opts;
 }
 
 static void job_close(struct load_job *j)
@@ -135,6 +144,7 @@ static int add_job(struct loader *l, struct bpf_object *owner, const void *elf, 
 	if (!j->st.name)
 		return -ENOMEM;
 	j->owner = owner;
+	j->btf_custom_path = l->opts.btf_custom_path;
 	j->elf = elf;
 	j->elf_sz = sz;
 	j->st.insns = bpf_program__insn_cnt(p);
@@ -217,7 +227,8 @@ static int job_select(struct load_job *j)
 
 static int job_open(struct load_job *j)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, o, .object_name = bpf_object__name(j->owner));
+	LIBBPF_OPTS(bpf_object_open_opts, o, .object_name = bpf_object__name(j->owner),
+		    .btf_custom_path = j->btf_custom_path);
 	int err;
 
 	j->log = calloc(1, LOG_BUF_SIZE);

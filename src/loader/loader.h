@@ -17,6 +17,7 @@
 #define LOADER_VERIFIER_BUDGET 100000
 
 struct bpf_object;
+struct bpf_object_open_opts;
 struct bpf_program;
 struct loader;
 
@@ -28,7 +29,8 @@ enum loader_order {
 struct loader_opts {
 	unsigned int jobs; /* worker threads; 0: the CPUs we may run on; 1: sequential */
 	enum loader_order order;
-	const char *cost_cache; /* file of measured costs from earlier runs, or NULL */
+	const char *cost_cache;	     /* file of measured costs from earlier runs, or NULL */
+	const char *btf_custom_path; /* minimal CO-RE BTF (btf_cache.h), or NULL: the kernel's */
 };
 
 /* Per-job figures, valid after loader__run. */
@@ -43,6 +45,9 @@ struct loader_stat {
 };
 
 struct loader *loader__new(const struct loader_opts *opts);
+/* Options every owner must be opened with (skel__open_opts), so owners and jobs
+ * relocate against the same BTF. Valid while the loader lives. */
+const struct bpf_object_open_opts *loader__open_opts(const struct loader *l);
 /* Frees the loader and closes every program it loaded (not the callers' objects). */
 void loader__free(struct loader *l);
 /* Adds every autoload program of owner, an opened, configured, not yet loaded object

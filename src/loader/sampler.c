@@ -127,7 +127,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	size_t sz;
 	int err;
 
-	s->skel = sample_bpf__open();
+	s->skel = sample_bpf__open_opts(loader__open_opts(l));
 	if (!s->skel) {
 		err = -errno;
 		pr_err("opening the BPF object: %s", strerror(-err));

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The minimal-BTF cache. Files are named by kernel id and object hash, so neither a new
+ * kernel nor a new ebprof reuses a stale one; they are trusted only when root owns them
+ * and nobody else may write them, because libbpf relocates our programs by them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader/btf_cache.h"
+#include "loader/min_btf.h"
+#include "loader/objects.h"
+#include "util/log.h"
+
+#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
+
+static bool trusted(const char *path, bool dir)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return false;
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return false;
+	return st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+static int make_dir(const char *dir)
+{
+	char parent[4096], *s;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	s = strrchr(parent, '/');
+	if (s && s != parent) {
+		*s = '\0';
+		mkdir(parent, 0755);
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	return trusted(dir, true) ? 0 : -EPERM;
+}
+
+int btf_cache__get(const char *dir, char *path, size_t len)
+{
+	const void *const *elfs;
+	const size_t *sizes;
+	char id[256];
+	size_t n;
+	int err;
+
+	err = min_btf__kernel_id(id, sizeof(id));
+	if (err)
+		return err;
+	if (snprintf(path, len, "%s/%s-%016" PRIx64 ".btf", dir, id, bpf_objects__hash()) >=
+	    (int)len)
+		return -ENAMETOOLONG;
+	if (trusted(path, false))
+		return 0;
+	err = make_dir(dir);
+	if (err) {
+		pr_debug("BTF cache %s unusable: %s", dir, strerror(-err));
+		return err;
+	}
+	n = bpf_objects__list(&elfs, &sizes);
+	err = min_btf__generate(KERNEL_BTF, elfs, sizes, n, path);
+	if (err)
+		pr_debug("cannot cut a minimal BTF from %s: %s", KERNEL_BTF, strerror(-err));
+	return err;
+}
+
+void btf_cache__discard(const char *path)
+{
+	if (path && unlink(path) == 0)
+		pr_debug("discarded %s", path);
+}
