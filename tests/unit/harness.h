@@ -10,26 +10,25 @@
 static int harness_failed_checks;
 static int harness_failed_tests;
 
-#define CHECK(cond)                                                                      \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                                  \
-			harness_failed_checks++;                                         \
-		}                                                                        \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			harness_failed_checks++;                                                   \
+		}                                                                                  \
 	} while (0)
 
-#define RUN_TEST(fn)                                                                     \
-	do {                                                                             \
-		int before = harness_failed_checks;                                      \
-		fn();                                                                    \
-		if (harness_failed_checks == before) {                                   \
-			printf("PASS %s\n", #fn);                                        \
-		} else {                                                                 \
-			printf("FAIL %s\n", #fn);                                        \
-			harness_failed_tests++;                                          \
-		}                                                                        \
-		fflush(stdout);                                                          \
+#define RUN_TEST(fn)                                   \
+	do {                                           \
+		int before = harness_failed_checks;    \
+		fn();                                  \
+		if (harness_failed_checks == before) { \
+			printf("PASS %s\n", #fn);      \
+		} else {                               \
+			printf("FAIL %s\n", #fn);      \
+			harness_failed_tests++;        \
+		}                                      \
+		fflush(stdout);                        \
 	} while (0)
 
 #define SKIP_TEST(fn, why) printf("SKIP %s: %s\n", #fn, why)
