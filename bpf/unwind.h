@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* The compiled unwind table format shared by the table compiler (userspace) and the
+ * in-kernel unwinder: one row per address range of a file, sorted by pc, each valid up
+ * to the next row's pc. Architecture-neutral: registers are named by role (SP, FP, RA);
+ * only the special kinds (PLT, signal frame) carry x86-64 meaning today. */
+#ifndef EBPROF_UNWIND_H
+#define EBPROF_UNWIND_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+enum unwind_cfa_kind {
+	UNW_CFA_SP = 0,		/* CFA = SP + cfa_off */
+	UNW_CFA_FP = 1,		/* CFA = FP + cfa_off */
+	/* x86-64 PLT stub: CFA = SP + cfa_off, plus 8 when (pc & 15) >= fp_off (the
+	 * DW_OP expression every linker emits for .plt entries). */
+	UNW_CFA_PLT = 2,
+	UNW_CFA_SIGNAL = 3,	/* signal trampoline: SP points at the kernel's rt_sigframe */
+	UNW_CFA_END = 4,	/* return address undefined: the outermost frame */
+	UNW_CFA_NONE = 5,	/* no CFI covers pc (a gap between FDEs), or a rule we cannot follow */
+};
+
+enum unwind_fp_rule {
+	UNW_FP_SAME = 0,	/* FP unchanged in the caller */
+	UNW_FP_AT_CFA = 1,	/* the caller's FP is saved at CFA + fp_off */
+	UNW_FP_UNDEF = 2,	/* FP not recoverable: the caller's FP is unknown */
+};
+
+struct unwind_row {
+	__u32 pc;	/* first ELF virtual address the row covers (files < 4 GiB) */
+	__s32 cfa_off;
+	__s16 fp_off;	/* UNW_FP_AT_CFA: offset from CFA; UNW_CFA_PLT: the threshold */
+	__s16 ra_off;	/* return address saved at CFA + ra_off (-8 on x86-64) */
+	__u8 cfa_kind;	/* enum unwind_cfa_kind */
+	__u8 fp_rule;	/* enum unwind_fp_rule */
+	__u16 pad;
+};
+
+#endif
