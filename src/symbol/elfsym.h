@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ELF symbol reader: resolves a file offset inside an executable or shared object to the
+ * function covering it (.symtab and .dynsym, demangled), and reads the build id and
+ * .gnu_debuglink that locate separate debug files. Input files are treated as hostile. */
+#ifndef EBPROF_SYMBOL_ELFSYM_H
+#define EBPROF_SYMBOL_ELFSYM_H
+
+#include <stdint.h>
+
+struct elf_syms;
+
+/* Reads the symbols, build id and debug link of the ELF file open on fd. Works on a dup
+ * of fd that it closes before returning: the caller keeps fd and nothing stays mapped.
+ * Returns NULL with errno set (EINVAL: not a regular ELF file or unreadable header;
+ * ENOMEM; EBADF). A file without symbols opens fine and resolves nothing. */
+struct elf_syms *elf_syms__open(int fd);
+void elf_syms__free(struct elf_syms *s);
+
+/* Returns the demangled name of the function covering file offset off, or NULL; on
+ * success *sym_off (if not NULL) gets off's distance from the function's start. The
+ * string is owned by s and valid until elf_syms__free. Demangles on first use, so it
+ * writes to s: callers serialise lookups on the same object. */
+const char *elf_syms__lookup(struct elf_syms *s, uint64_t off, uint64_t *sym_off);
+
+/* The GNU build id as lowercase hex, "" if the file has none. Owned by s. */
+const char *elf_syms__build_id(const struct elf_syms *s);
+
+/* The file name (no directory; names with '/' are rejected) from .gnu_debuglink, or NULL.
+ * Owned by s. */
+const char *elf_syms__debuglink(const struct elf_syms *s);
+
+/* Merges the function symbols of a separate debug file (e.g. from /usr/lib/debug) into s.
+ * Returns 0, -EINVAL if fd is not ELF or its build id differs from s's, or another
+ * negative errno. Names returned earlier stay valid. */
+int elf_syms__add_debug_file(struct elf_syms *s, int fd);
+
+/* Returns a malloc'd demangled C++ or Rust (legacy and v0) name without Rust's "::h<hash>"
+ * suffix, or NULL if mangled is not a mangled name (or longer than 8 KiB: libiberty's
+ * demangler puts ~72 bytes of stack per input byte, so this needs ~600 KiB of stack). */
+char *ebprof_demangle(const char *mangled);
+
+#endif

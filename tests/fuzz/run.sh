@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Builds the libFuzzer harness of the ELF symbol reader into $BUILD/fuzz, seeds a corpus from
+# real ELF files and truncated copies, and fuzzes for $FUZZ_SECONDS; any crash fails.
+# Usage: tests/fuzz/run.sh    or    FUZZ_SECONDS=600 FUZZ_MAX_LEN=1048576 tests/fuzz/run.sh
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+BUILD=${BUILD:-build}
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-262144}
+CLANG=${CLANG:-clang}
+out=$BUILD/fuzz
+bin=$out/fuzz_elfsym
+
+fail() {
+	echo "FAIL fuzz_elfsym: $*"
+	exit 1
+}
+
+build() {
+	mkdir -p "$out" || fail "cannot create $out"
+	"$CLANG" -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-Isrc tests/fuzz/fuzz_elfsym.c src/symbol/elfsym.c -lelf -liberty -o "$bin" \
+		>"$out/build.log" 2>&1 || { cat "$out/build.log"; fail "build failed"; }
+}
+
+# A small program with local, global, size-less and mangled (C++, Rust legacy and v0)
+# function symbols, plus its stripped and debug-only variants.
+seed_program() {
+	local dir=$1
+	cat >"$dir/prog.c" <<'PROG'
+static __attribute__((noinline, used)) int local_fn(int x) { return x + 1; }
+void cxx_fn(void) __asm__("_ZN3foo3barEv");
+void cxx_fn(void) {}
+void rust_legacy(void) __asm__("_ZN4core3fmt5write17h0123456789abcdefE");
+void rust_legacy(void) {}
+void rust_v0(void) __asm__("_RNvCs1234_7mycrate4main");
+void rust_v0(void) {}
+void expands(void) __asm__("_Z1f1a1bIS_S_ES0_IS1_S1_ES0_IS2_S2_ES0_IS3_S3_ES0_IS4_S4_ES0_IS5_S5_E"
+			   "S0_IS6_S6_ES0_IS7_S7_ES0_IS8_S8_ES0_IS9_S9_ES0_ISA_SA_ES0_ISB_SB_E");
+void expands(void) {}
+__asm__(".text\n.globl unsized_fn\n.type unsized_fn,@function\nunsized_fn:\n\tnop\n\tret\n");
+int main(int argc, char **argv) { (void)argv; return local_fn(argc); }
+PROG
+	"$CLANG" -O1 -g -Wl,--build-id "$dir/prog.c" -o "$dir/prog" 2>/dev/null || return 0
+	command -v objcopy >/dev/null || return 0
+	objcopy --only-keep-debug "$dir/prog" "$dir/prog.debug"
+	objcopy --strip-all --add-gnu-debuglink="$dir/prog.debug" "$dir/prog" "$dir/prog.stripped"
+	rm -f "$dir/prog.c"
+}
+
+seed() {
+	local dir=$out/seeds f libc libelf i=0
+	rm -rf "$dir"
+	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
+	seed_program "$dir"
+	libc=$(ldd /bin/true 2>/dev/null | awk '/libc\.so/ { print $3 }')
+	libelf=$(ldd "$bin" 2>/dev/null | awk '/libelf/ { print $3 }')
+	for f in /bin/true "$libc" "$libelf" "$BUILD/tests/test_elfsym"; do
+		[ -f "$f" ] || continue
+		i=$((i + 1))
+		cp "$f" "$dir/elf$i"
+		head -c 100 "$f" >"$dir/elf$i.100"
+		head -c 4096 "$f" >"$dir/elf$i.4k"
+		head -c 65536 "$f" >"$dir/elf$i.64k"
+	done
+	[ "$i" -gt 0 ] || fail "no seed ELF files found"
+}
+
+# Tokens the mutator cannot guess byte by byte: section names, note owner, mangling prefixes.
+dictionary() {
+	cat >"$out/elf.dict" <<'DICT'
+magic="\x7fELF\x02\x01\x01"
+symtab=".symtab"
+dynsym=".dynsym"
+strtab=".strtab"
+dynstr=".dynstr"
+debuglink=".gnu_debuglink"
+buildid=".note.gnu.build-id"
+gnu="GNU\x00"
+cxx="_ZN"
+rust_v0="_RNv"
+rust_hash="17h0123456789abcdefE"
+subst="S0_I"
+DICT
+}
+
+run() {
+	local log=$out/fuzz.log
+	"$bin" -max_total_time="$FUZZ_SECONDS" -max_len="$FUZZ_MAX_LEN" -timeout=10 \
+		-malloc_limit_mb=512 -rss_limit_mb=2048 -use_value_profile=1 \
+		-dict="$out/elf.dict" -print_final_stats=1 \
+		-artifact_prefix="$out/" "$out/corpus" "$out/seeds" >"$log" 2>&1
+	local rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log"
+		fail "fuzzer exited $rc; see $log and the crash-/leak-/timeout-/oom- file in $out"
+	fi
+	grep -E '^(Done|stat::number_of_executed_units)' "$log"
+}
+
+command -v "$CLANG" >/dev/null || fail "$CLANG not installed"
+build
+seed
+dictionary
+run
+echo "PASS fuzz_elfsym"
