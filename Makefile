@@ -33,8 +33,10 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_plugin.c,$(wildcard tests/workloads/*.c))) \
+	$(patsubst tests/workloads/%_plugin.c,$(BUILD)/workloads/lib%_plugin.so,$(wildcard tests/workloads/*_plugin.c)) \
+	$(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cc)) \
+	$(if $(shell command -v rustc),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
 
 .SECONDARY:
 .PHONY: all deps test-deps run test unit check-format format clean
@@ -92,9 +94,20 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 
 # Workloads carry their own flags in a first-line comment: "// cflags: ...".
 workloads: $(WORKLOADS)
+WL_FLAGS = $$(sed -n '1,5s|^// cflags: ||p' $<)
+WL_LIBS = $$(sed -n '1,5s|^// ldflags: ||p' $<)
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
-	$(CC) $$(sed -n '1,5s|^// cflags: ||p' $<) $< -o $@ $$(sed -n '1,5s|^// ldflags: ||p' $<)
+	$(CC) $(WL_FLAGS) $< -o $@ $(WL_LIBS)
+$(BUILD)/workloads/lib%.so: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) $(WL_FLAGS) $< -o $@ $(WL_LIBS)
+$(BUILD)/workloads/%: tests/workloads/%.cc
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) $< -o $@ $(WL_LIBS)
+$(BUILD)/workloads/%: tests/workloads/%.rs
+	@mkdir -p $(@D)
+	rustc $(WL_FLAGS) $< -o $@
 
 FORMATTED = $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c)
 check-format:

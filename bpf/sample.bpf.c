@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CPU sampling: runs on every cpu-clock perf event, captures who was running and both
- * stacks, and sends one sample_record through the ring buffer. The user stack comes
- * from bpf_get_stack() (frame pointers) for now; the .eh_frame unwinder replaces
- * fill_user_stack() behind the same record layout. */
+/* CPU sampling: runs on every cpu-clock perf event, captures who was running, the
+ * kernel stack, and the user stack unwound from compiled CFI tables (frames as file id
+ * and offset), and sends one record through the ring buffer. Processes userspace has
+ * not described yet fall back to frame pointers and trigger a notice. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -15,6 +15,8 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 filter_pids = 0;
 /* Follow fork() of profiled processes (for "-- CMD" and its children). */
 const volatile __u32 follow_children = 0;
+/* Minimum gap between two notices about one process. */
+const volatile __u64 notice_interval_ns = 200000000;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -36,6 +38,47 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/* Executable mappings of every described process (userspace writes them). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* 5 KiB values: pay only for live processes */
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct unw_proc);
+} pid_to_mappings SEC(".maps");
+
+/* Which rows of the pool belong to which table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct unw_table);
+} unwind_tables SEC(".maps");
+
+/* The shared pool of compiled CFI rows of every table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << 20); /* sized by userspace from the memory budget */
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} unwind_rows SEC(".maps");
+
+/* When a process last caused a notice, to rate-limit them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} notice_times SEC(".maps");
+
+/* The record under construction: too large for the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_record);
+} scratch SEC(".maps");
+
 static __always_inline void count(__u32 id)
 {
 	__u64 *v = bpf_map_lookup_elem(&counters, &id);
@@ -44,6 +87,21 @@ static __always_inline void count(__u32 id)
 		*v += 1;
 }
 
+static __always_inline const struct unwind_row *pool_row(__u32 idx)
+{
+	return bpf_map_lookup_elem(&unwind_rows, &idx);
+}
+
+static __always_inline int read_user(void *dst, __u32 size, __u64 addr)
+{
+	return bpf_probe_read_user(dst, size, (const void *)addr) ? -1 : 0;
+}
+
+#define UNW_READ_USER(dst, size, addr) read_user(dst, size, addr)
+#define UNW_ROW(idx) pool_row(idx)
+#define UNW_LOOP(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
+#include "unwind_step.h"
+
 static __always_inline int wanted(__u32 pid)
 {
 	if (!filter_pids)
@@ -51,25 +109,146 @@ static __always_inline int wanted(__u32 pid)
 	return bpf_map_lookup_elem(&profiled_pids, &pid) != NULL;
 }
 
-/* PF_KTHREAD from include/linux/sched.h: kernel threads have no user half. */
-#define PF_KTHREAD 0x00200000
-
-static __always_inline void fill_user_stack(struct bpf_perf_event_data *ctx,
-					    struct task_struct *task, struct sample_record *r)
+/* Tells userspace about pid, at most once per notice_interval_ns per process. */
+static __always_inline void notice(__u32 type, __u32 pid, __u64 addr)
 {
-	long n;
+	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&notice_times, &pid);
+	struct notice_record n = {.type = type, .pid = pid, .addr = addr};
 
-	r->ustack_len = 0;
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+	if (last && now - *last < notice_interval_ns)
 		return;
-	n = bpf_get_stack(ctx, r->ustack, sizeof(r->ustack), BPF_F_USER_STACK);
-	if (n < 0) {
-		count(CTR_USTACK_ERR);
-		return;
-	}
-	r->ustack_len = n / sizeof(__u64);
-	if (r->ustack_len == EBPROF_MAX_USTACK)
+	bpf_map_update_elem(&notice_times, &pid, &now, BPF_ANY);
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), 0))
+		count(CTR_NOTICES_LOST);
+}
+
+struct unw_ctx {
+	struct unw_regs regs;
+	struct sample_record *r;
+	const struct unw_proc *proc;
+	__u32 pid;
+	__u32 stop;    /* enum unw_step that ended the walk */
+	__u32 noticed; /* an unknown mapping was reported for this sample */
+};
+
+/* Unwinds one frame of a mapping without a usable table: frame pointers. */
+static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter)
+{
+	count(counter);
+	return unw_fp_step(&c->regs);
+}
+
+static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc)
+{
+	__u32 id = m->table;
+	const struct unw_table *t = id ? bpf_map_lookup_elem(&unwind_tables, &id) : 0;
+	const struct unwind_row *row;
+	long idx;
+
+	if (!t || !t->count)
+		return fp_frame(c, CTR_NO_TABLE);
+	idx = unw_find_row(t->first, t->count, (__u32)(pc - m->vaddr_bias));
+	row = idx >= 0 ? pool_row((__u32)idx) : 0;
+	if (!row)
+		return UNW_STEP_NO_ROW;
+	return unw_apply_row(row, &c->regs);
+}
+
+/* bpf_loop() callback: records the frame at regs.pc and steps to its caller. The
+ * verifier checks this body once, whatever the number of frames. */
+static long unwind_frame(__u32 i, void *arg)
+{
+	struct unw_ctx *c = arg;
+	struct sample_record *r = c->r;
+	__u64 pc = unw_lookup_pc(&c->regs);
+	const struct unw_mapping *m = c->proc ? unw_find_mapping(c->proc, pc) : 0;
+	__u32 n = r->ustack_len;
+	struct user_frame *f;
+	int step;
+
+	if (n >= UNW_MAX_FRAMES) {
 		r->flags |= SAMPLE_F_USER_TRUNCATED;
+		return 1;
+	}
+	/* The mask restates the bound for the verifier, which lost it through the map. */
+	f = &r->ustack[n & (UNW_MAX_FRAMES - 1)];
+	r->ustack_len = n + 1;
+	if (!m) {
+		f->addr = c->regs.pc;
+		f->file_id = 0;
+		if (c->proc && !c->noticed) {
+			c->noticed = 1;
+			count(CTR_UNKNOWN_MAPPING);
+			notice(RECORD_UNKNOWN_MAPPING, c->pid, c->regs.pc);
+		}
+		step = unw_fp_step(&c->regs);
+	} else {
+		/* Anonymous code (JIT) has no file: keep the raw pc, as for unknown ones. */
+		f->addr = m->file_id ? pc - m->off_bias : c->regs.pc;
+		f->file_id = m->file_id;
+		step = m->table ? table_frame(c, m, pc) : fp_frame(c, CTR_NO_TABLE);
+	}
+	if (step == UNW_STEP_NEXT)
+		return 0;
+	c->stop = step;
+	return 1;
+}
+
+/* x86-64 struct pt_regs as the UAPI fixes it (asm/ptrace.h): the perf event's regs and
+ * the ones saved at kernel entry share this layout on every kernel, so no CO-RE. */
+struct x86_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+/* The user registers at the moment of the sample: the perf event's own when it
+ * interrupted user mode, else those saved at kernel entry (bpf_task_pt_regs, 5.15). */
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw_regs *u)
+{
+	const struct x86_regs *ev = (const struct x86_regs *)&ctx->regs;
+	struct x86_regs saved;
+	void *regs;
+
+	if ((ev->cs & 3) == 3) {
+		u->pc = ev->ip;
+		u->sp = ev->sp;
+		u->fp = ev->bp;
+		u->pc_exact = 1;
+		return 0;
+	}
+	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs || bpf_probe_read_kernel(&saved, sizeof(saved), regs))
+		return -1;
+	u->pc = saved.ip;
+	u->sp = saved.sp;
+	u->fp = saved.bp;
+	/* The pc after a syscall instruction: treat it as a return address. */
+	u->pc_exact = 0;
+	return u->pc && (saved.cs & 3) == 3 ? 0 : -1;
+}
+
+static __always_inline void unwind_user(struct bpf_perf_event_data *ctx, struct sample_record *r)
+{
+	struct unw_ctx c = {.r = r, .pid = r->pid, .stop = UNW_STEP_END};
+
+	if (!r->pid || user_regs(ctx, &c.regs))
+		return;
+	c.proc = bpf_map_lookup_elem(&pid_to_mappings, &c.pid);
+	if (c.proc) {
+		r->flags |= SAMPLE_F_USER_UNWOUND;
+	} else {
+		/* Not described yet: frame pointers until the tracker has read it. */
+		count(CTR_UNKNOWN_PID);
+		notice(RECORD_UNKNOWN_PID, r->pid, 0);
+	}
+	bpf_loop(UNW_MAX_FRAMES, unwind_frame, &c, 0);
+	r->stop_reason = c.stop;
+	if (c.stop == UNW_STEP_NO_ROW)
+		count(CTR_NO_ROW);
+	else if (c.stop == UNW_STEP_READ_FAULT)
+		count(CTR_READ_FAULT);
+	if (c.stop != UNW_STEP_END)
+		r->flags |= SAMPLE_F_USER_INCOMPLETE;
 }
 
 static __always_inline void fill_kernel_stack(struct bpf_perf_event_data *ctx,
@@ -87,35 +266,50 @@ static __always_inline void fill_kernel_stack(struct bpf_perf_event_data *ctx,
 		r->flags |= SAMPLE_F_KERNEL_TRUNCATED;
 }
 
+/* Sends the used part of the record: most samples have a few dozen frames. */
+static __always_inline void submit(struct sample_record *r)
+{
+	__u64 size = offsetof(struct sample_record, ustack) +
+		     (__u64)(r->ustack_len & (2 * UNW_MAX_FRAMES - 1)) * sizeof(struct user_frame);
+
+	/* Restated bound for the verifier: never past the record. */
+	if (size > sizeof(*r))
+		size = sizeof(*r);
+	if (bpf_ringbuf_output(&samples, r, size, 0))
+		count(CTR_RINGBUF_FULL);
+}
+
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task;
 	struct sample_record *r;
+	__u32 zero = 0;
 
 	count(CTR_SAMPLES);
 	if (!wanted(id >> 32)) {
 		count(CTR_FILTERED);
 		return 0;
 	}
-	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
-	if (!r) {
-		count(CTR_RINGBUF_FULL);
+	r = bpf_map_lookup_elem(&scratch, &zero);
+	if (!r)
 		return 0;
-	}
+	r->type = RECORD_SAMPLE;
 	r->time_ns = bpf_ktime_get_ns();
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();
 	r->flags = 0;
+	r->ustack_len = 0;
+	r->stop_reason = 0;
 	r->pad = 0;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	task = (struct task_struct *)bpf_get_current_task();
 	BPF_CORE_READ_STR_INTO(&r->pcomm, task, group_leader, comm);
 	fill_kernel_stack(ctx, r);
-	fill_user_stack(ctx, task, r);
-	bpf_ringbuf_submit(r, 0);
+	unwind_user(ctx, r);
+	submit(r);
 	return 0;
 }
 
@@ -136,5 +330,35 @@ int on_fork(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (bpf_map_update_elem(&profiled_pids, &cpid, &one, BPF_ANY))
 		count(CTR_FILTER_FULL);
+	return 0;
+}
+
+/* A process replaced its image: its mappings are stale. */
+SEC("raw_tp/sched_process_exec")
+int on_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct notice_record n = {.type = RECORD_UNKNOWN_PID, .pid = pid};
+
+	if (!wanted(pid) || !bpf_map_lookup_elem(&pid_to_mappings, &pid))
+		return 0;
+	bpf_map_delete_elem(&pid_to_mappings, &pid);
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), 0))
+		count(CTR_NOTICES_LOST);
+	return 0;
+}
+
+/* A process ended: userspace releases what it held for it. */
+SEC("raw_tp/sched_process_exit")
+int on_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct notice_record n = {.type = RECORD_PROCESS_EXIT, .pid = id >> 32};
+
+	/* Threads exit one by one; the process ends with its leader. */
+	if ((__u32)id != (__u32)(id >> 32) || !bpf_map_lookup_elem(&pid_to_mappings, &n.pid))
+		return 0;
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), 0))
+		count(CTR_NOTICES_LOST);
 	return 0;
 }

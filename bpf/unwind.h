@@ -11,30 +11,57 @@
 #endif
 
 enum unwind_cfa_kind {
-	UNW_CFA_SP = 0,		/* CFA = SP + cfa_off */
-	UNW_CFA_FP = 1,		/* CFA = FP + cfa_off */
+	UNW_CFA_SP = 0, /* CFA = SP + cfa_off */
+	UNW_CFA_FP = 1, /* CFA = FP + cfa_off */
 	/* x86-64 PLT stub: CFA = SP + cfa_off, plus 8 when (pc & 15) >= fp_off (the
 	 * DW_OP expression every linker emits for .plt entries). */
 	UNW_CFA_PLT = 2,
-	UNW_CFA_SIGNAL = 3,	/* signal trampoline: SP points at the kernel's rt_sigframe */
-	UNW_CFA_END = 4,	/* return address undefined: the outermost frame */
-	UNW_CFA_NONE = 5,	/* no CFI covers pc (a gap between FDEs), or a rule we cannot follow */
+	UNW_CFA_SIGNAL = 3, /* signal trampoline: SP points at the kernel's rt_sigframe */
+	UNW_CFA_END = 4,    /* return address undefined: the outermost frame */
+	UNW_CFA_NONE = 5,   /* no CFI covers pc (a gap between FDEs), or a rule we cannot follow */
 };
 
 enum unwind_fp_rule {
-	UNW_FP_SAME = 0,	/* FP unchanged in the caller */
-	UNW_FP_AT_CFA = 1,	/* the caller's FP is saved at CFA + fp_off */
-	UNW_FP_UNDEF = 2,	/* FP not recoverable: the caller's FP is unknown */
+	UNW_FP_SAME = 0,   /* FP unchanged in the caller */
+	UNW_FP_AT_CFA = 1, /* the caller's FP is saved at CFA + fp_off */
+	UNW_FP_UNDEF = 2,  /* FP not recoverable: the caller's FP is unknown */
 };
 
 struct unwind_row {
-	__u32 pc;	/* first ELF virtual address the row covers (files < 4 GiB) */
+	__u32 pc; /* first ELF virtual address the row covers (files < 4 GiB) */
 	__s32 cfa_off;
-	__s16 fp_off;	/* UNW_FP_AT_CFA: offset from CFA; UNW_CFA_PLT: the threshold */
-	__s16 ra_off;	/* return address saved at CFA + ra_off (-8 on x86-64) */
-	__u8 cfa_kind;	/* enum unwind_cfa_kind */
-	__u8 fp_rule;	/* enum unwind_fp_rule */
+	__s16 fp_off;  /* UNW_FP_AT_CFA: offset from CFA; UNW_CFA_PLT: the threshold */
+	__s16 ra_off;  /* return address saved at CFA + ra_off (-8 on x86-64) */
+	__u8 cfa_kind; /* enum unwind_cfa_kind */
+	__u8 fp_rule;  /* enum unwind_fp_rule */
 	__u16 pad;
+};
+
+/* What the unwinder knows of a process: its executable mappings, sorted by start. */
+#define UNW_MAX_MAPPINGS 128 /* a power of two: the binary search halves it 7 times */
+#define UNW_MAPPING_STEPS 7
+#define UNW_MAX_FRAMES 256
+#define UNW_ROW_STEPS 24 /* binary search over at most 2^24 rows of one table */
+
+struct unw_mapping {
+	__u64 start;
+	__u64 end;
+	__u64 off_bias;	  /* file offset = pc - off_bias */
+	__u64 vaddr_bias; /* ELF virtual address = pc - vaddr_bias */
+	__u32 file_id;	  /* files.h id, 0 for anonymous executable memory */
+	__u32 table;	  /* unw_tables index, 0 while the table is not built */
+};
+
+struct unw_proc {
+	__u32 n;
+	__u32 pad;
+	struct unw_mapping m[UNW_MAX_MAPPINGS];
+};
+
+/* A file's rows in the shared pool: unwind_rows[first .. first + count). */
+struct unw_table {
+	__u32 first;
+	__u32 count;
 };
 
 #endif

@@ -17,6 +17,11 @@ for p in "${want[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
+# Compilers for the test workloads: any rustc on PATH will do (rustup's or Debian's).
+if [ "${1:-build}" = test ]; then
+	command -v g++ >/dev/null 2>&1 || want+=(g++)
+	command -v rustc >/dev/null 2>&1 || want+=(rustc)
+fi
 # nodesource's nodejs bundles npm; do not ask apt for Debian's npm on top of it.
 if command -v npm >/dev/null 2>&1; then
 	missing=("${missing[@]/npm/}")

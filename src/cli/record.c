@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "loader/btf_cache.h"
 #include "loader/loader.h"
 #include "loader/sampler.h"
+#include "unwind/native.h"
 #include "profile/ingest.h"
 #include "profile/report.h"
 #include "symbol/ksyms.h"
@@ -35,6 +37,7 @@
 #define DEFAULT_FREQ 99
 #define DEFAULT_SECONDS 10.0
 #define DEFAULT_RINGBUF (8u << 20)
+#define DEFAULT_UNWIND_MEMORY (32u << 20)
 #define POLL_MS 100
 #define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
 #define BTF_CACHE_DIR "/var/cache/ebprof/btf"
@@ -48,6 +51,7 @@ struct record_opts {
 	size_t npids;
 	char **cmd;
 	uint64_t ringbuf;
+	uint64_t unwind_memory;
 	unsigned long load_jobs;
 	enum loader_order load_order;
 };
@@ -59,6 +63,7 @@ struct recording {
 	struct ingest ingest;
 	struct sampler *sampler;
 	struct loader *loader;
+	struct native_unwinder *native;
 	struct spawn child;
 	uint64_t start_unix_ns;
 	uint64_t start_ns;
@@ -173,6 +178,14 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'J':
 			err = opt_uint("--load-jobs", optarg, 1, 1024, &o->load_jobs);
 			break;
+		case 'U':
+			err = opt_size("--unwind-memory", optarg, &o->unwind_memory);
+			if (!err &&
+			    (o->unwind_memory < (1 << 20) || o->unwind_memory > (4ULL << 30))) {
+				pr_err("--unwind-memory: must be between 1M and 4G");
+				err = -EINVAL;
+			}
+			break;
 		case 'O':
 			err = parse_load_order(optarg, &o->load_order);
 			break;
@@ -254,14 +267,24 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 
 static int on_record(void *ctx, const void *data, size_t size)
 {
+	const size_t head = offsetof(struct sample_record, ustack);
+	const struct sample_record *r = data;
 	struct recording *rec = ctx;
 
-	if (size < sizeof(struct sample_record)) {
+	if (size >= sizeof(struct notice_record) && r->type != RECORD_SAMPLE) {
+		const struct notice_record *n = data;
+
+		if (rec->native)
+			native__notice(rec->native, n->type, n->pid);
+		return 0;
+	}
+	/* The record carries only the user frames it uses. */
+	if (size < head || size < head + (size_t)r->ustack_len * sizeof(struct user_frame)) {
 		rec->bad_records++;
 		return 0;
 	}
 	startup__first_sample();
-	ingest__sample(&rec->ingest, data, clock_ns(CLOCK_MONOTONIC));
+	ingest__sample(&rec->ingest, r, clock_ns(CLOCK_MONOTONIC));
 	return 0;
 }
 
@@ -285,6 +308,7 @@ static int load_programs(struct recording *rec, const struct record_opts *o,
 	    .order = o->load_order,
 	    .cost_cache = LOAD_COST_CACHE,
 	};
+	struct sampler_maps maps;
 	char btf[4096];
 	int err;
 
@@ -304,6 +328,10 @@ static int load_programs(struct recording *rec, const struct record_opts *o,
 	if (err)
 		return err;
 	startup__mark(STARTUP_LOADED);
+	sampler__maps(rec->sampler, &maps);
+	rec->native = native__start(&maps, &rec->procs, so->pids, so->npids);
+	if (!rec->native)
+		return -errno;
 	err = sampler__start(rec->sampler, rec->loader, on_record, rec);
 	startup__mark(STARTUP_ATTACHED);
 	return err;
@@ -317,6 +345,7 @@ static int start(struct recording *rec, const struct record_opts *o)
 	    .npids = o->npids,
 	    .follow_children = o->cmd != NULL,
 	    .ringbuf_bytes = o->ringbuf,
+	    .unwind_rows = o->unwind_memory / sizeof(struct unwind_row),
 	};
 	uint32_t pid;
 	int err;
@@ -383,6 +412,7 @@ static int run_loop(struct recording *rec, const struct record_opts *o)
 		;
 	if (log_verbose)
 		startup__print(rec->loader);
+	native__stop(rec->native);
 	sampler__counters(rec->sampler, rec->counters);
 	rec->ncpus = sampler__ncpus(rec->sampler);
 	sampler__free(rec->sampler);
@@ -431,6 +461,14 @@ static void print_summary(const struct recording *rec, const struct report *r,
 		printf("  stack errors: %llu kernel, %llu user; %llu samples without memory\n",
 		       (unsigned long long)c[CTR_KSTACK_ERR], (unsigned long long)c[CTR_USTACK_ERR],
 		       (unsigned long long)rec->profile.dropped);
+	if (rec->native)
+		native__print_stats(rec->native, stdout);
+	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT])
+		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
+		       "frames without a table yet, %llu stacks stopped without CFI, %llu on "
+		       "unreadable stack\n",
+		       (unsigned long long)c[CTR_UNKNOWN_PID], (unsigned long long)c[CTR_NO_TABLE],
+		       (unsigned long long)c[CTR_NO_ROW], (unsigned long long)c[CTR_READ_FAULT]);
 	printf("  processes: %zu seen, %llu distinct stacks, %u files\n", summary__processes(r),
 	       (unsigned long long)rec->profile.stacks.len, rec->files.count);
 	summary__print_top(r, 10, stdout);
@@ -464,6 +502,7 @@ static int finish(struct recording *rec, const struct record_opts *o)
 
 static void recording__free(struct recording *rec)
 {
+	native__free(rec->native);
 	sampler__free(rec->sampler);
 	loader__free(rec->loader);
 	spawn__abort(&rec->child);

@@ -2,6 +2,7 @@
 /* The minimal-BTF cache. Files are named by kernel id and object hash, so neither a new
  * kernel nor a new ebprof reuses a stale one; they are trusted only when root owns them
  * and nobody else may write them, because libbpf relocates our programs by them. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +43,25 @@ static int make_dir(const char *dir)
 	return trusted(dir, true) ? 0 : -EPERM;
 }
 
+/* Deletes the files an earlier ebprof build made for this kernel: only one is used. */
+static void remove_older(const char *dir, const char *kernel_id, const char *keep)
+{
+	size_t len = strlen(kernel_id);
+	char path[4096];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, kernel_id, len) || e->d_name[len] != '-')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (strcmp(path, keep))
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 int btf_cache__get(const char *dir, char *path, size_t len)
 {
 	const void *const *elfs;
@@ -67,6 +87,8 @@ int btf_cache__get(const char *dir, char *path, size_t len)
 	err = min_btf__generate(KERNEL_BTF, elfs, sizes, n, path);
 	if (err)
 		pr_debug("cannot cut a minimal BTF from %s: %s", KERNEL_BTF, strerror(-err));
+	else
+		remove_older(dir, id, path);
 	return err;
 }
 

@@ -136,6 +136,13 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	s->skel->rodata->filter_pids = o->pids != NULL;
 	s->skel->rodata->follow_children = o->follow_children;
 	err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
+	if (!err && o->unwind_rows)
+		err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, o->unwind_rows);
+	/* Userspace writes tables into the pool with memcpy through an mmap. */
+	if (!err)
+		err = bpf_map__set_map_flags(s->skel->maps.unwind_rows,
+					     bpf_map__map_flags(s->skel->maps.unwind_rows) |
+						 BPF_F_MMAPABLE);
 	if (err)
 		return err;
 	elf = sample_bpf__elf_bytes(&sz);
@@ -263,6 +270,17 @@ int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT])
 	}
 	free(vals);
 	return 0;
+}
+
+void sampler__maps(const struct sampler *s, struct sampler_maps *out)
+{
+	*out = (struct sampler_maps){
+	    .pid_to_mappings = bpf_map__fd(s->skel->maps.pid_to_mappings),
+	    .unwind_tables = bpf_map__fd(s->skel->maps.unwind_tables),
+	    .unwind_tables_max = bpf_map__max_entries(s->skel->maps.unwind_tables),
+	    .unwind_rows = bpf_map__fd(s->skel->maps.unwind_rows),
+	    .unwind_rows_max = bpf_map__max_entries(s->skel->maps.unwind_rows),
+	};
 }
 
 unsigned int sampler__ncpus(const struct sampler *s)

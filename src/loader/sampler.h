@@ -22,6 +22,16 @@ struct sampler_opts {
 	size_t npids;
 	bool follow_children; /* also profile processes that the listed ones fork */
 	size_t ringbuf_bytes; /* a power of two, at least one page */
+	uint32_t unwind_rows; /* capacity of the unwind row pool (16 bytes a row) */
+};
+
+/* The maps the process tracker and table pool fill. */
+struct sampler_maps {
+	int pid_to_mappings;
+	int unwind_tables;
+	uint32_t unwind_tables_max;
+	int unwind_rows;
+	uint32_t unwind_rows_max;
 };
 
 struct loader;
@@ -41,6 +51,8 @@ int sampler__add_pid(struct sampler *s, uint32_t pid);
 int sampler__poll(struct sampler *s, int timeout_ms);
 /* Sums the per-CPU counters into out[CTR__COUNT]. Returns 0 or -errno. */
 int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT]);
+/* The unwinder's maps; valid once the loader ran. */
+void sampler__maps(const struct sampler *s, struct sampler_maps *out);
 /* Number of CPUs with a perf event attached. */
 unsigned int sampler__ncpus(const struct sampler *s);
 

@@ -115,7 +115,7 @@ static const struct proc_mapping *find_mapping(const struct proc *p, uint64_t ad
 	return NULL;
 }
 
-struct proc *proc_table__get(struct proc_table *t, uint32_t pid)
+static struct proc *proc_get(struct proc_table *t, uint32_t pid)
 {
 	uint64_t h = hash_u64(pid);
 	struct proc *p = hmap_find(&t->by_pid, h, &pid);
@@ -157,25 +157,76 @@ struct proc_addr proc_table__resolve(struct proc_table *t, uint32_t pid, uint64_
 	struct file_entry *f;
 	struct proc *p;
 
-	p = proc_table__get(t, pid);
+	pthread_mutex_lock(&t->lock);
+	p = proc_get(t, pid);
 	if (!p)
-		return r;
+		goto out;
 	m = find_mapping(p, addr);
 	if (!m) {
 		refresh(t, p, now_ns);
 		m = find_mapping(p, addr);
 		if (!m)
-			return r;
+			goto out;
 	}
 	r.mapped = true;
 	if (!m->file_id)
-		return r;
+		goto out;
 	r.file_id = m->file_id;
 	r.off = addr - m->start + m->pgoff;
 	f = file_table__get(t->files, m->file_id);
 	if (f && f->fd < 0 && f->id != t->vdso_file && file_entry__open(f, pid, m->start, m->end))
 		t->files->open_failures++;
+out:
+	pthread_mutex_unlock(&t->lock);
 	return r;
+}
+
+int proc_table__snapshot(struct proc_table *t, uint32_t pid, uint64_t now_ns,
+			 struct proc_mapping **out)
+{
+	struct proc_mapping *copy = NULL;
+	struct proc *p;
+	int err;
+
+	pthread_mutex_lock(&t->lock);
+	p = proc_get(t, pid);
+	err = p ? read_maps(t, p) : -ENOMEM;
+	if (err) {
+		if (p && (err == -ENOENT || err == -ESRCH))
+			p->gone = true;
+		goto out;
+	}
+	p->refreshed_ns = now_ns;
+	p->gone = false;
+	copy = malloc(p->nmaps * sizeof(*copy));
+	if (!copy) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(copy, p->maps, p->nmaps * sizeof(*copy));
+	for (uint32_t i = 0; i < p->nmaps; i++) {
+		struct file_entry *f = file_table__get(t->files, copy[i].file_id);
+
+		if (f && f->fd < 0 && f->id != t->vdso_file &&
+		    file_entry__open(f, pid, copy[i].start, copy[i].end))
+			t->files->open_failures++;
+	}
+	*out = copy;
+	err = p->nmaps;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+void proc_table__mark_gone(struct proc_table *t, uint32_t pid)
+{
+	struct proc *p;
+
+	pthread_mutex_lock(&t->lock);
+	p = hmap_find(&t->by_pid, hash_u64(pid), &pid);
+	if (p)
+		p->gone = true;
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* Every process maps the same vDSO image the kernel built; ours, copied into a memfd,
@@ -222,6 +273,7 @@ static uint32_t vdso_register(struct proc_table *t)
 int proc_table__init(struct proc_table *t, struct file_table *files)
 {
 	memset(t, 0, sizeof(*t));
+	pthread_mutex_init(&t->lock, NULL);
 	hmap_init(&t->by_pid, proc_eq);
 	t->files = files;
 	t->vdso_file = vdso_register(t);
@@ -238,4 +290,5 @@ void proc_table__free(struct proc_table *t)
 		free(p);
 	}
 	hmap_free(&t->by_pid);
+	pthread_mutex_destroy(&t->lock);
 }

@@ -5,6 +5,7 @@
 #ifndef EBPROF_PROC_H
 #define EBPROF_PROC_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,7 +28,10 @@ struct proc {
 	uint64_t refreshed_ns;	   /* CLOCK_MONOTONIC of the last read */
 };
 
+/* Shared by the sample path (ingest) and the process tracker's thread: every entry
+ * point takes lock, which also guards the file table's registry. */
 struct proc_table {
+	pthread_mutex_t lock;
 	struct hmap by_pid;
 	struct file_table *files;
 	uint32_t vdso_file; /* id of the shared [vdso] image, 0 if unavailable */
@@ -48,7 +52,13 @@ struct proc_addr {
  * an address we cannot place comes back with mapped = false. */
 struct proc_addr proc_table__resolve(struct proc_table *t, uint32_t pid, uint64_t addr,
 				     uint64_t now_ns);
-struct proc *proc_table__get(struct proc_table *t, uint32_t pid);
+/* Re-reads pid's maps now (no rate limit), opens every mapped file, and returns a
+ * malloc'd copy of the executable mappings in *out (caller frees). Returns the count,
+ * or a negative errno (-ESRCH: the process is gone). */
+int proc_table__snapshot(struct proc_table *t, uint32_t pid, uint64_t now_ns,
+			 struct proc_mapping **out);
+/* Forgets pid's mappings' freshness so its next unknown address re-reads them. */
+void proc_table__mark_gone(struct proc_table *t, uint32_t pid);
 
 /* Parses one /proc/PID/maps line; exposed for tests. Returns true for an executable
  * mapping and fills the fields (path points into line). */

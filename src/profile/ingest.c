@@ -36,13 +36,20 @@ static unsigned int add_kernel(struct stack *s, const struct sample_record *r)
 static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at,
 			     const struct sample_record *r, uint64_t now_ns)
 {
-	unsigned int n = r->ustack_len < EBPROF_MAX_USTACK ? r->ustack_len : EBPROF_MAX_USTACK;
+	unsigned int n = r->ustack_len < UNW_MAX_FRAMES ? r->ustack_len : UNW_MAX_FRAMES;
 
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t pc = call_site(r->ustack[i], i);
-		struct proc_addr a = proc_table__resolve(in->procs, r->pid, pc, now_ns);
+		const struct user_frame *uf = &r->ustack[i];
 		struct frame *f = &s->frames[at + i];
+		struct proc_addr a;
 
+		/* The unwinder already placed the frame in its file. */
+		if (uf->file_id) {
+			*f = (struct frame){
+			    .addr = uf->addr, .file_id = uf->file_id, .kind = FRAME_NATIVE};
+			continue;
+		}
+		a = proc_table__resolve(in->procs, r->pid, call_site(uf->addr, i), now_ns);
 		f->addr = a.off;
 		f->file_id = a.file_id;
 		f->kind = a.file_id ? FRAME_NATIVE : FRAME_UNKNOWN;
@@ -74,7 +81,7 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 	copy_name(s->thread, r->comm);
 	/* The root is missing when the outermost half we have was cut. */
 	if (r->ustack_len)
-		s->truncated = r->flags & SAMPLE_F_USER_TRUNCATED;
+		s->truncated = r->flags & (SAMPLE_F_USER_TRUNCATED | SAMPLE_F_USER_INCOMPLETE);
 	else
 		s->truncated = r->flags & SAMPLE_F_KERNEL_TRUNCATED;
 	n = add_kernel(s, r);

@@ -20,7 +20,8 @@ struct ingest {
 };
 
 void ingest__init(struct ingest *in, struct proc_table *procs, struct profile *profile);
-/* Adds one sample; now_ns (CLOCK_MONOTONIC) paces re-reads of /proc/PID/maps. */
+/* Adds one sample; now_ns (CLOCK_MONOTONIC) paces re-reads of /proc/PID/maps. The
+ * caller has checked that the record holds r->ustack_len frames. */
 int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns);
 
 #endif

@@ -18,13 +18,13 @@ for f in profile.pb.gz stacks.folded flamegraph.html; do
 done
 f=$TMP/out/stacks.folded
 total=$(folded_count "$f" syscall_loop)
-# Frame-pointer stacks lose read_zeroes while libc's read (built without frame
-# pointers) runs, so the user part is asserted from main; the unwinder tightens this.
-kern=$(folded_match "$f" syscall_loop ';main;.*_\[k\]')
-echo "syscall_loop: $kern of $total samples with kernel frames under main" >&2
-check record_system_kernel_frames "kernel frames under main in $(pct "$kern" "$total") % of samples, want >= 50" \
+# The whole chain: main, the workload's function, libc's read (no frame pointers
+# there: the CFI unwinder carries it), then the kernel's read path.
+kern=$(folded_match "$f" syscall_loop ';main;read_zeroes;.*_\[k\]')
+echo "syscall_loop: $kern of $total samples with kernel frames under main;read_zeroes" >&2
+check record_system_kernel_frames "kernel frames under read_zeroes in $(pct "$kern" "$total") % of samples, want >= 50" \
 	[ "$(pct "$kern" "$total")" -ge 50 ]
-check record_system_kernel_read "no read syscall path in kernel frames" grep -qE '^syscall_loop;.*main;.*read;.*(ksys_read|vfs_read)_\[k\]' "$f"
+check record_system_kernel_read "no read syscall path in kernel frames" grep -qE '^syscall_loop;.*main;read_zeroes;(__libc_)?read;.*(ksys_read|vfs_read)_\[k\]' "$f"
 total=$(folded_count "$f" fp_chain)
 chain=$(folded_match "$f" fp_chain 'main;chain_a;chain_b;chain_c;chain_leaf')
 check record_system_chain "chain in $(pct "$chain" "$total") % of fp_chain samples" [ "$(pct "$chain" "$total")" -ge 90 ]

@@ -34,6 +34,6 @@ check teardown_failure_clean "BPF objects differ after a failure" settled "$befo
 EBPROF_INJECT_FAILURE=load:on_cpu_sample "$EBPROF" record -d 1 -o "$TMP/d" >/dev/null 2>"$TMP/err"
 rc=$?
 check teardown_load_failure_exit "exit $rc on a rejected program" [ $rc -eq 1 ]
-check teardown_load_failure_report "no per-program report" grep -q '1 of 2 failed' "$TMP/err"
+check teardown_load_failure_report "no per-program report" grep -qE '1 of [0-9]+ failed' "$TMP/err"
 check teardown_load_failure_log "no verifier log" grep -q -- '--- verifier log of sample_bpf/on_cpu_sample' "$TMP/err"
 check teardown_load_failure_clean "BPF objects differ after a rejected load" settled "$before"

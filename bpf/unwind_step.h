@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* One step of native unwinding: find the mapping of a pc, the row that covers it, and
+ * apply the row's rules to get the caller's registers. Pure logic, so the BPF program
+ * and the host unit tests compile the same code; the includer supplies the accesses:
+ *   UNW_READ_USER(dst, size, addr)  0 when size bytes at user addr were read into dst
+ *   UNW_ROW(idx)                    const struct unwind_row * of pool row idx, or NULL
+ *   UNW_LOOP(n, fn, ctx)            calls fn(i, ctx) for i < n until it returns 1 */
+#ifndef EBPROF_UNWIND_STEP_H
+#define EBPROF_UNWIND_STEP_H
+
+#include "unwind.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+struct unw_regs {
+	__u64 pc;
+	__u64 sp;
+	__u64 fp;
+	__u32 pc_exact; /* pc is the interrupted instruction, not a return address */
+	__u32 pad;
+};
+
+enum unw_step {
+	UNW_STEP_NEXT = 0,   /* regs now describe the caller */
+	UNW_STEP_END,	     /* the outermost frame: the stack is complete */
+	UNW_STEP_NO_ROW,     /* no rule covers pc */
+	UNW_STEP_READ_FAULT, /* the stack could not be read */
+	UNW_STEP_BAD_FRAME,  /* the rule gave an impossible caller (sp went down) */
+};
+
+/* The address to look up: a return address points after its call, which may be the
+ * first byte of the next function, so look one byte back. */
+static __always_inline __u64 unw_lookup_pc(const struct unw_regs *r)
+{
+	return r->pc_exact ? r->pc : r->pc - 1;
+}
+
+struct unw_search {
+	const struct unw_proc *proc; /* mapping search */
+	__u64 key;
+	__u32 base; /* row search: pool index of the table's first row */
+	__u32 lo, hi;
+	__s32 found; /* index found, -1 if none */
+};
+
+/* One halving of the mapping search. A callback, so the verifier checks it once: as an
+ * unrolled loop, its index feeds pointer arithmetic, which keeps every path apart. */
+static long unw_mapping_step(__u32 i, void *arg)
+{
+	struct unw_search *s = arg;
+	__u32 mid = (s->lo + s->hi) / 2;
+	const struct unw_mapping *m = &s->proc->m[mid & (UNW_MAX_MAPPINGS - 1)];
+
+	if (s->lo >= s->hi)
+		return 1;
+	if (s->key < m->start) {
+		s->hi = mid;
+	} else if (s->key >= m->end) {
+		s->lo = mid + 1;
+	} else {
+		s->found = mid & (UNW_MAX_MAPPINGS - 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* Returns the mapping of p covering pc, or NULL. */
+static __always_inline const struct unw_mapping *unw_find_mapping(const struct unw_proc *p,
+								  __u64 pc)
+{
+	struct unw_search s = {
+	    .proc = p,
+	    .key = pc,
+	    .hi = p->n < UNW_MAX_MAPPINGS ? p->n : UNW_MAX_MAPPINGS,
+	    .found = -1,
+	};
+
+	UNW_LOOP(UNW_MAPPING_STEPS + 1, unw_mapping_step, &s);
+	return s.found >= 0 ? &p->m[s.found & (UNW_MAX_MAPPINGS - 1)] : 0;
+}
+
+/* One halving of the row search: lo ends at the first row past key. */
+static long unw_row_step(__u32 i, void *arg)
+{
+	struct unw_search *s = arg;
+	__u32 mid = (s->lo + s->hi) / 2;
+	const struct unwind_row *row;
+
+	if (s->lo >= s->hi)
+		return 1;
+	row = UNW_ROW(s->base + mid);
+	if (!row) {
+		s->lo = 0;
+		return 1;
+	}
+	if (row->pc <= s->key)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+/* Returns the pool index of the last row with row.pc <= vpc in [first, first + count),
+ * or -1 when vpc lies before the table. A table holds at most 2^UNW_ROW_STEPS rows. */
+static __always_inline long unw_find_row(__u32 first, __u32 count, __u32 vpc)
+{
+	struct unw_search s = {.key = vpc, .base = first, .hi = count};
+
+	UNW_LOOP(UNW_ROW_STEPS + 1, unw_row_step, &s);
+	return s.lo ? (long)(first + s.lo - 1) : -1;
+}
+
+/* x86-64 rt_sigframe: when __restore_rt runs, sp points at the ucontext, whose
+ * uc_mcontext (struct sigcontext) starts 40 bytes in; rbp, rsp and rip sit at 80, 120
+ * and 128 within it (arch/x86/include/uapi/asm/sigcontext.h). */
+#define UNW_SIGCTX_RBP (40 + 80)
+#define UNW_SIGCTX_RSP (40 + 120)
+#define UNW_SIGCTX_RIP (40 + 128)
+
+static __always_inline int unw_signal_step(struct unw_regs *r)
+{
+	__u64 fp, sp, pc;
+
+	if (UNW_READ_USER(&fp, 8, r->sp + UNW_SIGCTX_RBP) ||
+	    UNW_READ_USER(&sp, 8, r->sp + UNW_SIGCTX_RSP) ||
+	    UNW_READ_USER(&pc, 8, r->sp + UNW_SIGCTX_RIP))
+		return UNW_STEP_READ_FAULT;
+	r->fp = fp;
+	r->sp = sp;
+	r->pc = pc;
+	r->pc_exact = 1; /* the interrupted instruction itself */
+	return UNW_STEP_NEXT;
+}
+
+static __always_inline __u64 unw_cfa(const struct unwind_row *row, const struct unw_regs *r)
+{
+	__u64 cfa = (row->cfa_kind == UNW_CFA_FP ? r->fp : r->sp) + (__s64)row->cfa_off;
+
+	if (row->cfa_kind == UNW_CFA_PLT && (r->pc & 15) >= (__u64)row->fp_off)
+		cfa += 8;
+	return cfa;
+}
+
+/* Applies row (found for r's pc) and leaves the caller's registers in r. */
+static __always_inline int unw_apply_row(const struct unwind_row *row, struct unw_regs *r)
+{
+	__u64 cfa, ra, fp = r->fp;
+
+	switch (row->cfa_kind) {
+	case UNW_CFA_END:
+		return UNW_STEP_END;
+	case UNW_CFA_SIGNAL:
+		return unw_signal_step(r);
+	case UNW_CFA_SP:
+	case UNW_CFA_FP:
+	case UNW_CFA_PLT:
+		break;
+	default:
+		return UNW_STEP_NO_ROW;
+	}
+	cfa = unw_cfa(row, r);
+	if (UNW_READ_USER(&ra, 8, cfa + (__s64)row->ra_off))
+		return UNW_STEP_READ_FAULT;
+	if (row->fp_rule == UNW_FP_AT_CFA && UNW_READ_USER(&fp, 8, cfa + (__s64)row->fp_off))
+		return UNW_STEP_READ_FAULT;
+	if (cfa <= r->sp)
+		return UNW_STEP_BAD_FRAME;
+	if (!ra)
+		return UNW_STEP_END;
+	r->fp = row->fp_rule == UNW_FP_UNDEF ? 0 : fp;
+	r->sp = cfa;
+	r->pc = ra;
+	r->pc_exact = 0;
+	return UNW_STEP_NEXT;
+}
+
+/* Frame-pointer step, for code without CFI (JIT code) and tables not built yet:
+ * [fp] holds the caller's fp and [fp + 8] the return address. */
+static __always_inline int unw_fp_step(struct unw_regs *r)
+{
+	__u64 frame[2];
+
+	if (!r->fp || r->fp < r->sp || (r->fp & 7))
+		return UNW_STEP_END;
+	if (UNW_READ_USER(frame, sizeof(frame), r->fp))
+		return UNW_STEP_READ_FAULT;
+	if (!frame[1])
+		return UNW_STEP_END;
+	r->sp = r->fp + 16;
+	r->fp = frame[0];
+	r->pc = frame[1];
+	r->pc_exact = 0;
+	return UNW_STEP_NEXT;
+}
+
+#endif

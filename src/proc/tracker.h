@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The process tracker: a thread that describes processes to the in-kernel unwinder
+ * (executable mappings with file ids, biases and unwind tables in pid_to_mappings).
+ * It learns of processes from an initial /proc scan and from the notices BPF sends
+ * (unknown process, unknown mapping, exec, exit), and never blocks the sample path. */
+#ifndef EBPROF_TRACKER_H
+#define EBPROF_TRACKER_H
+
+#include <stdint.h>
+
+#include "proc/proc.h"
+#include "unwind/tables.h"
+
+struct tracker;
+
+struct tracker_stats {
+	uint64_t described; /* process descriptions written */
+	uint64_t vanished;  /* processes gone before they could be described */
+	uint64_t exits;
+	uint64_t queue_full; /* requests dropped because the queue was full */
+	uint64_t too_many_mappings;
+};
+
+/* pid_maps_fd: the pid_to_mappings map. pids/npids: the processes to scan at start
+ * (NULL: every process in /proc). Starts the thread. Returns NULL with errno set. */
+struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
+			       const uint32_t *pids, size_t npids);
+/* Stops the thread and releases every table reference; descriptions stay in BPF
+ * until the maps are closed. */
+void tracker__stop(struct tracker *t);
+/* Queues a notice from BPF (enum record_type); cheap, callable from the sample path. */
+void tracker__notice(struct tracker *t, uint32_t type, uint32_t pid);
+void tracker__stats(struct tracker *t, struct tracker_stats *out);
+
+#endif

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Native unwinding, userspace side: owns the table pool and the tracker thread, and
+ * reports what they did (tables built and failed, rows used, processes described). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc/tracker.h"
+#include "unwind/native.h"
+#include "unwind/tables.h"
+#include "util/log.h"
+
+struct native_unwinder {
+	struct table_pool *pool;
+	struct tracker *tracker;
+	struct tracker_stats tracker_stats;
+};
+
+struct native_unwinder *native__start(const struct sampler_maps *maps, struct proc_table *procs,
+				      const uint32_t *pids, size_t npids)
+{
+	struct native_unwinder *n = calloc(1, sizeof(*n));
+	int err;
+
+	if (!n)
+		return NULL;
+	n->pool = table_pool__new(maps->unwind_rows, maps->unwind_rows_max, maps->unwind_tables,
+				  maps->unwind_tables_max);
+	if (!n->pool) {
+		err = errno;
+		pr_err("mapping the unwind row pool: %s", strerror(err));
+		goto fail;
+	}
+	n->tracker = tracker__start(procs, n->pool, maps->pid_to_mappings, pids, npids);
+	if (!n->tracker) {
+		err = errno;
+		pr_err("starting the process tracker: %s", strerror(err));
+		goto fail;
+	}
+	return n;
+fail:
+	native__free(n);
+	errno = err;
+	return NULL;
+}
+
+void native__notice(struct native_unwinder *n, uint32_t type, uint32_t pid)
+{
+	tracker__notice(n->tracker, type, pid);
+}
+
+void native__stop(struct native_unwinder *n)
+{
+	if (!n || !n->tracker)
+		return;
+	tracker__stats(n->tracker, &n->tracker_stats);
+	tracker__stop(n->tracker);
+	n->tracker = NULL;
+}
+
+void native__print_stats(struct native_unwinder *n, FILE *out)
+{
+	struct table_pool_stats ps;
+	const struct tracker_stats *ts = &n->tracker_stats;
+
+	table_pool__stats(n->pool, &ps);
+	fprintf(out,
+		"  unwinder: %llu processes described (%llu vanished first), %llu tables built "
+		"(%llu without CFI or unreadable) in %.0f ms, %llu of %llu rows used (%.1f MiB)\n",
+		(unsigned long long)ts->described, (unsigned long long)ts->vanished,
+		(unsigned long long)ps.built, (unsigned long long)ps.failed, ps.build_ns / 1e6,
+		(unsigned long long)ps.rows_used, (unsigned long long)ps.rows_max,
+		ps.rows_used * 16.0 / (1 << 20));
+	if (ps.evicted || ps.no_room || ts->queue_full || ts->too_many_mappings)
+		fprintf(out,
+			"  unwinder limits: %llu tables evicted, %llu did not fit, %llu requests "
+			"dropped, %llu processes with too many mappings\n",
+			(unsigned long long)ps.evicted, (unsigned long long)ps.no_room,
+			(unsigned long long)ts->queue_full,
+			(unsigned long long)ts->too_many_mappings);
+}
+
+void native__free(struct native_unwinder *n)
+{
+	if (!n)
+		return;
+	native__stop(n);
+	table_pool__free(n->pool);
+	free(n);
+}

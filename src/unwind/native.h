@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The userspace half of native unwinding: the table pool and the process tracker that
+ * feed the BPF unwinder's maps, started once the sampler's maps exist. */
+#ifndef EBPROF_NATIVE_H
+#define EBPROF_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "loader/sampler.h"
+#include "proc/proc.h"
+
+struct native_unwinder;
+
+/* Starts describing processes (pids, or all when NULL) to the unwinder. Returns NULL
+ * with errno set, having logged why. */
+struct native_unwinder *native__start(const struct sampler_maps *maps, struct proc_table *procs,
+				      const uint32_t *pids, size_t npids);
+/* Passes a notice record from BPF on. */
+void native__notice(struct native_unwinder *n, uint32_t type, uint32_t pid);
+/* Stops the tracker; the figures stay readable for native__print_stats. */
+void native__stop(struct native_unwinder *n);
+void native__print_stats(struct native_unwinder *n, FILE *out);
+void native__free(struct native_unwinder *n);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The pool of compiled unwind tables in BPF maps: one table per file, built on first
+ * use, shared by every process that maps the file, reference-counted by them, and
+ * evicted (least recently released first) when the memory budget needs the room. */
+#ifndef EBPROF_TABLES_H
+#define EBPROF_TABLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proc/files.h"
+#include "unwind.h"
+
+#define TABLE_MAX_SEGMENTS 8
+
+/* An executable loadable segment, for turning file offsets into ELF addresses. */
+struct table_segment {
+	uint64_t offset;
+	uint64_t vaddr;
+	uint64_t filesz;
+};
+
+struct table_entry {
+	uint32_t file_id;
+	uint32_t id;	/* index in unwind_tables; 0 while unusable */
+	uint32_t first; /* rows in the pool */
+	uint32_t count;
+	uint32_t refs;	   /* processes whose description uses the table */
+	int err;	   /* why the table could not be built, 0 if it was */
+	uint64_t released; /* when refs last dropped to 0 (eviction order) */
+	uint32_t nsegs;
+	struct table_segment segs[TABLE_MAX_SEGMENTS];
+};
+
+struct table_pool_stats {
+	uint64_t built, failed, evicted, no_room;
+	uint64_t rows_used, rows_max;
+	uint64_t build_ns;
+};
+
+struct table_pool;
+
+/* rows_fd: the mmapable unwind_rows array of max_rows rows; tables_fd: unwind_tables of
+ * max_tables entries. Returns NULL with errno set. */
+struct table_pool *table_pool__new(int rows_fd, uint32_t max_rows, int tables_fd,
+				   uint32_t max_tables);
+void table_pool__free(struct table_pool *p);
+/* Returns f's table with one more reference, building and uploading it on first use
+ * (slow: call it off the sample path). Never NULL: a table that could not be built has
+ * id 0 and err set, and the unwinder falls back to frame pointers for it. */
+struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f);
+void table_pool__release(struct table_pool *p, struct table_entry *t);
+/* ELF virtual address bias of a mapping: vaddr = pc - bias. Returns false when no
+ * segment of the file covers pgoff. */
+bool table_entry__vaddr_bias(const struct table_entry *t, uint64_t start, uint64_t pgoff,
+			     uint64_t *bias);
+void table_pool__stats(const struct table_pool *p, struct table_pool_stats *out);
+
+#endif

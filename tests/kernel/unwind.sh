@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Native stacks without frame pointers: every workload built without them must show its
+# full chain, from main (or thread start) to the leaf, in >= 95 % of its samples.
+. "$(dirname "$0")/lib.sh"
+
+# expect NAME COMM PATTERN CMD...: record CMD, then count COMM's samples matching PATTERN
+expect_chain() {
+	local name=$1 comm=$2 pat=$3
+	shift 3
+	local out=$TMP/$name
+	if ! "$EBPROF" record -F 199 -o "$out" -- "$@" >"$out.stdout" 2>"$out.stderr"; then
+		fail "$name" "record failed: $(head -2 "$out.stderr")"
+		return
+	fi
+	local total chain
+	total=$(folded_count "$out/stacks.folded" "$comm")
+	chain=$(folded_match "$out/stacks.folded" "$comm" "$pat")
+	echo "$name: $chain of $total samples match $pat" >&2
+	if [ "$total" -lt 30 ]; then
+		fail "$name" "only $total samples"
+	elif [ "$(pct "$chain" "$total")" -lt 95 ]; then
+		fail "$name" "chain in $(pct "$chain" "$total") % of samples, want >= 95"
+		sort -t' ' -k2 -nr "$out/stacks.folded" | head -5 | cut -c1-300 >&2
+	else
+		pass "$name"
+	fi
+}
+
+# The leaf check: samples whose innermost frame is the named leaf also carry the chain.
+expect_leaf() {
+	local name=$1 comm=$2 leaf=$3 pat=$4 out=$TMP/$5
+	local leaves chain
+	leaves=$(grep -E ";$leaf [0-9]+\$" "$out/stacks.folded" | awk -v c="$comm" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }')
+	chain=$(grep -E ";$leaf [0-9]+\$" "$out/stacks.folded" | grep -E "$pat" | awk -v c="$comm" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }')
+	echo "$name: $chain of $leaves samples at $leaf carry $pat" >&2
+	if [ "$leaves" -lt 20 ]; then
+		fail "$name" "only $leaves samples at $leaf"
+	elif [ "$(pct "$chain" "$leaves")" -lt 95 ]; then
+		fail "$name" "chain in $(pct "$chain" "$leaves") % of $leaf samples"
+	else
+		pass "$name"
+	fi
+}
+
+expect_chain unwind_c_qsort nofp_qsort ';main;sort_rounds;' "$W/nofp_qsort" 2
+expect_leaf unwind_c_qsort_leaf nofp_qsort by_key ';main;sort_rounds;qsort(_r)?;.*by_key ' unwind_c_qsort
+expect_chain unwind_cpp_sort nofp_sort ';main;sort_rounds' "$W/nofp_sort" 2
+expect_chain unwind_threads nofp_threads ';(start_thread|clone3?);.*thread_main;thread_work' "$W/nofp_threads" 2
+expect_chain unwind_signal nofp_signal ';main;interrupted_work' "$W/nofp_signal" 2
+expect_leaf unwind_signal_leaf nofp_signal handler_leaf ';main;interrupted_work;.*in_handler;handler_leaf ' unwind_signal
+expect_chain unwind_dlopen nofp_dlopen ';main;(call_plugin;plugin_outer|usleep|clock_nanosleep|__nanosleep|dlopen)' "$W/nofp_dlopen" 2
+expect_leaf unwind_dlopen_leaf nofp_dlopen plugin_leaf ';main;call_plugin;plugin_outer;plugin_leaf ' unwind_dlopen
+if [ -x "$W/nofp_rust" ]; then
+	expect_chain unwind_rust nofp_rust ';main;.*nofp_rust::sort_rounds' "$W/nofp_rust" 2
+else
+	echo "SKIP unwind_rust: rustc missing"
+fi

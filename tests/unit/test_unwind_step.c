@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The BPF unwinder's per-frame rules (bpf/unwind_step.h), compiled as host C with the
+ * helpers replaced: user memory is a simulated stack, the row pool an array. */
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "unwind.h"
+
+static uint8_t stack_mem[4096];
+static const uint64_t stack_base = 0x7ffd00000000ULL;
+static struct unwind_row pool[64];
+static uint32_t pool_len;
+static int reads;
+
+static int sim_read(void *dst, uint32_t size, uint64_t addr)
+{
+	reads++;
+	if (addr < stack_base || addr + size > stack_base + sizeof(stack_mem))
+		return -1;
+	memcpy(dst, stack_mem + (addr - stack_base), size);
+	return 0;
+}
+
+static const struct unwind_row *sim_row(uint32_t idx)
+{
+	return idx < pool_len ? &pool[idx] : NULL;
+}
+
+#define UNW_READ_USER(dst, size, addr) sim_read(dst, size, addr)
+#define UNW_ROW(idx) sim_row(idx)
+#define UNW_LOOP(n, fn, ctx)                       \
+	do {                                       \
+		for (__u32 i_ = 0; i_ < (n); i_++) \
+			if (fn(i_, ctx))           \
+				break;             \
+	} while (0)
+#include "unwind_step.h"
+
+static void put(uint64_t addr, uint64_t v)
+{
+	memcpy(stack_mem + (addr - stack_base), &v, 8);
+}
+
+static struct unwind_row row(uint32_t pc, uint8_t kind, int32_t cfa_off, uint8_t fp_rule,
+			     int16_t fp_off)
+{
+	return (struct unwind_row){.pc = pc,
+				   .cfa_off = cfa_off,
+				   .fp_off = fp_off,
+				   .ra_off = -8,
+				   .cfa_kind = kind,
+				   .fp_rule = fp_rule};
+}
+
+static void test_sp_rule(void)
+{
+	uint64_t sp = stack_base + 0x100;
+	struct unwind_row r = row(0, UNW_CFA_SP, 24, UNW_FP_AT_CFA, -16);
+	struct unw_regs regs = {.pc = 0x401234, .sp = sp, .fp = 1, .pc_exact = 1};
+
+	put(sp + 24 - 8, 0x401500);    /* return address */
+	put(sp + 24 - 16, 0x7ffd1234); /* saved rbp */
+	CHECK(unw_apply_row(&r, &regs) == UNW_STEP_NEXT);
+	CHECK(regs.pc == 0x401500 && regs.sp == sp + 24 && regs.fp == 0x7ffd1234);
+	CHECK(regs.pc_exact == 0);
+	CHECK(unw_lookup_pc(&regs) == 0x4014ff);
+}
+
+static void test_fp_rule_and_same(void)
+{
+	uint64_t fp = stack_base + 0x200;
+	struct unwind_row r = row(0, UNW_CFA_FP, 16, UNW_FP_AT_CFA, -16);
+	struct unw_regs regs = {.pc = 0x10, .sp = stack_base + 0x180, .fp = fp, .pc_exact = 1};
+
+	put(fp + 8, 0xabc);
+	put(fp, stack_base + 0x300);
+	CHECK(unw_apply_row(&r, &regs) == UNW_STEP_NEXT);
+	CHECK(regs.pc == 0xabc && regs.sp == fp + 16 && regs.fp == stack_base + 0x300);
+
+	r = row(0, UNW_CFA_SP, 8, UNW_FP_SAME, 0);
+	regs = (struct unw_regs){.pc = 0x20, .sp = stack_base + 0x400, .fp = 42};
+	put(stack_base + 0x400, 0xdef);
+	CHECK(unw_apply_row(&r, &regs) == UNW_STEP_NEXT);
+	CHECK(regs.pc == 0xdef && regs.fp == 42 && regs.sp == stack_base + 0x408);
+}
+
+static void test_plt_rule(void)
+{
+	uint64_t sp = stack_base + 0x500;
+	struct unwind_row r = row(0, UNW_CFA_PLT, 8, UNW_FP_SAME, 11);
+	struct unw_regs regs = {.pc = 0x1020 + 5, .sp = sp, .pc_exact = 1};
+
+	put(sp, 0x111);	    /* (pc & 15) = 5 < 11: CFA = sp + 8 */
+	put(sp + 8, 0x222); /* (pc & 15) = 12 >= 11: CFA = sp + 16 */
+	CHECK(unw_apply_row(&r, &regs) == UNW_STEP_NEXT && regs.pc == 0x111);
+	regs = (struct unw_regs){.pc = 0x1020 + 12, .sp = sp, .pc_exact = 1};
+	CHECK(unw_apply_row(&r, &regs) == UNW_STEP_NEXT && regs.pc == 0x222);
+	CHECK(regs.sp == sp + 16);
+}
+
+static void test_signal_frame(void)
+{
+	uint64_t sp = stack_base + 0x600;
+	struct unwind_row r = row(0, UNW_CFA_SIGNAL, 0, UNW_FP_SAME, 0);
+	struct unw_regs regs = {.pc = 0x7f0000001000, .sp = sp};
+
+	put(sp + 40 + 80, 0x1111);  /* rbp */
+	put(sp + 40 + 120, 0x2222); /* rsp */
+	put(sp + 40 + 128, 0x3333); /* rip */
+	CHECK(unw_apply_row(&r, &regs) == UNW_STEP_NEXT);
+	CHECK(regs.fp == 0x1111 && regs.sp == 0x2222 && regs.pc == 0x3333);
+	CHECK(regs.pc_exact == 1); /* the interrupted instruction, not a call site */
+}
+
+static void test_end_and_faults(void)
+{
+	struct unwind_row end = row(0, UNW_CFA_END, 0, UNW_FP_SAME, 0);
+	struct unwind_row none = row(0, UNW_CFA_NONE, 0, UNW_FP_SAME, 0);
+	struct unwind_row sp8 = row(0, UNW_CFA_SP, 8, UNW_FP_SAME, 0);
+	struct unwind_row down = row(0, UNW_CFA_SP, -8, UNW_FP_SAME, 0);
+	struct unw_regs regs = {.pc = 1, .sp = stack_base + 0x700};
+
+	CHECK(unw_apply_row(&end, &regs) == UNW_STEP_END);
+	CHECK(unw_apply_row(&none, &regs) == UNW_STEP_NO_ROW);
+	put(stack_base + 0x700, 0);
+	CHECK(unw_apply_row(&sp8, &regs) == UNW_STEP_END); /* return address 0 */
+	put(stack_base + 0x6f0, 0x99);
+	CHECK(unw_apply_row(&down, &regs) == UNW_STEP_BAD_FRAME);
+	regs.sp = 0x1000; /* unmapped */
+	CHECK(unw_apply_row(&sp8, &regs) == UNW_STEP_READ_FAULT);
+}
+
+static void test_find_row(void)
+{
+	pool_len = 0;
+	pool[pool_len++] = row(0, UNW_CFA_NONE, 0, 0, 0); /* another table's row */
+	for (uint32_t pc = 0x1000; pc < 0x1000 + 10 * 0x10; pc += 0x10)
+		pool[pool_len++] = row(pc, UNW_CFA_SP, pc - 0x1000 + 8, 0, 0);
+	CHECK(unw_find_row(1, 10, 0xfff) == -1);
+	CHECK(unw_find_row(1, 10, 0x1000) == 1);
+	CHECK(unw_find_row(1, 10, 0x100f) == 1);
+	CHECK(unw_find_row(1, 10, 0x1010) == 2);
+	CHECK(unw_find_row(1, 10, 0x1095) == 10);
+	CHECK(unw_find_row(1, 10, 0xffffffff) == 10);
+	CHECK(unw_find_row(1, 0, 0x1000) == -1);
+	CHECK(unw_find_row(5, 100, 0x1050) == -1 || unw_find_row(5, 100, 0x1050) >= 5);
+}
+
+static void test_find_mapping(void)
+{
+	static struct unw_proc p;
+
+	memset(&p, 0, sizeof(p));
+	for (uint32_t i = 0; i < UNW_MAX_MAPPINGS; i++)
+		p.m[i] = (struct unw_mapping){.start = 0x10000 * (i + 1),
+					      .end = 0x10000 * (i + 1) + 0x8000,
+					      .file_id = i + 1};
+	p.n = UNW_MAX_MAPPINGS;
+	for (uint32_t i = 0; i < UNW_MAX_MAPPINGS; i++) {
+		const struct unw_mapping *m = unw_find_mapping(&p, 0x10000 * (i + 1) + 0x10);
+
+		CHECK(m && m->file_id == i + 1);
+		CHECK(!unw_find_mapping(&p, 0x10000 * (i + 1) + 0x9000)); /* in a gap */
+	}
+	CHECK(!unw_find_mapping(&p, 0x100));
+	p.n = 1000; /* a corrupt count must stay inside the array */
+	CHECK(unw_find_mapping(&p, 0x20010) != NULL);
+}
+
+static void test_fp_step(void)
+{
+	uint64_t fp = stack_base + 0x800;
+	struct unw_regs regs = {.pc = 5, .sp = stack_base + 0x7f0, .fp = fp};
+
+	put(fp, stack_base + 0x900);
+	put(fp + 8, 0x4444);
+	CHECK(unw_fp_step(&regs) == UNW_STEP_NEXT);
+	CHECK(regs.pc == 0x4444 && regs.fp == stack_base + 0x900 && regs.sp == fp + 16);
+	regs.fp = 0;
+	CHECK(unw_fp_step(&regs) == UNW_STEP_END);
+	regs = (struct unw_regs){.sp = stack_base + 0x900, .fp = stack_base + 0x800};
+	CHECK(unw_fp_step(&regs) == UNW_STEP_END); /* fp below sp: not a frame */
+}
+
+int main(void)
+{
+	RUN_TEST(test_sp_rule);
+	RUN_TEST(test_fp_rule_and_same);
+	RUN_TEST(test_plt_rule);
+	RUN_TEST(test_signal_frame);
+	RUN_TEST(test_end_and_faults);
+	RUN_TEST(test_find_row);
+	RUN_TEST(test_find_mapping);
+	RUN_TEST(test_fp_step);
+	HARNESS_EXIT();
+}
