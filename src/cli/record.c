@@ -99,6 +99,9 @@ static void usage(FILE *out)
 	    "  -o, --output DIR     output directory (default ./ebprof-out), created if needed\n"
 	    "  -p, --pid PIDS       only these processes (comma-separated), with their threads\n"
 	    "      --ringbuf SIZE   BPF ring buffer size, a power of two (default 8M)\n"
+	    "      --unwind-memory SIZE\n"
+	    "                       kernel memory for unwind tables (default 32M); when full,\n"
+	    "                       tables no process uses are evicted\n"
 	    "      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"
 	    "                       ebprof may use; 1 loads them one by one)\n"
 	    "      --load-order O   'longest' (default: most expensive first, by the costs\n"
@@ -142,6 +145,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {"load-jobs", required_argument, NULL, 'J'},
 	    {"load-order", required_argument, NULL, 'O'},
+	    {"unwind-memory", required_argument, NULL, 'U'},
 	    {0},
 	};
 	int c, err = 0;
@@ -149,7 +153,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	*o = (struct record_opts){.freq = DEFAULT_FREQ,
 				  .seconds = DEFAULT_SECONDS,
 				  .outdir = "ebprof-out",
-				  .ringbuf = DEFAULT_RINGBUF};
+				  .ringbuf = DEFAULT_RINGBUF,
+				  .unwind_memory = DEFAULT_UNWIND_MEMORY};
 	optind = 1;
 	while (!err && (c = getopt_long(argc, argv, "+F:d:o:p:vh", longopts, NULL)) != -1) {
 		switch (c) {

@@ -40,11 +40,19 @@ enum rule_how {
 	RULE_OTHER,  /* register, expression, val_*: nothing the unwinder can follow */
 };
 
+/* The CFA rule as libgcc (and readelf) keep it: an expression does not erase the register
+ * rule, DW_CFA_def_cfa_register returns to it and DW_CFA_def_cfa_offset changes its offset
+ * without leaving an expression (hand-written assembly relies on both). */
 enum cfa_how {
 	CFA_UNSET = 0,
-	CFA_REG,   /* reg + off */
-	CFA_PLT,   /* the x86-64 PLT expression: SP + off, + 8 when (pc & 15) >= thr */
-	CFA_OTHER, /* any other expression, or an offset change of an expression */
+	CFA_REG,  /* reg + off */
+	CFA_EXPR, /* an expression: expr says what we recognised in it */
+};
+
+enum cfa_expr {
+	EXPR_OTHER = 0, /* anything we cannot follow */
+	EXPR_REG,	/* bregN off alone: expr_reg + expr_off */
+	EXPR_PLT,	/* the x86-64 PLT expression: SP + expr_off, + 8 when (pc & 15) >= thr */
 };
 
 struct reg_rule {
@@ -53,9 +61,12 @@ struct reg_rule {
 };
 
 struct cfa_rule {
-	int64_t off;
+	int64_t off; /* the register rule; INT64_MAX: an offset that does not fit */
 	uint64_t reg;
+	int64_t expr_off;
+	uint64_t expr_reg;
 	uint8_t how;
+	uint8_t expr;
 	uint8_t thr;
 };
 
@@ -302,11 +313,29 @@ static void fp_fill(struct unwind_table_stats *st, const struct reg_rule *fp, bo
 	}
 }
 
+/* The CFA as SP or FP + offset (plt: the PLT expression); false for anything else. */
+static bool cfa_resolve(const struct cfa_rule *cfa, uint64_t *reg, int64_t *off, bool *plt)
+{
+	*plt = cfa->how == CFA_EXPR && cfa->expr == EXPR_PLT;
+	if (cfa->how == CFA_REG) {
+		*reg = cfa->reg;
+		*off = cfa->off;
+	} else if (cfa->how == CFA_EXPR && cfa->expr != EXPR_OTHER) {
+		*reg = cfa->expr_reg;
+		*off = cfa->expr_off;
+	} else {
+		return false;
+	}
+	return (*reg == REG_SP || *reg == REG_FP) && fits_s32(*off);
+}
+
 /* The row a DWARF state gives at pc; counts what it had to give up on. */
 static void state_row(struct unwind_table_stats *st, const struct cie *cie,
 		      const struct frame_state *s, uint64_t pc, struct unwind_row *r)
 {
-	const struct cfa_rule *cfa = &s->cfa;
+	uint64_t reg;
+	int64_t off;
+	bool plt;
 
 	memset(r, 0, sizeof(*r));
 	r->pc = (uint32_t)pc;
@@ -316,21 +345,17 @@ static void state_row(struct unwind_table_stats *st, const struct cie *cie,
 	} else if (s->ra.how == RULE_UNDEF) {
 		r->cfa_kind = UNW_CFA_END;
 		st->rows_end++;
-	} else if (!((cfa->how == CFA_REG && (cfa->reg == REG_SP || cfa->reg == REG_FP)) ||
-		     cfa->how == CFA_PLT) ||
-		   !fits_s32(cfa->off)) {
+	} else if (!cfa_resolve(&s->cfa, &reg, &off, &plt)) {
 		st->rows_cfa_unsupported++;
 	} else if (s->ra.how != RULE_OFFSET || !fits_s16(s->ra.off)) {
 		st->rows_ra_unsupported++;
 	} else {
-		r->cfa_kind = cfa->how == CFA_PLT  ? UNW_CFA_PLT
-			      : cfa->reg == REG_SP ? UNW_CFA_SP
-						   : UNW_CFA_FP;
-		r->cfa_off = cfa->off;
+		r->cfa_kind = plt ? UNW_CFA_PLT : reg == REG_SP ? UNW_CFA_SP : UNW_CFA_FP;
+		r->cfa_off = off;
 		r->ra_off = s->ra.off;
-		fp_fill(st, &s->fp, cfa->how == CFA_PLT, r);
-		if (cfa->how == CFA_PLT) {
-			r->fp_off = cfa->thr;
+		fp_fill(st, &s->fp, plt, r);
+		if (plt) {
+			r->fp_off = s->cfa.thr;
 			st->rows_plt++;
 		}
 	}
@@ -479,35 +504,34 @@ static void restore_rule(struct interp *in, uint64_t reg)
 		*r = r == &in->st.ra ? in->cie->init.ra : in->cie->init.fp;
 }
 
-/* CFA = bregN off alone is CFA_REG; the linkers' PLT expression
- * "breg7 off; breg16 0; lit15; and; litT; ge; lit3; shl; plus" is CFA_PLT. */
+/* bregN off alone is EXPR_REG; the linkers' PLT expression
+ * "breg7 off; breg16 0; lit15; and; litT; ge; lit3; shl; plus" is EXPR_PLT. */
 static void cfa_expression(struct cfa_rule *cfa, const uint8_t *p, uint64_t len)
 {
 	static const uint8_t head[] = {DW_OP_breg16, 0, DW_OP_lit15, DW_OP_and};
 	static const uint8_t tail[] = {DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus};
 	struct cursor c = {p, p + len, false};
 	uint8_t op = cur_fixed(&c, 1);
-	uint64_t reg;
-	int64_t off;
 
-	cfa->how = CFA_OTHER;
+	cfa->how = CFA_EXPR;
+	cfa->expr = EXPR_OTHER;
 	if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
-		reg = op - DW_OP_breg0;
+		cfa->expr_reg = op - DW_OP_breg0;
 	else if (op == DW_OP_bregx)
-		reg = cur_uleb(&c);
+		cfa->expr_reg = cur_uleb(&c);
 	else
 		return;
-	off = cur_sleb(&c);
+	cfa->expr_off = cur_sleb(&c);
 	if (c.bad)
 		return;
-	*cfa = (struct cfa_rule){.how = CFA_REG, .reg = reg, .off = off};
-	if (c.p == c.end)
+	if (c.p == c.end) {
+		cfa->expr = EXPR_REG;
 		return;
-	cfa->how = CFA_OTHER;
-	if (reg != REG_SP || c.end - c.p != 9 || memcmp(c.p, head, sizeof(head)) ||
+	}
+	if (cfa->expr_reg != REG_SP || c.end - c.p != 9 || memcmp(c.p, head, sizeof(head)) ||
 	    c.p[4] < DW_OP_lit0 || c.p[4] > DW_OP_lit31 || memcmp(c.p + 5, tail, sizeof(tail)))
 		return;
-	cfa->how = CFA_PLT;
+	cfa->expr = EXPR_PLT;
 	cfa->thr = c.p[4] - DW_OP_lit0;
 }
 
@@ -596,54 +620,44 @@ static int op_reg(struct interp *in, struct cursor *c, uint8_t op)
 	return -ENOENT;
 }
 
-/* CFA = reg + n * data_align (valid: n was representable). */
-static void def_cfa(struct interp *in, uint64_t reg, int64_t n, bool valid, bool factored)
+/* n (times data_align when factored) as a CFA offset; INT64_MAX when it does not fit. */
+static int64_t cfa_offset(const struct interp *in, int64_t n, bool valid, bool factored)
 {
 	int64_t off = n;
 
-	if (factored && valid && __builtin_mul_overflow(n, in->cie->data_align, &off))
-		valid = false;
-	in->st.cfa = (struct cfa_rule){.how = valid ? CFA_REG : CFA_OTHER, .reg = reg, .off = off};
-}
-
-/* A new offset for the current register rule; an expression has none to change. */
-static void def_cfa_offset(struct interp *in, int64_t n, bool valid, bool factored)
-{
-	if (in->st.cfa.how != CFA_REG) {
-		in->st.cfa.how = CFA_OTHER;
-		return;
-	}
-	def_cfa(in, in->st.cfa.reg, n, valid, factored);
+	if (!valid || (factored && __builtin_mul_overflow(n, in->cie->data_align, &off)))
+		return INT64_MAX;
+	return off;
 }
 
 static int op_cfa(struct interp *in, struct cursor *c, uint8_t op)
 {
 	const uint8_t *p;
-	uint64_t reg, u, len;
+	uint64_t u, len;
 
 	switch (op) {
 	case DW_CFA_def_cfa:
-		reg = cur_uleb(c);
-		u = cur_uleb(c);
-		def_cfa(in, reg, (int64_t)(u & INT64_MAX), u <= INT64_MAX, false);
-		return 0;
 	case DW_CFA_def_cfa_sf:
-		reg = cur_uleb(c);
-		def_cfa(in, reg, cur_sleb(c), true, true);
+		in->st.cfa.reg = cur_uleb(c);
+		if (op == DW_CFA_def_cfa_sf) {
+			in->st.cfa.off = cfa_offset(in, cur_sleb(c), true, true);
+		} else {
+			u = cur_uleb(c);
+			in->st.cfa.off =
+			    cfa_offset(in, (int64_t)(u & INT64_MAX), u <= INT64_MAX, false);
+		}
+		in->st.cfa.how = CFA_REG;
 		return 0;
 	case DW_CFA_def_cfa_register:
-		reg = cur_uleb(c);
-		if (in->st.cfa.how == CFA_REG)
-			in->st.cfa.reg = reg;
-		else
-			in->st.cfa.how = CFA_OTHER;
+		in->st.cfa.reg = cur_uleb(c);
+		in->st.cfa.how = CFA_REG;
 		return 0;
-	case DW_CFA_def_cfa_offset:
+	case DW_CFA_def_cfa_offset: /* the rule stays what it was, as in libgcc */
 		u = cur_uleb(c);
-		def_cfa_offset(in, (int64_t)(u & INT64_MAX), u <= INT64_MAX, false);
+		in->st.cfa.off = cfa_offset(in, (int64_t)(u & INT64_MAX), u <= INT64_MAX, false);
 		return 0;
 	case DW_CFA_def_cfa_offset_sf:
-		def_cfa_offset(in, cur_sleb(c), true, true);
+		in->st.cfa.off = cfa_offset(in, cur_sleb(c), true, true);
 		return 0;
 	case DW_CFA_def_cfa_expression:
 		p = cur_block(c, &len);

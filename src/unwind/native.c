@@ -66,7 +66,8 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 	table_pool__stats(n->pool, &ps);
 	fprintf(out,
 		"  unwinder: %llu processes described (%llu vanished first), %llu tables built "
-		"(%llu without CFI or unreadable) in %.0f ms, %llu of %llu rows used (%.1f MiB)\n",
+		"(%llu not: no CFI, unreadable or no room) in %.0f ms, %llu of %llu rows used "
+		"(%.1f MiB)\n",
 		(unsigned long long)ts->described, (unsigned long long)ts->vanished,
 		(unsigned long long)ps.built, (unsigned long long)ps.failed, ps.build_ns / 1e6,
 		(unsigned long long)ps.rows_used, (unsigned long long)ps.rows_max,
