@@ -15,6 +15,9 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 filter_pids = 0;
 /* Follow fork() of profiled processes (for "-- CMD" and its children). */
 const volatile __u32 follow_children = 0;
+/* Samples wake userspace only once this many bytes wait (a quarter of the ring),
+ * instead of once per sample; userspace also polls on a timer. */
+const volatile __u64 wakeup_bytes = 2 << 20;
 /* Minimum gap between two notices about one process. */
 const volatile __u64 notice_interval_ns = 200000000;
 
@@ -266,6 +269,13 @@ static __always_inline void fill_kernel_stack(struct bpf_perf_event_data *ctx,
 		r->flags |= SAMPLE_F_KERNEL_TRUNCATED;
 }
 
+/* A wakeup costs the consumer a context switch: batch them. */
+static __always_inline __u64 wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									      : BPF_RB_NO_WAKEUP;
+}
+
 /* Sends the used part of the record: most samples have a few dozen frames. */
 static __always_inline void submit(struct sample_record *r)
 {
@@ -275,7 +285,7 @@ static __always_inline void submit(struct sample_record *r)
 	/* Restated bound for the verifier: never past the record. */
 	if (size > sizeof(*r))
 		size = sizeof(*r);
-	if (bpf_ringbuf_output(&samples, r, size, 0))
+	if (bpf_ringbuf_output(&samples, r, size, wakeup_flag()))
 		count(CTR_RINGBUF_FULL);
 }
 

@@ -412,7 +412,9 @@ static int run_loop(struct recording *rec, const struct record_opts *o)
 			break;
 	}
 	rec->end_ns = clock_ns(CLOCK_MONOTONIC);
-	/* What is already in the ring buffer was sampled inside the window: keep it. */
+	/* Stop first, so every sample counted in BPF is in the ring buffer when we drain
+	 * it; what is there was sampled inside the window: keep it. */
+	sampler__stop(rec->sampler);
 	while (sampler__poll(rec->sampler, 0) > 0)
 		;
 	if (log_verbose)
@@ -462,10 +464,12 @@ static void print_summary(const struct recording *rec, const struct report *r,
 	printf("  samples: %llu taken, %llu lost (ring buffer full), %llu kept\n",
 	       (unsigned long long)(c[CTR_SAMPLES] - c[CTR_FILTERED]),
 	       (unsigned long long)c[CTR_RINGBUF_FULL], (unsigned long long)rec->profile.samples);
-	if (c[CTR_KSTACK_ERR] || c[CTR_USTACK_ERR] || rec->profile.dropped)
-		printf("  stack errors: %llu kernel, %llu user; %llu samples without memory\n",
+	if (c[CTR_KSTACK_ERR] || c[CTR_USTACK_ERR] || rec->profile.dropped || rec->bad_records)
+		printf("  stack errors: %llu kernel, %llu user; %llu samples without memory, %llu "
+		       "malformed records\n",
 		       (unsigned long long)c[CTR_KSTACK_ERR], (unsigned long long)c[CTR_USTACK_ERR],
-		       (unsigned long long)rec->profile.dropped);
+		       (unsigned long long)rec->profile.dropped,
+		       (unsigned long long)rec->bad_records);
 	if (rec->native)
 		native__print_stats(rec->native, stdout);
 	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT])

@@ -25,6 +25,7 @@ struct sampler {
 	int *pfds; /* perf event fds, one per entry of cpus */
 	struct bpf_link **links;
 	struct bpf_link *fork_link;
+	unsigned int ncpus_stopped; /* CPUs sampled before sampler__stop */
 	struct sampler_opts opts;
 	unsigned int ncpus; /* entries used in pfds and links */
 	unsigned int cpu_cap;
@@ -135,6 +136,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	}
 	s->skel->rodata->filter_pids = o->pids != NULL;
 	s->skel->rodata->follow_children = o->follow_children;
+	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
 	if (!err && o->unwind_rows)
 		err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, o->unwind_rows);
@@ -218,15 +220,22 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 	return err;
 }
 
-void sampler__free(struct sampler *s)
+void sampler__stop(struct sampler *s)
 {
-	if (!s)
-		return;
-	/* Reverse order of creation: links, then events, then buffer and programs. */
+	/* Reverse order of creation: links, then events. */
 	for (unsigned int i = 0; i < s->ncpus; i++) {
 		bpf_link__destroy(s->links[i]);
 		close(s->pfds[i]);
 	}
+	s->ncpus_stopped = s->ncpus;
+	s->ncpus = 0;
+}
+
+void sampler__free(struct sampler *s)
+{
+	if (!s)
+		return;
+	sampler__stop(s);
 	free(s->links);
 	free(s->pfds);
 	bpf_link__destroy(s->fork_link);
@@ -247,7 +256,17 @@ int sampler__add_pid(struct sampler *s, uint32_t pid)
 
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
-	return ring_buffer__poll(s->rb, timeout_ms);
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+
+	/* Samples do not wake us one by one (wakeup_bytes): take what waits anyway. */
+	if (n >= 0 || n == -EINTR) {
+		int more = ring_buffer__consume(s->rb);
+
+		if (more < 0)
+			return more;
+		n = (n > 0 ? n : 0) + more;
+	}
+	return n;
 }
 
 int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT])
@@ -285,5 +304,5 @@ void sampler__maps(const struct sampler *s, struct sampler_maps *out)
 
 unsigned int sampler__ncpus(const struct sampler *s)
 {
-	return s->ncpus;
+	return s->ncpus ? s->ncpus : s->ncpus_stopped;
 }

@@ -43,11 +43,15 @@ int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, stru
  * perf event per online CPU. Returns 0 or a negative errno (logged); on failure the
  * caller frees the sampler, which detaches whatever was attached. */
 int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx);
+/* Stops sampling: detaches and closes the perf events, so the counters and the ring
+ * buffer stop moving. The maps and the ring buffer stay readable. */
+void sampler__stop(struct sampler *s);
 void sampler__free(struct sampler *s);
 /* Adds a process to the filter (only with opts.pids set). Returns 0 or -errno. */
 int sampler__add_pid(struct sampler *s, uint32_t pid);
-/* Waits up to timeout_ms for records and delivers them. Returns the number consumed,
- * or a negative errno (-EINTR when a signal arrived). */
+/* Waits up to timeout_ms for a wakeup (BPF wakes us only once a quarter of the ring
+ * is used), then delivers every record waiting. Returns the number consumed, or a
+ * negative errno. */
 int sampler__poll(struct sampler *s, int timeout_ms);
 /* Sums the per-CPU counters into out[CTR__COUNT]. Returns 0 or -errno. */
 int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT]);
