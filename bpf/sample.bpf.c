@@ -343,16 +343,20 @@ int on_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* A process replaced its image: its mappings are stale. */
+/* A process replaced its image: its mappings are stale. Described processes, and with
+ * a process filter every wanted one, are (re)described right away; elsewhere a new
+ * image waits for its first sample, so a burst of short execs costs nothing. */
 SEC("raw_tp/sched_process_exec")
 int on_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	struct notice_record n = {.type = RECORD_UNKNOWN_PID, .pid = pid};
+	bool described = bpf_map_lookup_elem(&pid_to_mappings, &pid) != NULL;
 
-	if (!wanted(pid) || !bpf_map_lookup_elem(&pid_to_mappings, &pid))
+	if (!wanted(pid) || (!described && !filter_pids))
 		return 0;
-	bpf_map_delete_elem(&pid_to_mappings, &pid);
+	if (described)
+		bpf_map_delete_elem(&pid_to_mappings, &pid);
 	if (bpf_ringbuf_output(&samples, &n, sizeof(n), 0))
 		count(CTR_NOTICES_LOST);
 	return 0;

@@ -177,13 +177,17 @@ static __always_inline int unw_apply_row(const struct unwind_row *row, struct un
 }
 
 /* Frame-pointer step, for code without CFI (JIT code) and tables not built yet:
- * [fp] holds the caller's fp and [fp + 8] the return address. */
+ * [fp] holds the caller's fp and [fp + 8] the return address. A chain that ends in a
+ * zero fp (as _start leaves it) is complete; one that points anywhere else is code
+ * without frame pointers, and the stack is cut there. */
 static __always_inline int unw_fp_step(struct unw_regs *r)
 {
 	__u64 frame[2];
 
-	if (!r->fp || r->fp < r->sp || (r->fp & 7))
+	if (!r->fp)
 		return UNW_STEP_END;
+	if (r->fp < r->sp || (r->fp & 7))
+		return UNW_STEP_BAD_FRAME;
 	if (UNW_READ_USER(frame, sizeof(frame), r->fp))
 		return UNW_STEP_READ_FAULT;
 	if (!frame[1])

@@ -334,7 +334,9 @@ static int load_programs(struct recording *rec, const struct record_opts *o,
 		return err;
 	startup__mark(STARTUP_LOADED);
 	sampler__maps(rec->sampler, &maps);
-	rec->native = native__start(&maps, &rec->procs, so->pids, so->npids);
+	/* A command is described when it execs (the notice from on_exec), not before:
+	 * until then it is a copy of ebprof, whose libraries it would cost time to read. */
+	rec->native = native__start(&maps, &rec->procs, so->pids, o->cmd ? 0 : so->npids);
 	if (!rec->native)
 		return -errno;
 	err = sampler__start(rec->sampler, rec->loader, on_record, rec);

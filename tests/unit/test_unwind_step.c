@@ -180,7 +180,7 @@ static void test_fp_step(void)
 	regs.fp = 0;
 	CHECK(unw_fp_step(&regs) == UNW_STEP_END);
 	regs = (struct unw_regs){.sp = stack_base + 0x900, .fp = stack_base + 0x800};
-	CHECK(unw_fp_step(&regs) == UNW_STEP_END); /* fp below sp: not a frame */
+	CHECK(unw_fp_step(&regs) == UNW_STEP_BAD_FRAME); /* fp below sp: not a frame */
 }
 
 int main(void)
