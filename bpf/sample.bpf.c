@@ -19,7 +19,7 @@ const volatile __u32 follow_children = 0;
  * instead of once per sample; userspace also polls on a timer. */
 const volatile __u64 wakeup_bytes = 2 << 20;
 /* Minimum gap between two notices about one process. */
-const volatile __u64 notice_interval_ns = 200000000;
+const volatile __u64 notice_interval_ns = 100000000;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -66,7 +66,7 @@ struct {
 	__type(value, struct unwind_row);
 } unwind_rows SEC(".maps");
 
-/* When a process last caused a notice, to rate-limit them. */
+/* When a process last caused a notice of a kind (pid | kind << 28), to rate-limit. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
@@ -112,15 +112,18 @@ static __always_inline int wanted(__u32 pid)
 	return bpf_map_lookup_elem(&profiled_pids, &pid) != NULL;
 }
 
-/* Tells userspace about pid, at most once per notice_interval_ns per process. */
+/* Tells userspace about pid, at most once per notice_interval_ns per process and kind:
+ * an "unknown process" notice must not mute the "unknown mapping" that follows when
+ * the process was described before ld.so had mapped its libraries. */
 static __always_inline void notice(__u32 type, __u32 pid, __u64 addr)
 {
-	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&notice_times, &pid);
+	__u32 key = pid | type << 28; /* pids fit in 22 bits (PID_MAX_LIMIT) */
+	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&notice_times, &key);
 	struct notice_record n = {.type = type, .pid = pid, .addr = addr};
 
 	if (last && now - *last < notice_interval_ns)
 		return;
-	bpf_map_update_elem(&notice_times, &pid, &now, BPF_ANY);
+	bpf_map_update_elem(&notice_times, &key, &now, BPF_ANY);
 	if (bpf_ringbuf_output(&samples, &n, sizeof(n), 0))
 		count(CTR_NOTICES_LOST);
 }

@@ -51,6 +51,9 @@ expect_chain unwind_signal nofp_signal ';main;interrupted_work' "$W/nofp_signal"
 expect_leaf unwind_signal_leaf nofp_signal handler_leaf ';main;interrupted_work;.*in_handler;handler_leaf ' unwind_signal
 expect_chain unwind_dlopen nofp_dlopen ';main;(call_plugin;plugin_outer|usleep|clock_nanosleep|__nanosleep|dlopen)' "$W/nofp_dlopen" 2
 expect_leaf unwind_dlopen_leaf nofp_dlopen plugin_leaf ';main;call_plugin;plugin_outer;plugin_leaf ' unwind_dlopen
+expect_chain unwind_vdso nofp_vdso ';main;time_loop' "$W/nofp_vdso" 2
+n=$(grep -c '__vdso_clock_gettime' "$TMP/unwind_vdso/stacks.folded")
+check unwind_vdso_frames "no sample named a vDSO function" [ "$n" -gt 0 ]
 if [ -x "$W/nofp_rust" ]; then
 	expect_chain unwind_rust nofp_rust ';main;.*nofp_rust::sort_rounds' "$W/nofp_rust" 2
 else
