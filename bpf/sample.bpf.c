@@ -213,6 +213,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw
 {
 	const struct x86_regs *ev = (const struct x86_regs *)&ctx->regs;
 	struct x86_regs saved;
+	__u16 insn = 0;
 	void *regs;
 
 	if ((ev->cs & 3) == 3) {
@@ -228,9 +229,14 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct unw
 	u->pc = saved.ip;
 	u->sp = saved.sp;
 	u->fp = saved.bp;
-	/* The pc after a syscall instruction: treat it as a return address. */
-	u->pc_exact = 0;
-	return u->pc && (saved.cs & 3) == 3 ? 0 : -1;
+	if (!u->pc || (saved.cs & 3) != 3)
+		return -1;
+	/* After a syscall the pc follows the syscall instruction (0f 05) and is looked up
+	 * like a return address; after an interrupt or a fault it is the exact
+	 * instruction, and looking up the byte before it can land in another row. */
+	u->pc_exact =
+	    bpf_probe_read_user(&insn, sizeof(insn), (void *)(u->pc - 2)) || insn != 0x050f;
+	return 0;
 }
 
 static __always_inline void unwind_user(struct bpf_perf_event_data *ctx, struct sample_record *r)
