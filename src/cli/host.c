@@ -100,6 +100,15 @@ static int probe_bpf_loop(char *detail, size_t len)
 	return r > 0 ? 0 : -ENOTSUP;
 }
 
+static int probe_task_regs(char *detail, size_t len)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL);
+
+	snprintf(detail, len, "%s",
+		 r > 0 ? "bpf_task_pt_regs() available" : "no bpf_task_pt_regs() (needs 5.15)");
+	return r > 0 ? 0 : -ENOTSUP;
+}
+
 static int probe_perf(char *detail, size_t len)
 {
 	struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE,
@@ -142,7 +151,8 @@ static const struct probe probes[] = {
     {"ringbuf", true, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
     {"perf", true, probe_perf,
      "check kernel.perf_event_paranoid and that perf events are not blocked"},
-    {"bpf_loop", false, probe_bpf_loop, "deep unwinding is slower without bpf_loop (Linux 5.17)"},
+    {"bpf_loop", true, probe_bpf_loop, "the native unwinder needs Linux 5.17 or later"},
+    {"task_regs", true, probe_task_regs, "the native unwinder needs Linux 5.15 or later"},
     {"kallsyms", false, probe_kallsyms,
      "kernel frames stay unnamed; set kernel.kptr_restrict=0 or run as root"},
 };
