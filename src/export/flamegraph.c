@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "export/flamegraph.h"
+#include "util/atomic_file.h"
 
 #define NONE UINT32_MAX
 #define UTF8_BAD UINT32_MAX
@@ -899,22 +900,10 @@ static int put_page(FILE *f, const struct fg_tree *t, const struct report *r, co
 	return 0;
 }
 
-/* Flushes the file to disk and closes it. Returns err, or the first error of these. */
-static int close_synced(FILE *f, int err)
-{
-	if (!err && fflush(f))
-		err = -errno;
-	if (!err && fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
 int flamegraph__write(const struct report *r, const char *path, const char *title)
 {
 	struct fg_tree t = {0};
-	char *tmp = NULL;
+	struct atomic_file af;
 	FILE *f;
 	int err;
 
@@ -923,23 +912,13 @@ int flamegraph__write(const struct report *r, const char *path, const char *titl
 	err = fg_tree__build(&t, r);
 	if (err)
 		goto cleanup;
-	if (asprintf(&tmp, "%s.tmp", path) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	f = fopen(tmp, "we");
-	if (!f) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = close_synced(f, put_page(f, &t, r, title ? title : DEFAULT_TITLE));
-	if (!err && rename(tmp, path))
-		err = -errno;
+	err = atomic_file__open(&af, path);
 	if (err)
-		unlink(tmp);
+		goto cleanup;
+	f = atomic_file__stream(&af);
+	err = f ? put_page(f, &t, r, title ? title : DEFAULT_TITLE) : -errno;
+	err = atomic_file__finish(&af, err);
 cleanup:
-	free(tmp);
 	fg_tree__free(&t);
 	return err;
 }

@@ -9,6 +9,7 @@
 
 #include "export/folded.h"
 #include "util/arena.h"
+#include "util/atomic_file.h"
 #include "util/hmap.h"
 
 struct line {
@@ -104,21 +105,13 @@ int folded__fprint(const struct report *r, FILE *out)
 
 int folded__write(const struct report *r, const char *path)
 {
-	char tmp[4096];
+	struct atomic_file af;
 	FILE *f;
-	int err;
+	int err = atomic_file__open(&af, path);
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	err = folded__fprint(r, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
 	if (err)
-		unlink(tmp);
-	return err;
+		return err;
+	f = atomic_file__stream(&af);
+	err = f ? folded__fprint(r, f) : -errno;
+	return atomic_file__finish(&af, err);
 }

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "export/pprof.h"
+#include "util/atomic_file.h"
 #include "profile/report.h"
 #include "profile.pb-c.h"
 
@@ -556,40 +557,15 @@ cleanup:
 	return err;
 }
 
-/* Writes p to path.tmp and renames it to path; removes path.tmp on any failure. */
+/* Writes p under a temporary name and renames it to path once complete. */
 static int write_file(const pb_profile *p, const char *path)
 {
-	char *tmp = NULL;
-	bool created = false;
-	int fd = -1, err = 0;
+	struct atomic_file af;
+	int err = atomic_file__open(&af, path);
 
-	if (asprintf(&tmp, "%s.tmp", path) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	created = true;
-	err = write_gzip_profile(p, fd);
 	if (err)
-		goto cleanup;
-	err = close(fd) ? -errno : 0; /* NFS and friends report write errors here */
-	fd = -1;
-	if (err)
-		goto cleanup;
-	if (rename(tmp, path))
-		err = -errno;
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	if (err && created)
-		unlink(tmp);
-	free(tmp);
-	return err;
+		return err;
+	return atomic_file__finish(&af, write_gzip_profile(p, af.fd));
 }
 
 int pprof__write(const struct report *r, const char *path)

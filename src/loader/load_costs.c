@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "loader/load_costs.h"
+#include "util/atomic_file.h"
 
 void load_costs__read(struct load_costs *c, const char *path)
 {
@@ -79,22 +80,16 @@ static void make_parent(const char *path)
 
 int load_costs__write(const struct load_costs *c, const char *path)
 {
-	char tmp[4096 + 8];
+	struct atomic_file af;
 	FILE *f;
-	int err = 0;
+	int err;
 
 	make_parent(path);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	for (size_t i = 0; i < c->n; i++)
-		fprintf(f, "%s %" PRIu64 "\n", c->v[i].name, c->v[i].cost);
-	if (fclose(f))
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	err = atomic_file__open(&af, path);
 	if (err)
-		unlink(tmp);
-	return err;
+		return err;
+	f = atomic_file__stream(&af);
+	for (size_t i = 0; f && i < c->n; i++)
+		fprintf(f, "%s %" PRIu64 "\n", c->v[i].name, c->v[i].cost);
+	return atomic_file__finish(&af, f ? 0 : -errno);
 }

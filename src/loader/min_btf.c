@@ -18,6 +18,7 @@
 #include <bpf/btf.h>
 
 #include "loader/min_btf.h"
+#include "util/atomic_file.h"
 
 /* enum bpf_core_relo_kind of linux/bpf.h; spelled out so older uapi headers build too. */
 enum core_kind {
@@ -782,20 +783,12 @@ static int emit(struct gen *g, struct btf *out)
 
 static int write_atomic(const char *path, const void *data, size_t size)
 {
-	size_t done = 0, len = strlen(path) + 8;
-	char *tmp = malloc(len);
-	int fd = -1, err = 0;
+	struct atomic_file af;
+	size_t done = 0;
+	int err = atomic_file__open(&af, path);
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
 	while (!err && done < size) {
-		ssize_t w = write(fd, (const char *)data + done, size - done);
+		ssize_t w = write(af.fd, (const char *)data + done, size - done);
 
 		if (w < 0 && errno != EINTR)
 			err = -errno;
@@ -804,17 +797,7 @@ static int write_atomic(const char *path, const void *data, size_t size)
 		else if (w > 0)
 			done += (size_t)w;
 	}
-	if (!err && (fchmod(fd, 0644) || fsync(fd)))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-cleanup:
-	free(tmp);
-	return err;
+	return af.path ? atomic_file__finish(&af, err) : err;
 }
 
 static int gen_init(struct gen *g, const char *vmlinux_path)

@@ -14,6 +14,7 @@
 
 #include "export/flamegraph.h"
 #include "harness.h"
+#include "leftovers.h"
 
 #define HOSTILE                                                                              \
 	"</script><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">" \
@@ -72,10 +73,7 @@ static bool exists(const char *path)
 
 static bool tmp_exists(const char *path)
 {
-	char tmp[300];
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	return exists(tmp);
+	return tmp_leftover(path);
 }
 
 /* Returns the whole file NUL-terminated (caller frees), or NULL. */

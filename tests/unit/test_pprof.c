@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "leftovers.h"
 #include "export/pprof.h"
 #include "profile/report.h"
 #include "profile.pb-c.h"
@@ -200,12 +201,10 @@ static const char *label(const pb_profile *p, const pb_sample *s, const char *ke
 static pb_profile *fixture_profile(void)
 {
 	const char *path = tmp_path("fixture.pb.gz");
-	char tmp[PATH_MAX];
 	int err = pprof__write(&fixture, path);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	CHECK(err == 0);
-	CHECK(!file_exists(tmp));
+	CHECK(!tmp_leftover(path));
 	return err ? NULL : read_profile(path);
 }
 
@@ -577,14 +576,12 @@ static void test_go_pprof_odd_names(void)
 /* A file pprof__write refused must not exist, and neither may its .tmp. */
 static void check_refused(const struct report *r, const char *path, int want)
 {
-	char tmp[PATH_MAX];
 	int err = pprof__write(r, path);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	CHECK(err < 0);
 	if (want)
 		CHECK(err == want);
-	CHECK(!file_exists(tmp));
+	CHECK(!tmp_leftover(path));
 }
 
 static void test_unwritable_path(void)
