@@ -59,3 +59,16 @@ if [ -x "$W/nofp_rust" ]; then
 else
 	echo "SKIP unwind_rust: rustc missing"
 fi
+
+# A process started while a whole-system recording runs is described from the notice
+# its first sample raises: its stacks are complete well within a second.
+"$EBPROF" record -F 199 -d 3 -o "$TMP/late" >/dev/null 2>"$TMP/late.err" &
+rec=$!
+sleep 0.5
+"$W/nofp_qsort" 2
+wait $rec
+total=$(folded_count "$TMP/late/stacks.folded" nofp_qsort)
+chain=$(folded_match "$TMP/late/stacks.folded" nofp_qsort ';main;sort_rounds;')
+echo "unwind_new_process: $chain of $total samples match ;main;sort_rounds;" >&2
+check unwind_new_process "chain in $(pct "$chain" "$total") % of $total samples of a process started mid-recording" \
+	[ "$total" -ge 30 -a "$(pct "$chain" "$total")" -ge 90 ]
