@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Folded-stack writer: exact lines for a known report (root first, kernel frames with
+ * "_[k]", equal lines of different threads merged, truncated stacks marked, separators
+ * in names neutralised), and a clean failure on an unwritable path. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export/folded.h"
+#include "harness.h"
+#include "leftovers.h"
+
+static const struct report_mapping maps[] = {
+    {.limit = UINT64_MAX, .path = "/usr/bin/demo", .build_id = "ab"},
+    {.limit = UINT64_MAX, .path = "[kernel.kallsyms]", .build_id = "", .kernel = true},
+};
+
+static const struct report_frame frames[] = {
+    {.name = "main", .addr = 0x10, .mapping = 0, .kind = FRAME_NATIVE},
+    {.name = "work", .addr = 0x20, .mapping = 0, .kind = FRAME_NATIVE},
+    {.name = "leaf", .addr = 0x30, .mapping = 0, .kind = FRAME_NATIVE},
+    {.name = "do_syscall_64", .addr = 0xffff1, .mapping = 1, .kind = FRAME_KERNEL},
+    {.name = "odd;name with\nnewline", .addr = 0x40, .mapping = 0, .kind = FRAME_NATIVE},
+};
+
+/* Leaf first, as reports keep them. */
+static const uint32_t s1[] = {2, 1, 0};
+static const uint32_t s2[] = {3, 1, 0};
+static const uint32_t s3[] = {4};
+
+static const struct report_stack stacks[] = {
+    {.pid = 1, .tid = 1, .comm = "demo", .thread = "demo", .count = 5, .nframes = 3, .frames = s1},
+    {.pid = 1,
+     .tid = 2,
+     .comm = "demo",
+     .thread = "worker",
+     .count = 2,
+     .nframes = 3,
+     .frames = s1},
+    {.pid = 1, .tid = 1, .comm = "demo", .thread = "demo", .count = 4, .nframes = 3, .frames = s2},
+    {.pid = 2,
+     .tid = 2,
+     .comm = "",
+     .thread = "",
+     .count = 1,
+     .nframes = 1,
+     .truncated = true,
+     .frames = s3},
+};
+
+static const struct report rep = {
+    .period_ns = 10101010,
+    .nmappings = 2,
+    .mappings = maps,
+    .nframes = 5,
+    .frames = frames,
+    .nstacks = 4,
+    .stacks = stacks,
+};
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = calloc(1, 4096);
+
+	if (f && buf)
+		buf[fread(buf, 1, 4095, f)] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static void test_lines(void)
+{
+	char dir[] = "/tmp/ebprof-folded-XXXXXX", path[64];
+	char *text;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/stacks.folded", dir);
+	CHECK(folded__write(&rep, path) == 0);
+	text = read_all(path);
+	CHECK(text != NULL);
+	if (text) {
+		/* Two threads' identical stacks are one line with the sum. */
+		CHECK(strstr(text, "demo;main;work;leaf 7\n") != NULL);
+		CHECK(strstr(text, "demo;main;work;do_syscall_64_[k] 4\n") != NULL);
+		/* No name may add a separator or a line. */
+		CHECK(strstr(text, "[unknown];[truncated];odd:name with newline 1\n") != NULL);
+		CHECK(strstr(text, "leaf 5") == NULL && strstr(text, "leaf 2") == NULL);
+	}
+	CHECK(!tmp_leftover(path));
+	free(text);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_unwritable(void)
+{
+	CHECK(folded__write(&rep, "/nonexistent-ebprof-dir/stacks.folded") == -ENOENT);
+}
+
+int main(void)
+{
+	RUN_TEST(test_lines);
+	RUN_TEST(test_unwritable);
+	HARNESS_EXIT();
+}
