@@ -17,7 +17,7 @@ enum ebprof_counter {
 	CTR_FILTERED,	     /* dropped by the -p / -- CMD process filter */
 	CTR_RINGBUF_FULL,    /* no room in the ring buffer: the sample is lost */
 	CTR_KSTACK_ERR,	     /* bpf_get_stack() failed for the kernel stack */
-	CTR_USTACK_ERR,	     /* bpf_get_stack() failed for the user stack */
+	CTR_BAD_FRAME,	     /* the unwinder computed an impossible caller: stack cut */
 	CTR_FILTER_FULL,     /* a child of a profiled process did not fit the filter map */
 	CTR_UNKNOWN_PID,     /* process not described yet: frame-pointer user stack */
 	CTR_UNKNOWN_MAPPING, /* pc outside every known mapping */

@@ -141,7 +141,7 @@ struct unw_ctx {
 static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter)
 {
 	count(counter);
-	return unw_fp_step(&c->regs);
+	return unw_fp_step(&c->regs, c->r->ustack_len == 1);
 }
 
 static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc)
@@ -150,14 +150,18 @@ static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mappi
 	const struct unw_table *t = id ? bpf_map_lookup_elem(&unwind_tables, &id) : 0;
 	const struct unwind_row *row;
 	long idx;
+	int step;
 
 	if (!t || !t->count)
 		return fp_frame(c, CTR_NO_TABLE);
 	idx = unw_find_row(t->first, t->count, (__u32)(pc - m->vaddr_bias));
 	row = idx >= 0 ? pool_row((__u32)idx) : 0;
-	if (!row)
-		return UNW_STEP_NO_ROW;
-	return unw_apply_row(row, &c->regs);
+	step = row ? unw_apply_row(row, &c->regs) : UNW_STEP_NO_ROW;
+	/* Code the CFI does not cover (built without unwind tables, hand-written assembly)
+	 * may still keep frame pointers. */
+	if (step == UNW_STEP_NO_ROW)
+		return fp_frame(c, CTR_NO_ROW);
+	return step;
 }
 
 /* bpf_loop() callback: records the frame at regs.pc and steps to its caller. The
@@ -187,7 +191,7 @@ static long unwind_frame(__u32 i, void *arg)
 			count(CTR_UNKNOWN_MAPPING);
 			notice(RECORD_UNKNOWN_MAPPING, c->pid, c->regs.pc);
 		}
-		step = unw_fp_step(&c->regs);
+		step = unw_fp_step(&c->regs, n == 0);
 	} else {
 		/* Anonymous code (JIT) has no file: keep the raw pc, as for unknown ones. */
 		f->addr = m->file_id ? pc - m->off_bias : c->regs.pc;
@@ -253,12 +257,16 @@ static __always_inline void unwind_user(struct bpf_perf_event_data *ctx, struct 
 		count(CTR_UNKNOWN_PID);
 		notice(RECORD_UNKNOWN_PID, r->pid, 0);
 	}
-	bpf_loop(UNW_MAX_FRAMES, unwind_frame, &c, 0);
+	/* One iteration more than there are slots: it finds them full and marks the
+	 * stack truncated instead of passing it off as complete. */
+	bpf_loop(UNW_MAX_FRAMES + 1, unwind_frame, &c, 0);
 	r->stop_reason = c.stop;
 	if (c.stop == UNW_STEP_NO_ROW)
 		count(CTR_NO_ROW);
 	else if (c.stop == UNW_STEP_READ_FAULT)
 		count(CTR_READ_FAULT);
+	else if (c.stop == UNW_STEP_BAD_FRAME)
+		count(CTR_BAD_FRAME);
 	if (c.stop != UNW_STEP_END)
 		r->flags |= SAMPLE_F_USER_INCOMPLETE;
 }

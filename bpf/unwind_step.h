@@ -180,12 +180,14 @@ static __always_inline int unw_apply_row(const struct unwind_row *row, struct un
  * [fp] holds the caller's fp and [fp + 8] the return address. A chain that ends in a
  * zero fp (as _start leaves it) is complete; one that points anywhere else is code
  * without frame pointers, and the stack is cut there. */
-static __always_inline int unw_fp_step(struct unw_regs *r)
+static __always_inline int unw_fp_step(struct unw_regs *r, int innermost)
 {
 	__u64 frame[2];
 
+	/* Code without frame pointers often still holds the 0 _start left in rbp: at the
+	 * innermost frame a zero fp says nothing about where the stack ends. */
 	if (!r->fp)
-		return UNW_STEP_END;
+		return innermost ? UNW_STEP_BAD_FRAME : UNW_STEP_END;
 	if (r->fp < r->sp || (r->fp & 7))
 		return UNW_STEP_BAD_FRAME;
 	if (UNW_READ_USER(frame, sizeof(frame), r->fp))

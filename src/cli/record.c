@@ -466,20 +466,22 @@ static void print_summary(const struct recording *rec, const struct report *r,
 	printf("  samples: %llu taken, %llu lost (ring buffer full), %llu kept\n",
 	       (unsigned long long)(c[CTR_SAMPLES] - c[CTR_FILTERED]),
 	       (unsigned long long)c[CTR_RINGBUF_FULL], (unsigned long long)rec->profile.samples);
-	if (c[CTR_KSTACK_ERR] || c[CTR_USTACK_ERR] || rec->profile.dropped || rec->bad_records)
-		printf("  stack errors: %llu kernel, %llu user; %llu samples without memory, %llu "
+	if (c[CTR_KSTACK_ERR] || rec->profile.dropped || rec->bad_records)
+		printf("  stack errors: %llu kernel; %llu samples without memory, %llu "
 		       "malformed records\n",
-		       (unsigned long long)c[CTR_KSTACK_ERR], (unsigned long long)c[CTR_USTACK_ERR],
+		       (unsigned long long)c[CTR_KSTACK_ERR],
 		       (unsigned long long)rec->profile.dropped,
 		       (unsigned long long)rec->bad_records);
 	if (rec->native)
 		native__print_stats(rec->native, stdout);
-	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT])
+	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
+	    c[CTR_BAD_FRAME])
 		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
-		       "frames without a table yet, %llu stacks stopped without CFI, %llu on "
-		       "unreadable stack\n",
+		       "frames without a table yet, %llu frames outside the CFI (frame pointers "
+		       "there); stacks cut: %llu unreadable stack, %llu impossible caller\n",
 		       (unsigned long long)c[CTR_UNKNOWN_PID], (unsigned long long)c[CTR_NO_TABLE],
-		       (unsigned long long)c[CTR_NO_ROW], (unsigned long long)c[CTR_READ_FAULT]);
+		       (unsigned long long)c[CTR_NO_ROW], (unsigned long long)c[CTR_READ_FAULT],
+		       (unsigned long long)c[CTR_BAD_FRAME]);
 	printf("  processes: %zu seen, %llu distinct stacks, %u files\n", summary__processes(r),
 	       (unsigned long long)rec->profile.stacks.len, rec->files.count);
 	summary__print_top(r, 10, stdout);

@@ -138,6 +138,9 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	s->skel->rodata->follow_children = o->follow_children;
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
+	/* Without a filter the map is never read: do not pay 1.25 MiB for it. */
+	if (!err && !o->pids)
+		err = bpf_map__set_max_entries(s->skel->maps.profiled_pids, 1);
 	if (!err && o->unwind_rows)
 		err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, o->unwind_rows);
 	/* Userspace writes tables into the pool with memcpy through an mmap. */

@@ -1110,8 +1110,8 @@ static int fde_rows(struct builder *b, const struct fde_ref *f)
 	}
 	if (err >= 0)
 		err = row_none(b, h.end, false);
-	b->st->fdes_used++;
-	b->st->fdes_signal += cie->signal;
+	b->st->fdes_used += err == 0;
+	b->st->fdes_signal += err == 0 && cie->signal;
 	return err;
 }
 
@@ -1132,19 +1132,19 @@ static int emit_all(struct builder *b)
 	return 0;
 }
 
-static int rows_shrink(struct unwind_table *t)
+/* Gives back the unused capacity (a failed shrink keeps the larger block). */
+static void rows_shrink(struct unwind_table *t)
 {
 	struct unwind_row *rows;
 
 	if (!t->nrows) {
 		free(t->rows);
 		t->rows = NULL;
-		return 0;
+		return;
 	}
 	rows = realloc(t->rows, (size_t)t->nrows * sizeof(*rows));
 	if (rows)
 		t->rows = rows;
-	return 0;
 }
 
 /* ---- ELF ---- */
@@ -1358,7 +1358,7 @@ int unwind_table__build(int fd, int debug_fd, struct unwind_table *t)
 	if (!err)
 		err = emit_all(&b);
 	if (!err)
-		err = rows_shrink(t);
+		rows_shrink(t);
 cleanup:
 	free(b.cand);
 	free(b.fdes);

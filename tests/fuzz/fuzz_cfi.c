@@ -23,6 +23,15 @@ enum raw_flags {
 	RAW_DEBUG_FRAME = 1, /* the CFI is .debug_frame, not .eh_frame */
 	RAW_SPLIT = 2,	     /* the second byte splits the CFI into .eh_frame + .debug_frame */
 	RAW_SELF_DEBUG = 4,  /* the file is also passed as its own debug file */
+	RAW_ZDEBUG = 8,	     /* .debug_frame is called .zdebug_frame (GNU compression) */
+};
+
+/* Offsets in the section name table below. */
+enum name_off {
+	NAME_EH_FRAME = 1,
+	NAME_DEBUG_FRAME = 11,
+	NAME_SHSTRTAB = 24,
+	NAME_ZDEBUG_FRAME = 34,
 };
 
 struct image {
@@ -52,12 +61,12 @@ static Elf64_Shdr section(uint32_t name, uint64_t addr, size_t off, size_t size,
 			    .sh_addralign = 1};
 }
 
-/* ELF header, one R+X PT_LOAD, the sections a (named na) and b (nb, may be empty), and
- * .shstrtab. The section header offsets are filled in at the end. */
-static void wrap(struct image *im, const char *na, const uint8_t *a, size_t alen, const char *nb,
+/* ELF header, one R+X PT_LOAD, the sections a (named na) and b (nb, may be empty), then
+ * .shstrtab and the section headers. */
+static void wrap(struct image *im, uint32_t na, const uint8_t *a, size_t alen, uint32_t nb,
 		 const uint8_t *b, size_t blen)
 {
-	static const char names[] = "\0.eh_frame\0.debug_frame\0.shstrtab";
+	static const char names[] = "\0.eh_frame\0.debug_frame\0.shstrtab\0.zdebug_frame";
 	Elf64_Ehdr eh = {
 	    .e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT},
 	    .e_type = ET_DYN,
@@ -78,10 +87,9 @@ static void wrap(struct image *im, const char *na, const uint8_t *a, size_t alen
 	Elf64_Shdr sh[4] = {{0}};
 	size_t at = sizeof(eh) + sizeof(ph);
 
-	sh[1] = section(strcmp(na, ".eh_frame") ? 11 : 1, CFI_ADDR, at, alen, SHT_PROGBITS);
-	sh[2] = section(strcmp(nb, ".eh_frame") ? 11 : 1, CFI_ADDR + alen, at + alen, blen,
-			blen ? SHT_PROGBITS : SHT_NOBITS);
-	sh[3] = section(24, 0, at + alen + blen, sizeof(names), SHT_STRTAB);
+	sh[1] = section(na, CFI_ADDR, at, alen, SHT_PROGBITS);
+	sh[2] = section(nb, CFI_ADDR + alen, at + alen, blen, blen ? SHT_PROGBITS : SHT_NOBITS);
+	sh[3] = section(NAME_SHSTRTAB, 0, at + alen + blen, sizeof(names), SHT_STRTAB);
 	eh.e_shoff = at + alen + blen + sizeof(names);
 	put(im, &eh, sizeof(eh));
 	put(im, &ph, sizeof(ph));
@@ -156,7 +164,7 @@ static void build(const uint8_t *data, size_t size, bool self_debug)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct image im = {0};
-	const char *first;
+	uint32_t first, debug;
 	size_t split;
 	uint8_t flags;
 
@@ -167,11 +175,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	flags = data[0];
-	first = flags & RAW_DEBUG_FRAME ? ".debug_frame" : ".eh_frame";
+	debug = flags & RAW_ZDEBUG ? NAME_ZDEBUG_FRAME : NAME_DEBUG_FRAME;
+	first = flags & RAW_DEBUG_FRAME ? debug : NAME_EH_FRAME;
 	data += 2;
 	size -= 2;
 	split = flags & RAW_SPLIT ? size * data[-1] / 256 : size;
-	wrap(&im, first, data, split, ".debug_frame", data + split, size - split);
+	wrap(&im, first, data, split, debug, data + split, size - split);
 	build(im.buf, im.len, flags & RAW_SELF_DEBUG);
 	free(im.buf);
 	return 0;

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-262144}
+FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536} # small inputs: many more runs per second
 CLANG=${CLANG:-clang}
 out=$BUILD/fuzz/cfi
 bin=$BUILD/fuzz/fuzz_cfi
@@ -27,14 +27,15 @@ build() {
 		>"$out/build.log" 2>&1 || { cat "$out/build.log"; fail "build failed"; }
 }
 
-# Copies section NAME of FILE (by its file offset and size) to OUT, prefixed with the
-# harness's two raw-mode bytes FLAGS (octal escapes for printf).
+# Copies section NAME of FILE (by its file offset and size, at most FUZZ_MAX_LEN bytes) to
+# OUT, prefixed with the harness's two raw-mode bytes FLAGS (octal escapes for printf).
 extract() {
 	local file=$1 name=$2 flags=$3 dst=$4 off size
 	read -r off size < <(readelf -SW "$file" 2>/dev/null |
 		awk -v n="$name" '{ sub(/^ *\[ *[0-9]+\] /, "") } $1 == n && $2 != "NOBITS" { print $4, $5; exit }')
 	[ -n "${off:-}" ] || return 0
-	{ printf "$flags"; tail -c +$((16#$off + 1)) "$file" | head -c $((16#$size)); } >"$dst"
+	{ printf "$flags"; tail -c +$((16#$off + 1)) "$file" | head -c $((16#$size)); } |
+		head -c "$FUZZ_MAX_LEN" >"$dst"
 }
 
 # A program whose functions have only .debug_frame (built without unwind tables), and its
@@ -49,6 +50,9 @@ seed_program() {
 	command -v objcopy >/dev/null || return 0
 	objcopy --only-keep-debug --compress-debug-sections=zlib "$dir/prog" "$dir/prog.debug"
 	extract "$dir/prog" .debug_frame '\001\000' "$dir/raw.prog.debug_frame"
+	objcopy --only-keep-debug --compress-debug-sections=zlib-gnu "$dir/prog" \
+		"$dir/prog.gnu.debug" 2>/dev/null || return 0
+	extract "$dir/prog.gnu.debug" .zdebug_frame '\011\000' "$dir/raw.prog.zdebug_frame"
 }
 
 seed() {

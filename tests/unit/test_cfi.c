@@ -360,8 +360,9 @@ static void *signal_restorer(void)
 	return (void *)got.sa_restorer;
 }
 
-/* The address and size of section name in path, or -ENOENT. */
-static int section_of(const char *path, const char *name, uint64_t *addr, uint64_t *size)
+/* The address, size and file offset (off may be NULL) of section name in path. */
+static int section_of(const char *path, const char *name, uint64_t *addr, uint64_t *size,
+		      uint64_t *off)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
 	Elf_Scn *scn = NULL;
@@ -379,6 +380,8 @@ static int section_of(const char *path, const char *name, uint64_t *addr, uint64
 		if (s && !strcmp(s, name)) {
 			*addr = sh.sh_addr;
 			*size = sh.sh_size;
+			if (off)
+				*off = sh.sh_offset;
 			err = 0;
 			break;
 		}
@@ -452,7 +455,7 @@ static void test_libc(void)
 	/* __restore_rt: its FDE has the 'S' augmentation */
 	CHECK(row_kind(&t, restorer) == UNW_CFA_SIGNAL);
 	CHECK(t.stats.fdes_signal >= 1);
-	CHECK(section_of(path, ".plt", &plt, &plt_size) == 0);
+	CHECK(section_of(path, ".plt", &plt, &plt_size, NULL) == 0);
 	CHECK(row_is(&t, plt, "sp+16 ra=c-8 fp=s")); /* PLT0 after its push */
 	for (i = 1; i < plt_size / 16; i++) {
 		r = unwind_table__find(&t, plt + 16 * i + i % 16);
@@ -576,27 +579,53 @@ static int symbol_of(const char *path, const char *symbol, uint64_t *addr)
 	return err;
 }
 
-/* Functions built without unwind tables have only .debug_frame: in the binary, gone once
- * stripped, back with the (compressed) separate debug file, refused from a wrong one. */
-static void test_debug_file(void)
+/* Builds the debug test program (tmpdir/dbg) without unwind tables, its stripped copy
+ * (dbg.stripped) and separate debug file (dbg.debug, zlib-compressed). */
+static bool make_debug_prog(char *bin, char *dbg, char *stripped, size_t len)
 {
-	char src[4200], bin[4200], dbg[4200], stripped[4200], path[4096];
-	struct unwind_table full = {0}, bare = {0}, merged = {0}, wrong = {0};
-	uint64_t fn = 0, vaddr;
+	char src[4200];
 	FILE *f;
 
 	tmp_path(src, sizeof(src), "dbg.c");
-	tmp_path(bin, sizeof(bin), "dbg");
-	tmp_path(dbg, sizeof(dbg), "dbg.debug");
-	tmp_path(stripped, sizeof(stripped), "dbg.stripped");
+	tmp_path(bin, len, "dbg");
+	tmp_path(dbg, len, "dbg.debug");
+	tmp_path(stripped, len, "dbg.stripped");
 	f = fopen(src, "w");
-	CHECK(f && fputs(debug_prog, f) >= 0 && fclose(f) == 0);
-	CHECK(run("cc -O1 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -Wl,--build-id "
-		  "'%s' -o '%s'",
-		  src, bin) == 0);
-	CHECK(run("objcopy --only-keep-debug --compress-debug-sections=zlib '%s' '%s'", bin, dbg) ==
-	      0);
-	CHECK(run("objcopy --strip-all '%s' '%s'", bin, stripped) == 0);
+	if (!f || fputs(debug_prog, f) < 0 || fclose(f))
+		return false;
+	return !run("cc -O1 -g -fno-asynchronous-unwind-tables -fno-unwind-tables "
+		    "-Wl,--build-id '%s' -o '%s'",
+		    src, bin) &&
+	       !run("objcopy --only-keep-debug --compress-debug-sections=zlib '%s' '%s'", bin,
+		    dbg) &&
+	       !run("objcopy --strip-all '%s' '%s'", bin, stripped);
+}
+
+/* The GNU-style compressed (.zdebug_frame) debug file gives the same table as full. */
+static void check_zdebug(const char *bin, const char *stripped, const struct unwind_table *full)
+{
+	struct unwind_table t = {0};
+	char gnu[4200];
+
+	tmp_path(gnu, sizeof(gnu), "dbg.gnu.debug");
+	if (run("objcopy --only-keep-debug --compress-debug-sections=zlib-gnu '%s' '%s' "
+		"2>/dev/null",
+		bin, gnu))
+		return; /* newer binutils dropped zlib-gnu */
+	CHECK(build_path(stripped, gnu, &t, NULL) == 0);
+	CHECK(t.stats.debug_file_err == 0 && same_table(full, &t));
+	unwind_table__free(&t);
+}
+
+/* Functions built without unwind tables have only .debug_frame: in the binary, gone once
+ * stripped, back with the separate debug file, refused from a wrong one. */
+static void test_debug_file(void)
+{
+	char bin[4200], dbg[4200], stripped[4200], path[4096];
+	struct unwind_table full = {0}, bare = {0}, merged = {0}, wrong = {0};
+	uint64_t fn = 0, vaddr;
+
+	CHECK(make_debug_prog(bin, dbg, stripped, sizeof(bin)));
 	CHECK(symbol_of(bin, "cfi_debug_fn", &fn) == 0);
 	CHECK(build_path(bin, NULL, &full, NULL) == 0);
 	CHECK(full.stats.sources == (UNWIND_SRC_EH_FRAME | UNWIND_SRC_DEBUG_FRAME));
@@ -607,6 +636,7 @@ static void test_debug_file(void)
 	CHECK(merged.stats.debug_file_err == 0);
 	CHECK(merged.stats.sources == (UNWIND_SRC_EH_FRAME | UNWIND_SRC_DEBUG_FILE));
 	CHECK(same_table(&full, &merged));
+	check_zdebug(bin, stripped, &full);
 	CHECK(object_of(signal_restorer(), &vaddr, path, sizeof(path)) == 0);
 	CHECK(build_path(stripped, path, &wrong, NULL) == 0); /* libc: another build id */
 	CHECK(wrong.stats.debug_file_err == -EINVAL && same_table(&bare, &wrong));
@@ -636,8 +666,8 @@ static void test_plt_sec(void)
 		fprintf(stderr, "  the linker cannot make .plt.sec: not checked\n");
 		return;
 	}
-	CHECK(section_of(bin, ".plt", &plt, &plt_size) == 0);
-	CHECK(section_of(bin, ".plt.sec", &sec, &sec_size) == 0);
+	CHECK(section_of(bin, ".plt", &plt, &plt_size, NULL) == 0);
+	CHECK(section_of(bin, ".plt.sec", &sec, &sec_size, NULL) == 0);
 	CHECK(build_path(bin, NULL, &t, NULL) == 0);
 	CHECK(table_ok(&t));
 	CHECK(row_is(&t, plt + 16, "plt sp+8 >=9 ra=c-8 fp=s")); /* endbr64 + push = 9 */
@@ -673,7 +703,7 @@ static uint64_t text_size(const char *path)
 {
 	uint64_t addr, size;
 
-	return section_of(path, ".text", &addr, &size) ? 0 : size;
+	return section_of(path, ".text", &addr, &size, NULL) ? 0 : size;
 }
 
 /* The largest library around: time, memory, and the caps left untouched. */
@@ -698,8 +728,8 @@ static void test_large(void)
 /* ---- Hand-made CFI in a minimal ELF file ---- */
 
 #define SYN_TEXT 0x1000 /* the executable segment: [SYN_TEXT, SYN_TEXT_END) */
-#define SYN_TEXT_END 0x100000
-#define SYN_CFI_ADDR 0x200000 /* where the CFI sections claim to be loaded */
+#define SYN_TEXT_END 0x10000000
+#define SYN_CFI_ADDR 0x20000000 /* where the CFI sections claim to be loaded */
 #define SYN_MAX_SECTIONS 2
 
 struct bytes {
@@ -934,6 +964,11 @@ static void cfi_rules(struct bytes *b)
 	f = eh_fde(b, cie, 0x2400, 0x2480);
 	ops(b, DW_CFA_advance_loc | 0x10, 0x3f, DW_CFA_advance_loc | 1, -1); /* unknown opcode */
 	entry_end(b, f);
+	f = eh_fde(b, cie, 0x2600, 0x2640); /* libgcc's rules around an expression */
+	ops(b, DW_CFA_def_cfa_offset, 24, DW_CFA_advance_loc | 0x10, DW_CFA_def_cfa_expression, 3,
+	    DW_OP_breg6, 0x78, DW_OP_deref, DW_CFA_def_cfa_offset, 32, DW_CFA_advance_loc | 0x10,
+	    DW_CFA_def_cfa_register, 7, -1);
+	entry_end(b, f);
 	entry_end(b, eh_fde(b, cie, 0x2080, 0x2090)); /* overlaps the first */
 	entry_end(b, eh_fde(b, cie, 0, 0x10));	      /* a discarded function */
 	entry_end(b, eh_fde(b, cie, SYN_TEXT_END, SYN_TEXT_END + 0x10));
@@ -974,11 +1009,15 @@ static void test_synthetic_rules(void)
 			  "00002300 signal\n"
 			  "00002310 none\n"
 			  "00002400 sp+8 ra=c-8 fp=s\n"
-			  "00002410 none\n"));
-	CHECK(st->fdes == 10 && st->fdes_used == 6 && st->fdes_overlap == 1);
+			  "00002410 none\n"
+			  "00002600 sp+24 ra=c-8 fp=s\n"
+			  "00002610 none\n"
+			  "00002620 sp+32 ra=c-8 fp=s\n"
+			  "00002640 none\n"));
+	CHECK(st->fdes == 11 && st->fdes_used == 7 && st->fdes_overlap == 1);
 	CHECK(st->fdes_outside == 2 && st->fdes_bad == 1 && st->cies_bad == 1);
 	CHECK(st->fdes_truncated == 2 && st->fdes_signal == 1 && st->rows_plt == 1);
-	CHECK(st->rows_cfa_unsupported == 2 && st->rows_fp_undef == 1 && st->rows_end == 1);
+	CHECK(st->rows_cfa_unsupported == 3 && st->rows_fp_undef == 1 && st->rows_end == 1);
 	unwind_table__free(&t);
 	free(b.d);
 }
@@ -1001,6 +1040,31 @@ static void test_fde_row_cap(void)
 	CHECK(t.nrows == UNWIND_FDE_MAX_ROWS + 1);
 	CHECK(row_is(&t, begin + UNWIND_FDE_MAX_ROWS - 1, "sp+8 ra=c-8 fp=s"));
 	CHECK(row_is(&t, begin + UNWIND_FDE_MAX_ROWS, "none"));
+	unwind_table__free(&t);
+	free(b.d);
+}
+
+/* More rows than UNWIND_TABLE_MAX_ROWS: the table stops there, closed by NONE. */
+static void test_table_row_cap(void)
+{
+	uint32_t per_fde = UNWIND_FDE_MAX_ROWS - 8, nfde = UNWIND_TABLE_MAX_ROWS / per_fde + 2;
+	struct unwind_table t = {0};
+	struct bytes b = {0};
+	struct syn_section s = {".eh_frame", &b};
+	size_t cie = eh_cie(&b, "zR", 1), f;
+	uint32_t i, k, begin;
+
+	for (k = 0; k < nfde; k++) {
+		begin = 0x10000 + k * 0x20000;
+		f = eh_fde(&b, cie, begin, begin + 0x20000);
+		for (i = 0; i < per_fde; i++)
+			ops(&b, DW_CFA_def_cfa_offset, i % 2 ? 8 : 16, DW_CFA_advance_loc | 1, -1);
+		entry_end(&b, f);
+	}
+	CHECK(synth_build(&s, 1, &t) == 0);
+	CHECK(table_ok(&t));
+	CHECK(t.stats.truncated == 1 && t.stats.fdes_truncated == 0);
+	CHECK(t.nrows == UNWIND_TABLE_MAX_ROWS);
 	unwind_table__free(&t);
 	free(b.d);
 }
@@ -1152,14 +1216,14 @@ static void test_not_elf(void)
 
 static void test_truncated(void)
 {
-	uint64_t vaddr, eh_addr = 0, eh_size = 0;
+	uint64_t vaddr, eh_addr, eh_size = 0, eh_off = 0;
 	char path[4096];
 	uint8_t *buf;
 	size_t len, cut;
 	int i, err;
 
 	CHECK(object_of(signal_restorer(), &vaddr, path, sizeof(path)) == 0);
-	CHECK(section_of(path, ".eh_frame", &eh_addr, &eh_size) == 0);
+	CHECK(section_of(path, ".eh_frame", &eh_addr, &eh_size, &eh_off) == 0);
 	buf = read_file(path, &len);
 	CHECK(buf != NULL);
 	if (!buf)
@@ -1167,8 +1231,7 @@ static void test_truncated(void)
 	for (i = 0; i <= TRUNCATIONS; i++) {
 		cut = len / TRUNCATIONS * i;
 		CHECK(hostile_ok(buf, cut < len ? cut : len, &err));
-		/* cuts inside .eh_frame, when its file offset is its address (libc) */
-		cut = eh_addr + eh_size / TRUNCATIONS * i;
+		cut = eh_off + eh_size / TRUNCATIONS * i; /* inside .eh_frame */
 		CHECK(cut > len || hostile_ok(buf, cut, &err));
 	}
 	free(buf);
@@ -1177,24 +1240,24 @@ static void test_truncated(void)
 /* Random bytes written over the CFI (and its headers) of a real file. */
 static void test_byte_flips(void)
 {
-	uint64_t eh_addr = 0, eh_size = 0;
+	uint64_t eh_addr, eh_off = 0, eh_size = 0;
 	size_t len, off, n, k;
 	uint8_t *orig, *buf;
 	double t0, worst = 0;
 	int i, err;
 
-	CHECK(section_of("/bin/true", ".eh_frame", &eh_addr, &eh_size) == 0);
+	CHECK(section_of("/bin/true", ".eh_frame", &eh_addr, &eh_size, &eh_off) == 0);
 	orig = read_file("/bin/true", &len);
 	buf = orig ? malloc(len) : NULL;
-	CHECK(buf && eh_size && eh_addr + eh_size <= len);
-	if (!buf || !eh_size || eh_addr + eh_size > len)
+	CHECK(buf && eh_size && eh_off + eh_size <= len);
+	if (!buf || !eh_size || eh_off + eh_size > len)
 		goto out;
 	srand(1234);
 	for (i = 0; i < FLIP_ROUNDS; i++) {
 		memcpy(buf, orig, len);
 		n = 1 + rand() % 16;
 		for (k = 0; k < n; k++) {
-			off = eh_addr + (size_t)rand() % eh_size;
+			off = eh_off + (size_t)rand() % eh_size;
 			buf[off] = i % 3 ? (uint8_t)rand() : buf[off] ^ (1u << (rand() % 8));
 		}
 		t0 = now_ms();
@@ -1226,6 +1289,7 @@ int main(void)
 	RUN_TEST(test_find_and_dump);
 	RUN_TEST(test_synthetic_rules);
 	RUN_TEST(test_fde_row_cap);
+	RUN_TEST(test_table_row_cap);
 	RUN_TEST(test_debug_frame_format);
 	RUN_TEST(test_not_elf);
 	RUN_TEST(test_truncated);

@@ -175,12 +175,13 @@ static void test_fp_step(void)
 
 	put(fp, stack_base + 0x900);
 	put(fp + 8, 0x4444);
-	CHECK(unw_fp_step(&regs) == UNW_STEP_NEXT);
+	CHECK(unw_fp_step(&regs, 0) == UNW_STEP_NEXT);
 	CHECK(regs.pc == 0x4444 && regs.fp == stack_base + 0x900 && regs.sp == fp + 16);
 	regs.fp = 0;
-	CHECK(unw_fp_step(&regs) == UNW_STEP_END);
+	CHECK(unw_fp_step(&regs, 0) == UNW_STEP_END);
+	CHECK(unw_fp_step(&regs, 1) == UNW_STEP_BAD_FRAME); /* a leaf's 0 fp proves nothing */
 	regs = (struct unw_regs){.sp = stack_base + 0x900, .fp = stack_base + 0x800};
-	CHECK(unw_fp_step(&regs) == UNW_STEP_BAD_FRAME); /* fp below sp: not a frame */
+	CHECK(unw_fp_step(&regs, 0) == UNW_STEP_BAD_FRAME); /* fp below sp: not a frame */
 }
 
 int main(void)
