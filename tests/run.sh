@@ -39,7 +39,7 @@ else
 fi
 
 [ -x tests/browser/run.sh ] && run browser/flamegraph tests/browser/run.sh
-[ -x tests/fuzz/run.sh ] && run fuzz/elfsym tests/fuzz/run.sh
+[ -x tests/fuzz/run_elfsym.sh ] && run fuzz/elfsym tests/fuzz/run_elfsym.sh
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
 
 if make -s check-format >/dev/null 2>&1; then

@@ -4,28 +4,10 @@
 # from real ELF files and their raw CFI sections, and fuzzes for $FUZZ_SECONDS; any crash,
 # leak, timeout or broken table invariant fails.
 # Usage: tests/fuzz/run_cfi.sh    or    FUZZ_SECONDS=600 FUZZ_MAX_LEN=1048576 tests/fuzz/run_cfi.sh
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-
-BUILD=${BUILD:-build}
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+NAME=fuzz_cfi
+out=${BUILD:-build}/fuzz/cfi
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536} # small inputs: many more runs per second
-CLANG=${CLANG:-clang}
-out=$BUILD/fuzz/cfi
-bin=$BUILD/fuzz/fuzz_cfi
-
-fail() {
-	echo "FAIL fuzz_cfi: $*"
-	exit 1
-}
-
-build() {
-	mkdir -p "$out" || fail "cannot create $out"
-	"$CLANG" -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Isrc -Ibpf tests/fuzz/fuzz_cfi.c src/unwind/cfi.c -lelf -o "$bin" \
-		>"$out/build.log" 2>&1 || { cat "$out/build.log"; fail "build failed"; }
-}
+. "$(dirname "$0")/lib.sh"
 
 # Copies section NAME of FILE (by its file offset and size, at most FUZZ_MAX_LEN bytes) to
 # OUT, prefixed with the harness's two raw-mode bytes FLAGS (octal escapes for printf).
@@ -92,23 +74,7 @@ restore="\x0b"
 DICT
 }
 
-run() {
-	local log=$out/fuzz.log
-	"$bin" -max_total_time="$FUZZ_SECONDS" -max_len="$FUZZ_MAX_LEN" -timeout=10 \
-		-malloc_limit_mb=512 -rss_limit_mb=2048 -use_value_profile=1 \
-		-dict="$out/cfi.dict" -print_final_stats=1 \
-		-artifact_prefix="$out/" "$out/corpus" "$out/seeds" >"$log" 2>&1
-	local rc=$?
-	if [ "$rc" -ne 0 ]; then
-		tail -n 40 "$log"
-		fail "fuzzer exited $rc; see $log and the crash-/leak-/timeout-/oom- file in $out"
-	fi
-	grep -E '^(Done|stat::number_of_executed_units)' "$log"
-}
-
-command -v "$CLANG" >/dev/null || fail "$CLANG not installed"
-build
+fuzz_build src/unwind/cfi.c -- -lelf
 seed
 dictionary
-run
-echo "PASS fuzz_cfi"
+fuzz_run "$out/cfi.dict"

@@ -2,29 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harness of the ELF symbol reader into $BUILD/fuzz, seeds a corpus from
 # real ELF files and truncated copies, and fuzzes for $FUZZ_SECONDS; any crash fails.
-# Usage: tests/fuzz/run.sh    or    FUZZ_SECONDS=600 FUZZ_MAX_LEN=1048576 tests/fuzz/run.sh
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-
-BUILD=${BUILD:-build}
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+# Usage: tests/fuzz/run_elfsym.sh    or    FUZZ_SECONDS=600 FUZZ_MAX_LEN=1048576 tests/fuzz/run_elfsym.sh
+NAME=fuzz_elfsym
+out=${BUILD:-build}/fuzz
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-262144}
-CLANG=${CLANG:-clang}
-out=$BUILD/fuzz
-bin=$out/fuzz_elfsym
-
-fail() {
-	echo "FAIL fuzz_elfsym: $*"
-	exit 1
-}
-
-build() {
-	mkdir -p "$out" || fail "cannot create $out"
-	"$CLANG" -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Isrc tests/fuzz/fuzz_elfsym.c src/symbol/elfsym.c -lelf -liberty -o "$bin" \
-		>"$out/build.log" 2>&1 || { cat "$out/build.log"; fail "build failed"; }
-}
+. "$(dirname "$0")/lib.sh"
 
 # A small program with local, global, size-less and mangled (C++, Rust legacy and v0)
 # function symbols, plus its stripped and debug-only variants.
@@ -87,23 +69,7 @@ subst="S0_I"
 DICT
 }
 
-run() {
-	local log=$out/fuzz.log
-	"$bin" -max_total_time="$FUZZ_SECONDS" -max_len="$FUZZ_MAX_LEN" -timeout=10 \
-		-malloc_limit_mb=512 -rss_limit_mb=2048 -use_value_profile=1 \
-		-dict="$out/elf.dict" -print_final_stats=1 \
-		-artifact_prefix="$out/" "$out/corpus" "$out/seeds" >"$log" 2>&1
-	local rc=$?
-	if [ "$rc" -ne 0 ]; then
-		tail -n 40 "$log"
-		fail "fuzzer exited $rc; see $log and the crash-/leak-/timeout-/oom- file in $out"
-	fi
-	grep -E '^(Done|stat::number_of_executed_units)' "$log"
-}
-
-command -v "$CLANG" >/dev/null || fail "$CLANG not installed"
-build
+fuzz_build src/symbol/elfsym.c -- -lelf -liberty
 seed
 dictionary
-run
-echo "PASS fuzz_elfsym"
+fuzz_run "$out/elf.dict"
