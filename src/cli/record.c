@@ -288,7 +288,7 @@ static int on_record(void *ctx, const void *data, size_t size)
 		rec->bad_records++;
 		return 0;
 	}
-	startup__first_sample();
+	startup__first_sample(r->time_ns);
 	ingest__sample(&rec->ingest, r, clock_ns(CLOCK_MONOTONIC));
 	return 0;
 }

@@ -24,10 +24,10 @@ void startup__mark(enum startup_phase p)
 	stamps[p] = now_ns();
 }
 
-void startup__first_sample(void)
+void startup__first_sample(uint64_t taken_ns)
 {
 	if (!stamps[STARTUP_FIRST_SAMPLE])
-		stamps[STARTUP_FIRST_SAMPLE] = now_ns();
+		stamps[STARTUP_FIRST_SAMPLE] = taken_ns;
 }
 
 static double ms_since_main(enum startup_phase p)

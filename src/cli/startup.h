@@ -19,8 +19,9 @@ enum startup_phase {
 };
 
 void startup__mark(enum startup_phase p);
-/* Marks STARTUP_FIRST_SAMPLE once; cheap enough to call per sample. */
-void startup__first_sample(void);
+/* Marks STARTUP_FIRST_SAMPLE once, at taken_ns (the sample's bpf_ktime_get_ns(), the
+ * same CLOCK_MONOTONIC): when sampling began, not when the batch reached us. */
+void startup__first_sample(uint64_t taken_ns);
 /* Prints the timeline and the loader's per-program figures to stderr. */
 void startup__print(const struct loader *l);
 
