@@ -157,44 +157,44 @@ static uint64_t cur_fixed(struct cursor *c, unsigned n)
 	return v;
 }
 
-static uint64_t cur_uleb(struct cursor *c)
+/* Reads a LEB128 number's bits; *shift and *last say where it ended, for the sign. */
+static uint64_t cur_leb(struct cursor *c, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 	uint8_t b;
 
+	*shift = 0;
 	do {
 		if (c->p >= c->end) {
 			c->bad = true;
+			*last = 0;
 			return 0;
 		}
 		b = *c->p++;
-		if (shift < 64) {
-			v |= (uint64_t)(b & 0x7f) << shift;
-			shift += 7;
+		if (*shift < 64) {
+			v |= (uint64_t)(b & 0x7f) << *shift;
+			*shift += 7;
 		}
 	} while (b & 0x80);
+	*last = b;
 	return v;
+}
+
+static uint64_t cur_uleb(struct cursor *c)
+{
+	unsigned shift;
+	uint8_t last;
+
+	return cur_leb(c, &shift, &last);
 }
 
 static int64_t cur_sleb(struct cursor *c)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
+	unsigned shift;
+	uint8_t last;
+	uint64_t v = cur_leb(c, &shift, &last);
 
-	do {
-		if (c->p >= c->end) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p++;
-		if (shift < 64) {
-			v |= (uint64_t)(b & 0x7f) << shift;
-			shift += 7;
-		}
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~(uint64_t)0 << shift;
 	return (int64_t)v;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "shell.h"
 #include "unwind/cfi.h"
 
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
@@ -45,22 +46,6 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int run(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static bool has_tool(const char *name)
-{
-	return run("command -v %s >/dev/null 2>&1", name) == 0;
 }
 
 static void tmp_path(char *buf, size_t len, const char *name)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "shell.h"
 #include "symbol/elfsym.h"
 
 #define FLIP_ROUNDS 300
@@ -87,22 +88,6 @@ static int add_debug_path(struct elf_syms *s, const char *path)
 	err = elf_syms__add_debug_file(s, fd);
 	close(fd);
 	return err;
-}
-
-static int run(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static bool has_tool(const char *name)
-{
-	return run("command -v %s >/dev/null 2>&1", name) == 0;
 }
 
 static void tmp_path(char *buf, size_t len, const char *name)
