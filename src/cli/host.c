@@ -52,8 +52,10 @@ static int probe_privileges(char *detail, size_t len)
 static int probe_btf(char *detail, size_t len)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(detail, len, "/sys/kernel/btf/vmlinux: %s", strerror(errno));
-		return -errno;
+		int err = errno;
+
+		snprintf(detail, len, "/sys/kernel/btf/vmlinux: %s", strerror(err));
+		return -err;
 	}
 	snprintf(detail, len, "/sys/kernel/btf/vmlinux");
 	return 0;
@@ -76,8 +78,10 @@ static int probe_bpf_syscall(char *detail, size_t len)
 	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebprof_probe", 4, 4, 1, NULL);
 
 	if (fd < 0) {
-		snprintf(detail, len, "bpf(BPF_MAP_CREATE): %s", strerror(errno));
-		return -errno;
+		int err = errno;
+
+		snprintf(detail, len, "bpf(BPF_MAP_CREATE): %s", strerror(err));
+		return -err;
 	}
 	close(fd);
 	snprintf(detail, len, "bpf() works");
@@ -92,21 +96,27 @@ static int probe_ringbuf(char *detail, size_t len)
 	return r > 0 ? 0 : -ENOTSUP;
 }
 
+/* Whether the sampling program may call helper func, which appeared in Linux since. */
+static int probe_helper(enum bpf_func_id func, const char *name, const char *since, char *detail,
+			size_t len)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, func, NULL);
+
+	if (r > 0)
+		snprintf(detail, len, "%s() available", name);
+	else
+		snprintf(detail, len, "no %s() (needs %s)", name, since);
+	return r > 0 ? 0 : -ENOTSUP;
+}
+
 static int probe_bpf_loop(char *detail, size_t len)
 {
-	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL);
-
-	snprintf(detail, len, "%s", r > 0 ? "bpf_loop() available" : "no bpf_loop() (needs 5.17)");
-	return r > 0 ? 0 : -ENOTSUP;
+	return probe_helper(BPF_FUNC_loop, "bpf_loop", "5.17", detail, len);
 }
 
 static int probe_task_regs(char *detail, size_t len)
 {
-	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL);
-
-	snprintf(detail, len, "%s",
-		 r > 0 ? "bpf_task_pt_regs() available" : "no bpf_task_pt_regs() (needs 5.15)");
-	return r > 0 ? 0 : -ENOTSUP;
+	return probe_helper(BPF_FUNC_task_pt_regs, "bpf_task_pt_regs", "5.15", detail, len);
 }
 
 static int probe_perf(char *detail, size_t len)
@@ -119,8 +129,10 @@ static int probe_perf(char *detail, size_t len)
 	int fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0) {
-		snprintf(detail, len, "cpu-clock perf event: %s", strerror(errno));
-		return -errno;
+		int err = errno;
+
+		snprintf(detail, len, "cpu-clock perf event: %s", strerror(err));
+		return -err;
 	}
 	close(fd);
 	snprintf(detail, len, "cpu-clock perf event on CPU 0");

@@ -107,10 +107,20 @@ out:
 	return err;
 }
 
+static int add_pid(struct sampler *s, uint32_t pid)
+{
+	uint8_t one = 1;
+
+	if (bpf_map__update_elem(s->skel->maps.profiled_pids, &pid, sizeof(pid), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 static int fill_filter(struct sampler *s, const struct sampler_opts *o)
 {
 	for (size_t i = 0; i < o->npids; i++) {
-		int err = sampler__add_pid(s, o->pids[i]);
+		int err = add_pid(s, o->pids[i]);
 
 		if (err) {
 			pr_err("adding pid %u to the filter: %s", o->pids[i], strerror(-err));
@@ -245,16 +255,6 @@ void sampler__free(struct sampler *s)
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	free(s);
-}
-
-int sampler__add_pid(struct sampler *s, uint32_t pid)
-{
-	uint8_t one = 1;
-
-	if (bpf_map__update_elem(s->skel->maps.profiled_pids, &pid, sizeof(pid), &one, sizeof(one),
-				 BPF_ANY))
-		return -errno;
-	return 0;
 }
 
 int sampler__poll(struct sampler *s, int timeout_ms)

@@ -47,8 +47,6 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
  * buffer stop moving. The maps and the ring buffer stay readable. */
 void sampler__stop(struct sampler *s);
 void sampler__free(struct sampler *s);
-/* Adds a process to the filter (only with opts.pids set). Returns 0 or -errno. */
-int sampler__add_pid(struct sampler *s, uint32_t pid);
 /* Waits up to timeout_ms for a wakeup (BPF wakes us only once a quarter of the ring
  * is used), then delivers every record waiting. Returns the number consumed, or a
  * negative errno. */

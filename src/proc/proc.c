@@ -218,17 +218,6 @@ out:
 	return err;
 }
 
-void proc_table__mark_gone(struct proc_table *t, uint32_t pid)
-{
-	struct proc *p;
-
-	pthread_mutex_lock(&t->lock);
-	p = hmap_find(&t->by_pid, hash_u64(pid), &pid);
-	if (p)
-		p->gone = true;
-	pthread_mutex_unlock(&t->lock);
-}
-
 /* Every process maps the same vDSO image the kernel built; ours, copied into a memfd,
  * stands in for all of them. */
 static uint32_t vdso_register(struct proc_table *t)

@@ -57,8 +57,6 @@ struct proc_addr proc_table__resolve(struct proc_table *t, uint32_t pid, uint64_
  * or a negative errno (-ESRCH: the process is gone). */
 int proc_table__snapshot(struct proc_table *t, uint32_t pid, uint64_t now_ns,
 			 struct proc_mapping **out);
-/* Forgets pid's mappings' freshness so its next unknown address re-reads them. */
-void proc_table__mark_gone(struct proc_table *t, uint32_t pid);
 
 /* Parses one /proc/PID/maps line; exposed for tests. Returns true for an executable
  * mapping and fills the fields (path points into line). */

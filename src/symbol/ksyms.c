@@ -168,8 +168,3 @@ const char *ksyms__lookup(const struct ksyms *k, uint64_t addr, const char **mod
 		*module = k->names + k->syms[lo - 1].module;
 	return k->names + k->syms[lo - 1].name;
 }
-
-size_t ksyms__count(const struct ksyms *k)
-{
-	return k->n;
-}

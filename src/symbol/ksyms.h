@@ -16,6 +16,5 @@ void ksyms__free(struct ksyms *k);
 /* Returns the name of the function containing addr, or NULL. *module gets the module
  * name ("" for the kernel image). Pointers stay valid until ksyms__free. */
 const char *ksyms__lookup(const struct ksyms *k, uint64_t addr, const char **module);
-size_t ksyms__count(const struct ksyms *k);
 
 #endif
