@@ -22,7 +22,9 @@ SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 # BPF objects that only tests load (the loader's cost ranking, failure handling).
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
 TEST_SKELS := $(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(TEST_BPF_SRCS))
-PROTOS := $(wildcard proto/*.proto)
+# Nested .proto files (OTLP's opentelemetry/proto/...) generate into the same tree
+# under build/gen, so their generated #includes resolve with -I$(BUILD)/gen.
+PROTOS := $(shell find proto -name '*.proto' | sort)
 PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 
@@ -76,7 +78,8 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
 	$(PROTOC_C) --proto_path=proto --c_out=$(BUILD)/gen $<
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+# A generated file includes the headers of the .proto files it imports.
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
