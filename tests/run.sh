@@ -39,6 +39,7 @@ else
 fi
 
 [ -x tests/browser/run.sh ] && run browser/flamegraph tests/browser/run.sh
+[ -x tests/otlp/run.sh ] && run otlp/receivers tests/otlp/run.sh
 [ -x tests/fuzz/run_elfsym.sh ] && run fuzz/elfsym tests/fuzz/run_elfsym.sh
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
 

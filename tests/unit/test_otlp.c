@@ -878,8 +878,37 @@ static void test_env_errors(void)
 	}
 }
 
+/* EBPROF_OTLP_FIXTURE=path writes the fixture's request there, for the receivers' test. */
+static int write_fixture(const char *path)
+{
+	struct report r = fixture();
+	int calls = 0;
+	struct otlp_options o = options(&calls);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err = otlp__encode(&r, &o, &buf, &len);
+
+	if (err) {
+		fprintf(stderr, "otlp__encode: %s\n", strerror(-err));
+		return 1;
+	}
+	f = fopen(path, "w");
+	err = !f || fwrite(buf, 1, len, f) != len;
+	if (f && fclose(f))
+		err = 1;
+	free(buf);
+	if (err)
+		fprintf(stderr, "cannot write %s\n", path);
+	return err;
+}
+
 int main(void)
 {
+	const char *fixture_path = getenv("EBPROF_OTLP_FIXTURE");
+
+	if (fixture_path)
+		return write_fixture(fixture_path);
 	RUN_TEST(test_cpu_report_invariants);
 	RUN_TEST(test_resource_attributes);
 	RUN_TEST(test_service_name_precedence);
