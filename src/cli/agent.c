@@ -77,24 +77,24 @@ static void usage(FILE *out)
 	    "the last interval and exits.\n"
 	    "\n"
 	    "options:\n"
-	    "  -F, --freq HZ           samples per second per CPU (default %d)\n"
-	    "      --endpoint URL      collector: http(s)://host:port, or host:port for gRPC\n"
-	    "                          (TLS, but plaintext on localhost/127.x/[::1]);\n"
-	    "                          default localhost:4317 (grpc), localhost:4318 (http)\n"
-	    "      --protocol P        'grpc' (default) or 'http/protobuf'\n"
-	    "      --insecure          plaintext (h2c) to a gRPC host:port endpoint\n"
-	    "      --ca-file FILE      trust these CAs (PEM) instead of the system's\n"
-	    "      --header K=V        add a header to every export (repeatable)\n"
-	    "      --compression C     'gzip' (default) or 'none'\n"
-	    "      --timeout TIME      per export attempt (default 10s)\n"
-	    "      --max-queue N       requests waiting for the collector; past it the oldest\n"
-	    "                          is dropped and counted (default %d)\n"
+	    "  -F, --freq HZ        samples per second per CPU (default %d)\n"
+	    "      --endpoint URL   collector: http(s)://host:port, or host:port for gRPC\n"
+	    "                       (TLS, but plaintext on localhost/127.x/[::1]); default\n"
+	    "                       localhost:4317 (grpc), http://localhost:4318 (http)\n"
+	    "      --protocol P     'grpc' (default) or 'http/protobuf'\n"
+	    "      --insecure       plaintext (h2c) to a gRPC host:port endpoint\n"
+	    "      --ca-file FILE   trust these CAs (PEM) instead of the system's\n"
+	    "      --header K=V     add a header to every export (repeatable)\n"
+	    "      --compression C  'gzip' (default) or 'none'\n"
+	    "      --timeout TIME   per export attempt (default 10s)\n"
+	    "      --max-queue N    exports waiting for the collector; past it the oldest\n"
+	    "                       is dropped and counted (default %d)\n"
 	    "      --report-interval TIME\n"
-	    "                          one export per TIME (default %gs, ±10%% jitter)\n"
-	    "  -d, --duration TIME     stop after TIME (default: run until signalled)\n"
+	    "                       one export per TIME (default %gs, ±10%% jitter)\n"
+	    "  -d, --duration TIME  stop after TIME (default: run until signalled)\n"
 	    "      --flush-timeout TIME\n"
-	    "                          on exit, time the last export may take (default "
-	    "%gs)\n" SESSION_HELP "  -h, --help              this help\n"
+	    "                       on exit, time the last export may take (default "
+	    "%gs)\n" SESSION_HELP "  -h, --help           this help\n"
 	    "\n"
 	    "The standard variables work where no flag says otherwise:\n"
 	    "OTEL_EXPORTER_OTLP_[PROFILES_]{ENDPOINT,PROTOCOL,HEADERS,INSECURE,CERTIFICATE,\n"
@@ -152,6 +152,21 @@ static int parse_otlp(struct agent_opts *o, int c, const char *arg)
 	return 1;
 }
 
+/* The ring buffer holds what every CPU samples during one interval at a generous 4 KiB
+ * a sample (a record is 1.1 KiB plus 16 bytes a user frame), so even an export that
+ * stalls the main thread for a whole interval loses nothing. At the agent's 20 Hz that
+ * is far below record's fixed 8 MiB on small hosts, and grows with large ones. */
+static uint64_t ringbuf_bytes(unsigned long freq)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t want = (uint64_t)(cpus > 0 ? cpus : 1) * freq * 4096 * (uint64_t)DEFAULT_INTERVAL;
+	uint64_t size = 256 << 10;
+
+	while (size < want && size < (64ULL << 20))
+		size <<= 1;
+	return size;
+}
+
 static int parse_args(int argc, char **argv, struct agent_opts *o)
 {
 	static const struct option longopts[] = {
@@ -176,6 +191,7 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	session_opts__init(&o->s, DEFAULT_FREQ);
 	o->s.by_cpu = true;
 	o->s.keep_times = true;
+	o->s.ringbuf = 0; /* sized below from the CPUs and the frequency, unless given */
 	otlp_flags__init(&o->otlp);
 	optind = 1;
 	while (!err &&
@@ -214,6 +230,8 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	}
 	if (err)
 		fprintf(stderr, "Try 'ebprof agent --help'.\n");
+	else if (!o->s.ringbuf)
+		o->s.ringbuf = ringbuf_bytes(o->s.freq);
 	return err;
 }
 

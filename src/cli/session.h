@@ -45,7 +45,8 @@ struct session_opts {
 /* clang-format on */
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
-	"      --ringbuf SIZE   BPF ring buffer size, a power of two (default 8M)\n"          \
+	"      --ringbuf SIZE   BPF ring buffer, a power of two (record: 8M; agent:\n"        \
+	"                       one interval of every CPU at 4K a sample)\n"                  \
 	"      --unwind-memory SIZE\n"                                                        \
 	"                       kernel memory for unwind tables (default 32M); when full,\n"  \
 	"                       tables no process uses are evicted\n"                         \
