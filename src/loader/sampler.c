@@ -28,6 +28,8 @@ struct sampler {
 	int *pfds; /* perf event fds, one per entry of cpus */
 	struct bpf_link **links;
 	struct bpf_link *fork_link;
+	struct bpf_link *exec_link; /* on_exec: a new image is described at once */
+	struct bpf_link *exit_link; /* on_exit: a process's description is released */
 	struct bpf_link *off_cpu_link;
 	struct probes *probes;
 	sampler_cb cb;
@@ -206,20 +208,34 @@ static int attach_off_cpu(struct sampler *s, struct loader *l)
 	return 0;
 }
 
-static int attach_fork(struct sampler *s, struct loader *l)
+static int attach_tracepoint(struct loader *l, struct sampler *s, const char *prog,
+			     struct bpf_link **link)
 {
-	struct bpf_program *p = loader__program(l, s->skel->obj, "on_fork");
+	struct bpf_program *p = loader__program(l, s->skel->obj, prog);
 	int err;
 
 	if (!p)
 		return -ENOENT;
-	s->fork_link = bpf_program__attach(p);
-	if (!s->fork_link) {
+	*link = bpf_program__attach(p);
+	if (!*link) {
 		err = -errno;
-		pr_err("attaching the fork tracepoint: %s", strerror(-err));
+		pr_err("attaching %s: %s", prog, strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+/* Process lifecycle: fork (follows children), exec and exit (notices that keep the
+ * descriptions current; without on_exec a command stays undescribed until sampled). */
+static int attach_fork(struct sampler *s, struct loader *l)
+{
+	int err = attach_tracepoint(l, s, "on_fork", &s->fork_link);
+
+	if (!err)
+		err = attach_tracepoint(l, s, "on_exec", &s->exec_link);
+	if (!err)
+		err = attach_tracepoint(l, s, "on_exit", &s->exit_link);
+	return err;
 }
 
 /* Test hook: EBPROF_INJECT_FAILURE=after-attach fails once everything is attached, so
@@ -344,6 +360,8 @@ void sampler__free(struct sampler *s)
 	sampler__stop(s);
 	free(s->links);
 	free(s->pfds);
+	bpf_link__destroy(s->exit_link);
+	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->fork_link);
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);

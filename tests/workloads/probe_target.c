@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // cflags: -O2 -g -fomit-frame-pointer
-/* A known number of calls for the probe tests: after DELAY ms (ebprof describes a new
- * process asynchronously, and hits before that are unwound by frame pointers, which this
- * code has not), main -> probe_outer -> probe_leaf CALLS times, then FORKS forks (for a sched_process_fork tracepoint) and one USDT probe hit
- * per call (ebprof:tick) when <sys/sdt.h> is there. Built without frame pointers, so
- * the stacks come from the CFI unwinder.
+/* A known number of calls for the probe tests: one warm-up call main -> probe_leaf, then
+ * after DELAY ms main -> probe_outer -> probe_leaf CALLS times, then FORKS forks (for a
+ * sched_process_fork tracepoint), and one USDT probe hit per call (ebprof:tick) when
+ * <sys/sdt.h> is there. Built without frame pointers, so the stacks come from the CFI
+ * unwinder. ebprof describes a process when it execs, but the libraries ld.so maps next
+ * only once an event meets them: the warm-up hit does that, and the delay lets their
+ * tables be built before the counted calls.
  * Usage: probe_target CALLS FORKS [DELAY_MS] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@ int main(int argc, char **argv)
 	unsigned long forks = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
 	unsigned long delay = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
 
+	probe_leaf(0);
 	usleep(delay * 1000);
 
 	for (unsigned long i = 0; i < calls; i++)
