@@ -92,10 +92,21 @@ struct {
 	__type(value, __u64);
 } notice_times SEC(".maps");
 
-/* The record under construction: too large for the 512-byte BPF stack. */
+/* The record under construction: too large for the 512-byte BPF stack. One per CPU and
+ * per context a program runs in, as programs of different contexts nest on one CPU: a
+ * cpu-clock sample (hard interrupt) can land inside a uprobe's program, and a
+ * tracepoint can fire inside a uprobe's helpers (uprobe programs do not take the
+ * bpf_prog_active guard that keeps tracing programs from nesting). */
+enum scratch_slot {
+	SCRATCH_IRQ,   /* on_cpu_sample */
+	SCRATCH_TASK,  /* uprobes, USDT */
+	SCRATCH_TRACE, /* tracepoints, sched_switch */
+	SCRATCH__COUNT,
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SCRATCH__COUNT);
 	__type(key, __u32);
 	__type(value, struct sample_record);
 } scratch SEC(".maps");
@@ -329,21 +340,20 @@ static __always_inline void submit(struct sample_record *r)
  * when there is none; the caller sends it (submit) or keeps it. A static subprogram, not
  * inlined: on_cpu_sample verifies in 20.6 k instructions this way against 39.7 k when
  * it is inlined (6.18). Each program still verifies it on its own (one job each). */
-static __noinline struct sample_record *collect(void *ctx, __u32 event, __u64 value,
-						struct unw_regs *u, __u32 kskip)
+static __noinline struct sample_record *collect(void *ctx, __u32 event, struct unw_regs *u,
+						__u32 kskip, __u32 slot)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task;
 	struct sample_record *r;
-	__u32 zero = 0;
 
-	r = bpf_map_lookup_elem(&scratch, &zero);
+	r = bpf_map_lookup_elem(&scratch, &slot);
 	if (!r)
 		return NULL;
 	r->type = RECORD_SAMPLE;
 	r->event = event;
 	r->time_ns = bpf_ktime_get_ns();
-	r->value = value;
+	r->value = 1; /* off-CPU time sets its own when the thread wakes */
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();
@@ -377,7 +387,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		u.fp = ev->bp;
 		u.pc_exact = 1;
 	}
-	r = collect(ctx, EVENT_CPU, 1, &u, 0);
+	r = collect(ctx, EVENT_CPU, &u, 0, SCRATCH_IRQ);
 	if (r)
 		submit(r);
 	return 0;
@@ -411,7 +421,7 @@ int on_uprobe(struct pt_regs *ctx)
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)cookie, 1, &u, 0);
+	r = collect(ctx, (__u32)cookie, &u, 0, SCRATCH_TASK);
 	if (r)
 		submit(r);
 	return 0;
@@ -427,7 +437,7 @@ int on_usdt(struct pt_regs *ctx)
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_usdt_cookie(ctx), 1, &u, 0);
+	r = collect(ctx, (__u32)bpf_usdt_cookie(ctx), &u, 0, SCRATCH_TASK);
 	if (r)
 		submit(r);
 	return 0;
@@ -443,7 +453,7 @@ int on_tracepoint(void *ctx)
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), 1, &u, 0);
+	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, SCRATCH_TRACE);
 	if (r)
 		submit(r);
 	return 0;
@@ -532,7 +542,7 @@ static __always_inline void off_cpu_begin(void *ctx, bool preempt, struct task_s
 	/* A raw tracepoint's kernel stack starts in its runner (bpf_trace_run4) and our
 	 * two BPF frames (on_sched_switch, collect): skip them, so it starts at
 	 * __schedule, where the thread blocked. */
-	r = collect(ctx, off_cpu_event, 0, &u, 3);
+	r = collect(ctx, off_cpu_event, &u, 3, SCRATCH_TRACE);
 	if (r && bpf_map_update_elem(&off_cpu_pending, &tid, r, BPF_ANY))
 		count(CTR_OFF_CPU_FULL);
 }
