@@ -473,7 +473,8 @@ static void test_resource_attributes(void)
 
 	pid = resource_attr(db, "process.pid");
 	CHECK(pid && pid->value_case == ANY_INT && pid->int_value == 200);
-	CHECK(resource_attr(db, "process.executable.name") == NULL);
+	/* The comm, as the semantic conventions allow when the executable is unknown. */
+	CHECK(resource_str_is(db, "process.executable.name", "db"));
 	CHECK(resource_attr(db, "container.id") == NULL);
 	CHECK(resource_str_is(db, "service.name", "db")); /* comm, when nothing else is known */
 	CHECK(resource_str_is(db, "host.name", "testhost"));
