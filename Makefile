@@ -26,7 +26,10 @@ PROTOS := $(wildcard proto/*.proto)
 PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 
-SRCS := $(shell find src -name '*.c' | sort)
+# The preloaded allocation sampler is a library of its own, never part of ebprof.
+PRELOAD_SRCS := src/alloc/preload.c
+PRELOAD_LIB := $(BUILD)/libebprof-alloc.so
+SRCS := $(filter-out $(PRELOAD_SRCS),$(shell find src -name '*.c' | sort))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
@@ -40,7 +43,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_
 
 .SECONDARY:
 .PHONY: all deps test-deps run test unit check-format format clean
-all: $(BUILD)/ebprof
+all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
 	@scripts/install-deps.sh build
@@ -87,10 +90,23 @@ $(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
 $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# libebprof-alloc.so runs inside other programs: position-independent, only the
+# allocator's names and the markers exported, static TLS, every symbol bound at load so
+# no lazy binding runs inside malloc (and calls go straight through the GOT), and no builtin knowledge of the functions it defines.
+PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Isrc \
+	-fPIC -fno-plt -fvisibility=hidden -ftls-model=initial-exec -fno-builtin
+$(PRELOAD_LIB): $(PRELOAD_SRCS) src/alloc/abi.h
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -shared -Wl,-z,now -o $@ $(PRELOAD_SRCS) -lm
+
 unit-bins: $(UNIT_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# The preload test interposes the library's markers: they must be in its dynamic symbols.
+$(BUILD)/tests/test_alloc_preload: LDLIBS += -rdynamic -lm
+$(BUILD)/tests/test_alloc_preload: $(PRELOAD_LIB)
 
 # Workloads carry their own flags in a first-line comment: "// cflags: ...".
 workloads: $(WORKLOADS)
@@ -109,7 +125,7 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	@mkdir -p $(@D)
 	rustc $(WL_FLAGS) $< -o $@
 
-FORMATTED = $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c)
+FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 
