@@ -25,6 +25,8 @@ enum ebprof_counter {
 	CTR_NO_ROW,	     /* no CFI row covers pc */
 	CTR_READ_FAULT,	     /* the user stack could not be read */
 	CTR_NOTICES_LOST,    /* a notice did not fit the ring buffer */
+	CTR_EVENTS,	     /* probe and tracepoint hits that reached a program */
+	CTR_EVENTS_FILTERED, /* hits dropped by the process filter */
 	CTR__COUNT,
 };
 

@@ -13,6 +13,7 @@ struct ingest {
 	struct proc_table *procs;
 	struct profile *profile;
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
+	uint64_t mono_to_unix_ns; /* added to BPF's CLOCK_MONOTONIC times */
 	union {
 		struct stack stack;
 		char bytes[sizeof(struct stack) + PROFILE_MAX_FRAMES * sizeof(struct frame)];
