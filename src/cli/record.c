@@ -197,6 +197,25 @@ static int write_one(int err, const char *dir, const char *name, const char *wha
 	return err;
 }
 
+/* Events beyond CPU samples (allocations) carry several values per stack: one folded
+ * file per value type, stacks.<type>.folded (stacks.alloc_space.folded, ...). */
+static int write_event_values(const struct report *r, const char *dir)
+{
+	char path[4096], name[256];
+	int err = 0;
+
+	for (size_t e = 1; e < r->nevents; e++) {
+		for (uint32_t v = 0; v < r->events[e].nvalues; v++) {
+			snprintf(name, sizeof(name), "stacks.%s.folded",
+				 r->events[e].values[v].type);
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			err |= write_one(folded__write_value(r, path, (uint32_t)e, (int)v), dir,
+					 name, "folded stacks");
+		}
+	}
+	return err;
+}
+
 static int write_outputs(const struct report *r, const char *dir)
 {
 	char path[4096];
@@ -206,6 +225,7 @@ static int write_outputs(const struct report *r, const char *dir)
 	err |= write_one(pprof__write(r, path), dir, "profile.pb.gz", "pprof");
 	snprintf(path, sizeof(path), "%s/stacks.folded", dir);
 	err |= write_one(folded__write(r, path), dir, "stacks.folded", "folded stacks");
+	err |= write_event_values(r, dir);
 	snprintf(path, sizeof(path), "%s/flamegraph.html", dir);
 	err |= write_one(flamegraph__write(r, path, "ebprof record"), dir, "flamegraph.html",
 			 "flame graph");
@@ -231,6 +251,8 @@ static void print_summary(const struct session *rec, const struct report *r,
 		       (unsigned long long)rec->bad_records);
 	if (rec->native)
 		native__print_stats(rec->native, stdout);
+	if (rec->alloc)
+		alloc__print_stats(rec->alloc, stdout);
 	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
 	    c[CTR_BAD_FRAME])
 		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
@@ -256,6 +278,9 @@ static int finish(struct session *rec, const struct record_opts *o)
 		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
 			strerror(errno));
 	symbolizer__init(&sym, &rec->files, ksyms);
+	/* In-use memory is a snapshot: the sampled blocks still live now. */
+	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))
+		pr_warn("in-use profile incomplete: out of memory");
 	r = report__build(&rec->profile, &sym, 1000000000ULL / o->s.freq, rec->start_unix_ns,
 			  rec->end_ns - rec->start_ns);
 	if (!r) {

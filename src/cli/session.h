@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "alloc/alloc.h"
 #include "cli/spawn.h"
 #include "loader/loader.h"
 #include "profile/ingest.h"
@@ -26,8 +27,9 @@ struct session_opts {
 	uint64_t unwind_memory;
 	unsigned long load_jobs;
 	enum loader_order load_order;
-	bool by_cpu;	 /* split stacks by CPU (OTLP's cpu.logical_number) */
-	bool keep_times; /* keep every sample's time (OTLP's timestamps_unix_nano) */
+	bool by_cpu;		 /* split stacks by CPU (OTLP's cpu.logical_number) */
+	bool keep_times;	 /* keep every sample's time (OTLP's timestamps_unix_nano) */
+	struct alloc_opts alloc; /* --alloc / --alloc-kernel */
 };
 
 /* The flags every profiling verb takes, for getopt_long: -F -p -v and the long ones
@@ -41,8 +43,12 @@ struct session_opts {
 	{"ringbuf", required_argument, NULL, 'R'},                          \
 	{"unwind-memory", required_argument, NULL, 'U'},                    \
 	{"load-jobs", required_argument, NULL, 'J'},                        \
-	{"load-order", required_argument, NULL, 'O'}
+	{"load-order", required_argument, NULL, 'O'},                       \
+	{"alloc", optional_argument, NULL, SESSION_OPT_ALLOC},              \
+	{"alloc-kernel", optional_argument, NULL, SESSION_OPT_ALLOC_KERNEL}
 /* clang-format on */
+#define SESSION_OPT_ALLOC 0x1a10
+#define SESSION_OPT_ALLOC_KERNEL 0x1a11
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
 	"      --ringbuf SIZE   BPF ring buffer size, a power of two (default 8M)\n"          \
@@ -53,6 +59,14 @@ struct session_opts {
 	"                       ebprof may use; 1 loads them one by one)\n"                   \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
 	"                       measured on earlier runs) or 'build' (as declared)\n"         \
+	"      --alloc[=MEAN]   also profile allocations: the command runs with\n"            \
+	"                       libebprof-alloc.so preloaded, which samples one allocation\n" \
+	"                       per MEAN bytes on average (default 512K); profiles\n"         \
+	"                       alloc_objects, alloc_space, inuse_objects, inuse_space\n"     \
+	"      --alloc-kernel[=MEAN]\n"                                                       \
+	"                       allocations of processes that cannot be restarted: uprobes\n" \
+	"                       on libc's malloc & co., sampled in BPF. EXPENSIVE: every\n"   \
+	"                       allocation traps into the kernel (microseconds each)\n"       \
 	"  -v, --verbose        debug output, including libbpf's and the verifier's\n"
 
 /* Defaults for every field, with the verb's own sampling frequency. */
@@ -73,6 +87,8 @@ struct session {
 	struct loader *loader;
 	struct native_unwinder *native;
 	struct spawn child;
+	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
+	char alloc_lib[4096];
 	unsigned long freq;
 	uint64_t start_unix_ns;
 	uint64_t start_ns; /* CLOCK_MONOTONIC */

@@ -81,6 +81,9 @@ static int count_leaves(const struct report *r, struct hmap *m, struct fn_count 
 		struct fn_count *c;
 		uint64_t h;
 
+		/* Self time: CPU samples only, not probe or allocation events. */
+		if (s->event != 0)
+			continue;
 		*total += s->count;
 		if (!s->nframes)
 			continue;

@@ -68,9 +68,9 @@ static void copy_name(char dst[EBPROF_COMM_LEN], const char src[EBPROF_COMM_LEN]
 	memset(dst + n, 0, EBPROF_COMM_LEN - n);
 }
 
-int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
+int ingest__event(struct ingest *in, const struct sample_record *r, uint64_t now_ns,
+		  const uint64_t *values)
 {
-	static const uint64_t one = 1;
 	struct stack *s = &in->scratch.stack;
 	unsigned int n;
 
@@ -78,7 +78,7 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 	memset(s, 0, sizeof(*s));
 	s->pid = r->pid;
 	s->tid = r->tid;
-	s->event = 0; /* CPU samples */
+	s->event = r->event;
 	s->cpu = in->profile->by_cpu ? (int32_t)r->cpu : -1;
 	copy_name(s->comm, r->pcomm);
 	copy_name(s->thread, r->comm);
@@ -91,5 +91,12 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 	if (r->pid)
 		n += add_user(in, s, n, r, now_ns);
 	s->nframes = n;
-	return profile__add(in->profile, s, &one, r->time_ns + in->mono_to_unix_ns);
+	return profile__add(in->profile, s, values, r->time_ns + in->mono_to_unix_ns);
+}
+
+int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
+{
+	static const uint64_t one = 1;
+
+	return ingest__event(in, r, now_ns, &one);
 }
