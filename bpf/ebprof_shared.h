@@ -27,6 +27,7 @@ enum ebprof_counter {
 	CTR_NOTICES_LOST,     /* a notice did not fit the ring buffer */
 	CTR_EVENTS,	      /* probe and tracepoint hits that reached a program */
 	CTR_EVENTS_FILTERED,  /* hits dropped by the process filter */
+	CTR_OFF_CPU_FULL,     /* a blocked thread did not fit off_cpu_pending: block lost */
 	CTR_ALLOC_FREES_LOST, /* a free of a sampled block did not fit the ring buffer */
 	CTR__COUNT,
 };

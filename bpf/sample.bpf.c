@@ -21,6 +21,10 @@ const volatile __u32 follow_children = 0;
 /* Samples wake userspace only once this many bytes wait (a quarter of the ring),
  * instead of once per sample; userspace also polls on a timer. */
 const volatile __u64 wakeup_bytes = 2 << 20;
+/* Off-CPU time: its event index (0: off), and the share of blocks whose stack is taken,
+ * in parts per million; a sampled block's time is scaled up by 1e6 / off_cpu_ppm. */
+const volatile __u32 off_cpu_event = 0;
+const volatile __u32 off_cpu_ppm = 1000000;
 /* Minimum gap between two notices about one process. */
 const volatile __u64 notice_interval_ns = 100000000;
 
@@ -68,6 +72,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct unwind_row);
 } unwind_rows SEC(".maps");
+
+/* Threads blocked now, by thread id (never by CPU: a thread often wakes on another CPU
+ * than the one it blocked on): the record taken when it blocked, sent when it runs
+ * again. Allocated per blocked thread; userspace shrinks it to 1 without off-CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct sample_record);
+} off_cpu_pending SEC(".maps");
 
 /* When a process last caused a notice of a kind (pid | kind << 28), to rate-limit. */
 struct {
@@ -271,9 +286,9 @@ static __always_inline void unwind_user(struct sample_record *r, struct unw_regs
 
 /* bpf_get_stack() takes every program type's context: perf event, pt_regs (probes),
  * tracepoint and raw tracepoint arguments. */
-static __always_inline void fill_kernel_stack(void *ctx, struct sample_record *r)
+static __always_inline void fill_kernel_stack(void *ctx, struct sample_record *r, __u32 skip)
 {
-	long n = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), 0);
+	long n = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), skip & BPF_F_SKIP_FIELD_MASK);
 
 	r->kstack_len = 0;
 	if (n < 0) {
@@ -310,12 +325,12 @@ static __always_inline void submit(struct sample_record *r)
 
 /* The one path every event takes: the current task's names, its kernel stack and its
  * user stack (from u, the event's user registers, or from those saved at kernel entry
- * when u->pc is 0), built in the per-CPU scratch record. Returns the record, or NULL
+ * when u->pc is 0), kskip innermost kernel frames left out, built in the per-CPU scratch record. Returns the record, or NULL
  * when there is none; the caller sends it (submit) or keeps it. A static subprogram, not
  * inlined: on_cpu_sample verifies in 20.6 k instructions this way against 39.7 k when
  * it is inlined (6.18). Each program still verifies it on its own (one job each). */
 static __noinline struct sample_record *collect(void *ctx, __u32 event, __u64 value,
-						struct unw_regs *u)
+						struct unw_regs *u, __u32 kskip)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task;
@@ -340,7 +355,7 @@ static __noinline struct sample_record *collect(void *ctx, __u32 event, __u64 va
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	task = (struct task_struct *)bpf_get_current_task();
 	BPF_CORE_READ_STR_INTO(&r->pcomm, task, group_leader, comm);
-	fill_kernel_stack(ctx, r);
+	fill_kernel_stack(ctx, r, kskip);
 	unwind_user(r, u);
 	return r;
 }
@@ -364,7 +379,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		u.fp = ev->bp;
 		u.pc_exact = 1;
 	}
-	r = collect(ctx, EVENT_CPU, 1, &u);
+	r = collect(ctx, EVENT_CPU, 1, &u, 0);
 	if (r)
 		submit(r);
 	return 0;
@@ -398,7 +413,7 @@ int on_uprobe(struct pt_regs *ctx)
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)cookie, 1, &u);
+	r = collect(ctx, (__u32)cookie, 1, &u, 0);
 	if (r)
 		submit(r);
 	return 0;
@@ -414,7 +429,7 @@ int on_usdt(struct pt_regs *ctx)
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_usdt_cookie(ctx), 1, &u);
+	r = collect(ctx, (__u32)bpf_usdt_cookie(ctx), 1, &u, 0);
 	if (r)
 		submit(r);
 	return 0;
@@ -430,7 +445,7 @@ int on_tracepoint(void *ctx)
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), 1, &u);
+	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), 1, &u, 0);
 	if (r)
 		submit(r);
 	return 0;
@@ -490,6 +505,75 @@ int on_exit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+#define PF_KTHREAD 0x00200000
+
+/* off_cpu_ppm of a million blocks are sampled; the rest cost a random number. */
+static __always_inline bool off_cpu_sampled(void)
+{
+	return off_cpu_ppm >= 1000000 ||
+	       (((__u64)bpf_get_prandom_u32() * 1000000) >> 32) < off_cpu_ppm;
+}
+
+/* prev (the current task) gives up the CPU. A thread going to sleep (not preempted, not
+ * exiting) has its stack taken here, where it blocks, and kept until it runs again.
+ * Kernel threads are left out: their idle waits would bury every user thread's. */
+static __always_inline void off_cpu_begin(void *ctx, bool preempt, struct task_struct *prev)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct unw_regs u = {}; /* the ones saved at kernel entry */
+	struct sample_record *r;
+	__u32 tid = (__u32)id;
+
+	if (preempt ||
+	    !(BPF_CORE_READ(prev, __state) & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
+		return;
+	if ((BPF_CORE_READ(prev, flags) & PF_KTHREAD) || !wanted(id >> 32) || !off_cpu_sampled())
+		return;
+	/* A raw tracepoint's kernel stack starts in its runner (bpf_trace_run4) and our
+	 * two BPF frames (on_sched_switch, collect): skip them, so it starts at
+	 * __schedule, where the thread blocked. */
+	r = collect(ctx, off_cpu_event, 0, &u, 3);
+	if (r && bpf_map_update_elem(&off_cpu_pending, &tid, r, BPF_ANY))
+		count(CTR_OFF_CPU_FULL);
+}
+
+/* delta scaled by 1e6 / off_cpu_ppm without overflowing for long sleeps. */
+static __always_inline __u64 off_cpu_value(__u64 delta)
+{
+	__u64 ppm = off_cpu_ppm ? off_cpu_ppm : 1;
+
+	return delta / ppm * 1000000 + delta % ppm * 1000000 / ppm;
+}
+
+/* next runs again: its block ends, and the record taken when it began is sent with the
+ * time it was off the CPU. */
+static __always_inline void off_cpu_end(struct task_struct *next)
+{
+	__u32 tid = BPF_CORE_READ(next, pid);
+	struct sample_record *r = bpf_map_lookup_elem(&off_cpu_pending, &tid);
+
+	if (!r)
+		return;
+	r->value = off_cpu_value(bpf_ktime_get_ns() - r->time_ns);
+	submit(r);
+	bpf_map_delete_elem(&off_cpu_pending, &tid);
+}
+
+/* A raw tracepoint, not tp_btf: no vmlinux BTF to parse at load. Arguments: preempt,
+ * prev, next (prev_state is left alone: it only exists from 5.18). */
+SEC("?raw_tp/sched_switch")
+int on_sched_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *prev = (struct task_struct *)ctx->args[1];
+	struct task_struct *next = (struct task_struct *)ctx->args[2];
+
+	off_cpu_end(next);
+	off_cpu_begin(ctx, ctx->args[0] & 1, prev);
+	return 0;
+}
+
 /* Allocation profiling. With libebprof-alloc.so preloaded the process samples its own
  * allocations and calls two marker functions (src/alloc/abi.h): on_alloc_sample collects
  * the stack of a sampled allocation, on_alloc_free reports the free of a sampled block.
@@ -528,7 +612,7 @@ int on_alloc_sample(struct pt_regs *ctx)
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), weight, &u);
+	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), weight, &u, 0);
 	if (!r)
 		return 0;
 	r->alloc_ptr = ptr;
@@ -657,7 +741,7 @@ int on_libc_alloc(struct pt_regs *ctx)
 
 	if (!probe_hit() || !size || !alloc_due(size))
 		return 0;
-	r = collect(ctx, (__u32)cookie, 0, &u);
+	r = collect(ctx, (__u32)cookie, 0, &u, 0);
 	if (!r)
 		return 0;
 	r->alloc_size = size;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "export/folded.h"
+#include "profile/report_view.h"
 #include "util/arena.h"
 #include "util/atomic_file.h"
 #include "util/hmap.h"
@@ -75,7 +76,7 @@ static int merge(const struct report *r, struct hmap *lines, struct arena *a, ui
 			memcpy(l->text, buf, len + 1);
 			l->count = 0;
 		}
-		l->count += vi >= 0 && s->values ? s->values[vi] : s->count;
+		l->count += vi >= 0 && s->values ? s->values[vi] : report_stack_weight(r, s);
 		free(buf);
 		buf = NULL;
 	}

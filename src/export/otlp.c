@@ -754,7 +754,11 @@ static int enc__resource_attrs(struct enc *e, const struct report_stack *s, stru
 	if (o->lookup && o->lookup(o->lookup_ctx, s->pid, &p) < 0)
 		memset(&p, 0, sizeof(p));
 	err = enc__kv(e, kvs, "process.pid", NULL, s->pid);
-	err = err ?: enc__kv_str(e, kvs, "process.executable.name", p.exe_name);
+	/* The semantic conventions allow the comm (/proc/PID/status Name) as the name
+	 * when the executable is unknown: a process gone before the export, a kthread. */
+	err = err
+		  ?: enc__kv_str(e, kvs, "process.executable.name",
+				 is_set(p.exe_name) ? p.exe_name : s->comm);
 	err = err ?: enc__kv_str(e, kvs, "process.executable.path", p.exe_path);
 	err = err ?: enc__kv_str(e, kvs, "container.id", p.container_id);
 	err = err ?: enc__kv_str(e, kvs, "host.name", o->host_name);

@@ -6,6 +6,7 @@
  * over the insecure setting, timeouts in the environment are milliseconds, and booleans
  * are true only when "true" in any case. Kept apart from the client so it is unit-tested
  * without a network. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -90,11 +91,14 @@ static struct source pick(const char *flag_value, const char *flag, char *const 
 
 static int resolve_protocol(const struct source *s, enum otlp_protocol *out)
 {
-	*out = OTLP_PROTO_HTTP; /* the specification's default */
-	if (!s->value || !strcmp(s->value, "http/protobuf"))
+	/* gRPC, not the specification's http/protobuf: it is what the collectors and
+	 * profiling backends deployed today listen on first (4317), and one connection
+	 * carries every export. */
+	*out = OTLP_PROTO_GRPC;
+	if (!s->value || !strcmp(s->value, "grpc"))
 		return 0;
-	if (!strcmp(s->value, "grpc")) {
-		*out = OTLP_PROTO_GRPC;
+	if (!strcmp(s->value, "http/protobuf")) {
+		*out = OTLP_PROTO_HTTP;
 		return 0;
 	}
 	if (!strcmp(s->value, "http/json"))
@@ -372,8 +376,30 @@ cleanup:
 	return err;
 }
 
+/* True for localhost and loopback addresses (host:port, IPv6 in brackets): traffic to
+ * them never leaves the host. */
+static bool is_loopback(const char *hostport)
+{
+	const char *end = hostport[0] == '[' ? strchr(hostport, ']') : strrchr(hostport, ':');
+	const char *host = hostport[0] == '[' ? hostport + 1 : hostport;
+	size_t len = end ? (size_t)(end - host) : strlen(host);
+	unsigned char addr[16];
+	char buf[64];
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, host, len);
+	buf[len] = '\0';
+	if (!strcmp(buf, "localhost"))
+		return true;
+	if (inet_pton(AF_INET, buf, addr) == 1)
+		return addr[0] == 127;
+	return inet_pton(AF_INET6, buf, addr) == 1 && !memcmp(addr, &in6addr_loopback, 16);
+}
+
 /* Decides the scheme: an explicit http:// or https:// wins; a gRPC endpoint written as
- * host:port is TLS unless insecure; OTLP/HTTP needs a scheme. */
+ * host:port is TLS unless insecure or on the loopback (where TLS protects nothing and
+ * a collector's default configuration has none); OTLP/HTTP needs a scheme. */
 static int resolve_endpoint(struct otlp_client_opts *o, const struct source *s, bool insecure,
 			    bool *tls)
 {
@@ -392,7 +418,9 @@ static int resolve_endpoint(struct otlp_client_opts *o, const struct source *s, 
 		pr_err("%s: '%s': an OTLP/HTTP endpoint needs http:// or https://", s->name, ep);
 		return -EINVAL;
 	} else {
-		if (asprintf(&with_scheme, "%s://%s", insecure ? "http" : "https", ep) < 0)
+		bool plain = insecure || is_loopback(ep);
+
+		if (asprintf(&with_scheme, "%s://%s", plain ? "http" : "https", ep) < 0)
 			return -ENOMEM;
 		ep = with_scheme;
 	}

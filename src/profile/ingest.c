@@ -96,7 +96,8 @@ int ingest__event(struct ingest *in, const struct sample_record *r, uint64_t now
 
 int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
 {
-	static const uint64_t one = 1;
+	/* Every event counts once; its second value (off-CPU time) is the record's. */
+	const uint64_t values[2] = {1, r->value};
 
-	return ingest__event(in, r, now_ns, &one);
+	return ingest__event(in, r, now_ns, values);
 }

@@ -49,31 +49,35 @@ static void test_defaults(void)
 	char *env[] = {NULL};
 
 	CHECK(resolve(NULL, env) == 0);
-	CHECK(o.protocol == OTLP_PROTO_HTTP);
-	CHECK(url_is("http://localhost:4318/v1development/profiles"));
+	CHECK(o.protocol == OTLP_PROTO_GRPC);
+	CHECK(url_is("http://localhost:4317" GRPC_TAIL));
 	CHECK(o.gzip);
 	CHECK(o.timeout_ms == 10000);
 	CHECK(o.max_queue == OTLP_DEFAULT_MAX_QUEUE);
 	CHECK(o.n_headers == 0 && !o.ca_file);
 
-	char *grpc[] = {"OTEL_EXPORTER_OTLP_PROTOCOL=grpc", NULL};
-	CHECK(resolve(NULL, grpc) == 0);
-	CHECK(o.protocol == OTLP_PROTO_GRPC);
-	CHECK(url_is("http://localhost:4317" GRPC_TAIL));
+	char *http[] = {"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", NULL};
+	CHECK(resolve(NULL, http) == 0);
+	CHECK(o.protocol == OTLP_PROTO_HTTP);
+	CHECK(url_is("http://localhost:4318/v1development/profiles"));
 }
+
+/* The variables below pick OTLP/HTTP; gRPC is the default. */
+#define H "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"
 
 static void test_http_endpoint_rules(void)
 {
-	char *generic[] = {"OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318/mycollector/", NULL};
-	char *generic_bare[] = {"OTEL_EXPORTER_OTLP_ENDPOINT=https://collector", NULL};
+	char *generic[] = {H, "OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318/mycollector/",
+			   NULL};
+	char *generic_bare[] = {H, "OTEL_EXPORTER_OTLP_ENDPOINT=https://collector", NULL};
 	char *specific[] = {
-	    "OTEL_EXPORTER_OTLP_ENDPOINT=http://generic:4318",
+	    H, "OTEL_EXPORTER_OTLP_ENDPOINT=http://generic:4318",
 	    "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT=https://c.example.com/in/profiles", NULL};
-	char *specific_bare[] = {"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT=http://c:4318", NULL};
-	char *empty_specific[] = {"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT=",
+	char *specific_bare[] = {H, "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT=http://c:4318", NULL};
+	char *empty_specific[] = {H, "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT=",
 				  "OTEL_EXPORTER_OTLP_ENDPOINT=http://g:1", NULL};
-	char *no_scheme[] = {"OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318", NULL};
-	char *bad_scheme[] = {"OTEL_EXPORTER_OTLP_ENDPOINT=ftp://collector", NULL};
+	char *no_scheme[] = {H, "OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318", NULL};
+	char *bad_scheme[] = {H, "OTEL_EXPORTER_OTLP_ENDPOINT=ftp://collector", NULL};
 
 	CHECK(resolve(NULL, generic) == 0);
 	CHECK(url_is("http://collector:4318/mycollector/v1development/profiles"));
@@ -150,6 +154,20 @@ static void test_grpc_tls_rules(void)
 	f.endpoint = "plain:4317";
 	CHECK(resolve(&f, env) == 0);
 	CHECK(url_is("http://plain:4317" GRPC_TAIL));
+	/* host:port on the loopback is plaintext without --insecure; elsewhere TLS. */
+	f.insecure = -1;
+	f.endpoint = "127.0.0.1:4317";
+	CHECK(resolve(&f, env) == 0);
+	CHECK(url_is("http://127.0.0.1:4317" GRPC_TAIL));
+	f.endpoint = "localhost:4317";
+	CHECK(resolve(&f, env) == 0);
+	CHECK(url_is("http://localhost:4317" GRPC_TAIL));
+	f.endpoint = "[::1]:4317";
+	CHECK(resolve(&f, env) == 0);
+	CHECK(url_is("http://[::1]:4317" GRPC_TAIL));
+	f.endpoint = "127.example.com:4317";
+	CHECK(resolve(&f, env) == 0);
+	CHECK(url_is("https://127.example.com:4317" GRPC_TAIL));
 	f.insecure = 0;
 	f.endpoint = "http://plain:4317/ignored/path";
 	CHECK(resolve(&f, env) == 0);
