@@ -15,7 +15,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
 	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread
+LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread -lm
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
@@ -28,7 +28,10 @@ PROTOS := $(shell find proto -name '*.proto' | sort)
 PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 
-SRCS := $(shell find src -name '*.c' | sort)
+# The preloaded allocation sampler is a library of its own, never part of ebprof.
+PRELOAD_SRCS := src/alloc/preload.c
+PRELOAD_LIB := $(BUILD)/libebprof-alloc.so
+SRCS := $(filter-out $(PRELOAD_SRCS),$(shell find src -name '*.c' | sort))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
@@ -45,7 +48,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_
 
 .SECONDARY:
 .PHONY: all deps test-deps run test unit check-format format clean
-all: $(BUILD)/ebprof
+all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
 	@scripts/install-deps.sh build
@@ -96,10 +99,24 @@ $(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
 $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# libebprof-alloc.so runs inside other programs: position-independent, only the
+# allocator's names and the markers exported, static TLS, every symbol bound at load so
+# no lazy binding runs inside malloc (and calls go straight through the GOT), and no
+# builtin knowledge of the functions it defines.
+PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Isrc \
+	-fPIC -fno-plt -fvisibility=hidden -ftls-model=initial-exec -fno-builtin
+$(PRELOAD_LIB): $(PRELOAD_SRCS) src/alloc/abi.h
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -shared -Wl,-z,now -o $@ $(PRELOAD_SRCS) -lm
+
 unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# The preload test interposes the library's markers: they must be in its dynamic symbols.
+$(BUILD)/tests/test_alloc_preload: LDLIBS += -rdynamic -lm
+$(BUILD)/tests/test_alloc_preload: $(PRELOAD_LIB)
 
 $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -122,8 +139,8 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	@mkdir -p $(@D)
 	rustc $(WL_FLAGS) $< -o $@
 
-FORMATTED = $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c \
-	tests/otlp/*.c)
+FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] \
+	tests/fuzz/*.c tests/otlp/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 

@@ -13,21 +13,22 @@
 /* Per-CPU counters: every sample that BPF cannot deliver whole is counted here, and
  * userspace prints the same ids by name (see counter_names in src/loader/counters.c). */
 enum ebprof_counter {
-	CTR_SAMPLES = 0,     /* perf events that reached the program */
-	CTR_FILTERED,	     /* dropped by the -p / -- CMD process filter */
-	CTR_RINGBUF_FULL,    /* no room in the ring buffer: the sample is lost */
-	CTR_KSTACK_ERR,	     /* bpf_get_stack() failed for the kernel stack */
-	CTR_BAD_FRAME,	     /* the unwinder computed an impossible caller: stack cut */
-	CTR_FILTER_FULL,     /* a child of a profiled process did not fit the filter map */
-	CTR_UNKNOWN_PID,     /* process not described yet: frame-pointer user stack */
-	CTR_UNKNOWN_MAPPING, /* pc outside every known mapping */
-	CTR_NO_TABLE,	     /* mapping known, table not built yet: frame-pointer step */
-	CTR_NO_ROW,	     /* no CFI row covers pc */
-	CTR_READ_FAULT,	     /* the user stack could not be read */
-	CTR_NOTICES_LOST,    /* a notice did not fit the ring buffer */
-	CTR_EVENTS,	     /* probe and tracepoint hits that reached a program */
-	CTR_EVENTS_FILTERED, /* hits dropped by the process filter */
-	CTR_OFF_CPU_FULL,    /* a blocked thread did not fit off_cpu_pending: block lost */
+	CTR_SAMPLES = 0,      /* perf events that reached the program */
+	CTR_FILTERED,	      /* dropped by the -p / -- CMD process filter */
+	CTR_RINGBUF_FULL,     /* no room in the ring buffer: the sample is lost */
+	CTR_KSTACK_ERR,	      /* bpf_get_stack() failed for the kernel stack */
+	CTR_BAD_FRAME,	      /* the unwinder computed an impossible caller: stack cut */
+	CTR_FILTER_FULL,      /* a child of a profiled process did not fit the filter map */
+	CTR_UNKNOWN_PID,      /* process not described yet: frame-pointer user stack */
+	CTR_UNKNOWN_MAPPING,  /* pc outside every known mapping */
+	CTR_NO_TABLE,	      /* mapping known, table not built yet: frame-pointer step */
+	CTR_NO_ROW,	      /* no CFI row covers pc */
+	CTR_READ_FAULT,	      /* the user stack could not be read */
+	CTR_NOTICES_LOST,     /* a notice did not fit the ring buffer */
+	CTR_EVENTS,	      /* probe and tracepoint hits that reached a program */
+	CTR_EVENTS_FILTERED,  /* hits dropped by the process filter */
+	CTR_OFF_CPU_FULL,     /* a blocked thread did not fit off_cpu_pending: block lost */
+	CTR_ALLOC_FREES_LOST, /* a free of a sampled block did not fit the ring buffer */
 	CTR__COUNT,
 };
 

@@ -353,7 +353,9 @@ static __noinline struct sample_record *collect(void *ctx, __u32 event, struct u
 	r->type = RECORD_SAMPLE;
 	r->event = event;
 	r->time_ns = bpf_ktime_get_ns();
-	r->value = 1; /* off-CPU time sets its own when the thread wakes */
+	r->value = 1; /* off-CPU time and allocations set their own */
+	r->alloc_ptr = 0;
+	r->alloc_size = 0;
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();
@@ -579,5 +581,182 @@ int on_sched_switch(struct bpf_raw_tracepoint_args *ctx)
 
 	off_cpu_end(next);
 	off_cpu_begin(ctx, ctx->args[0] & 1, prev);
+	return 0;
+}
+
+/* Allocation profiling. With libebprof-alloc.so preloaded the process samples its own
+ * allocations and calls two marker functions (src/alloc/abi.h): on_alloc_sample collects
+ * the stack of a sampled allocation, on_alloc_free reports the free of a sampled block.
+ * Without it (kernel-only mode) on_libc_alloc sits on the allocator's entry points and
+ * samples by bytes here: every call traps into the kernel, which is what makes that
+ * mode expensive. */
+
+/* Kernel-only mode: the mean distance in bytes between two samples, at most 2^40 (the
+ * fixed-point product below must not overflow), and log2(1 + i / 256) for i = 0..256
+ * in 1/65536ths; userspace fills both before load, as BPF has no floating point. */
+const volatile __u64 alloc_mean = 512 * 1024;
+const volatile __u32 alloc_log2_frac[ALLOC_LOG2_STEPS + 1];
+
+/* Bytes left before the next sample point, per CPU: by memorylessness the bytes of all
+ * threads on a CPU form one Poisson process as well as each thread's would. */
+struct alloc_countdown {
+	__s64 left;
+	__u64 seeded;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct alloc_countdown);
+} alloc_countdowns SEC(".maps");
+
+/* A marker of libebprof-alloc.so: ebprof_alloc_sample(ptr, size, weight_bytes). The pc
+ * is the marker's first instruction (a nop5 the kernel emulates), exact. */
+SEC("?uprobe")
+int on_alloc_sample(struct pt_regs *ctx)
+{
+	struct unw_regs u = {.pc = ctx->ip, .sp = ctx->sp, .fp = ctx->bp, .pc_exact = 1};
+	__u64 ptr = ctx->di, size = ctx->si, weight = ctx->dx;
+	struct sample_record *r;
+
+	if (!probe_hit())
+		return 0;
+	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, SCRATCH_TASK);
+	if (!r)
+		return 0;
+	r->value = weight;
+	r->alloc_ptr = ptr;
+	r->alloc_size = size;
+	submit(r);
+	return 0;
+}
+
+/* ebprof_alloc_free(ptr): no stack, the block's own stack was sent with its sample. The
+ * library calls it before the block returns to the allocator, so this record is in the
+ * ring buffer before any sample of a new block at the same address. */
+SEC("?uprobe")
+int on_alloc_free(struct pt_regs *ctx)
+{
+	struct notice_record n = {
+	    .type = RECORD_ALLOC_FREE,
+	    .pid = bpf_get_current_pid_tgid() >> 32,
+	    .addr = ctx->di,
+	};
+
+	if (!wanted(n.pid))
+		return 0;
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), wakeup_flag()))
+		count(CTR_ALLOC_FREES_LOST);
+	return 0;
+}
+
+/* Index of the highest set bit of x (x > 0), without loops. */
+static __always_inline __u32 msb64(__u64 x)
+{
+	__u32 r = 0;
+
+	if (x >> 32) {
+		x >>= 32;
+		r += 32;
+	}
+	if (x >> 16) {
+		x >>= 16;
+		r += 16;
+	}
+	if (x >> 8) {
+		x >>= 8;
+		r += 8;
+	}
+	if (x >> 4) {
+		x >>= 4;
+		r += 4;
+	}
+	if (x >> 2) {
+		x >>= 2;
+		r += 2;
+	}
+	return r + (__u32)(x >> 1);
+}
+
+#define LN2_Q16 45426 /* ln 2 in 1/65536ths */
+
+/* An exponential distance with mean alloc_mean, rounded up: -ln(U) * mean for U uniform
+ * in (0, 1], with log2 from the table, interpolated between its entries. */
+static __always_inline __s64 alloc_draw(void)
+{
+	__u64 x = (__u64)bpf_get_prandom_u32() + 1; /* U * 2^32, in [1, 2^32] */
+	__u32 msb = msb64(x);
+	__u64 m = x << (40 - msb); /* leading one at bit 40 */
+	__u32 idx = (m >> 32) & (ALLOC_LOG2_STEPS - 1), rest = (m >> 16) & 0xffff;
+	__u64 lo = alloc_log2_frac[idx], hi = alloc_log2_frac[idx + 1];
+	__u64 log2_q16 = ((__u64)msb << 16) + lo + (((hi - lo) * rest) >> 16);
+	__u64 neg_ln_q16 = ((((__u64)32 << 16) - log2_q16) * LN2_Q16) >> 16;
+
+	return (__s64)((neg_ln_q16 * alloc_mean) >> 16) + 1;
+}
+
+/* The size argument of an allocator entry point. For calloc, factors below 2^32 cannot
+ * overflow; beyond that only a factor of 0 or 1 is taken, and other callocs of over
+ * 4 G elements or bytes read as 0 (unsampled): clang turns a division-based overflow
+ * check into a 128-bit multiply, which BPF does not have. */
+static __always_inline __u64 alloc_size_arg(struct pt_regs *ctx, __u32 kind)
+{
+	switch (kind) {
+	case ALLOC_ARG_2:
+		return ctx->si;
+	case ALLOC_ARG_3:
+		return ctx->dx;
+	case ALLOC_ARG_1_TIMES_2:
+		if (((ctx->di | ctx->si) >> 32) && ctx->di > 1 && ctx->si > 1)
+			return 0;
+		return ctx->di * ctx->si;
+	}
+	return ctx->di;
+}
+
+/* True when a sample point falls in the next size bytes; draws the next point then. A
+ * block of s bytes is sampled with probability 1 - exp(-s / mean). Atomic: a uprobe
+ * program may be preempted on its CPU by another task running it. */
+static __always_inline bool alloc_due(__u64 size)
+{
+	__u32 zero = 0;
+	struct alloc_countdown *c = bpf_map_lookup_elem(&alloc_countdowns, &zero);
+	__s64 before;
+
+	if (!c)
+		return false;
+	before = __sync_fetch_and_add(&c->left, -(__s64)size);
+	if (before > (__s64)size)
+		return false;
+	if (!c->seeded) {
+		c->seeded = 1;
+		before = alloc_draw();
+		c->left = before - (__s64)size;
+		if (before > (__s64)size)
+			return false;
+	}
+	c->left = alloc_draw(); /* memoryless: measured from the block's end */
+	return true;
+}
+
+/* Kernel-only mode: an entry point of the allocator (malloc, calloc, realloc, ...). The
+ * cookie holds the event index and which argument is the size. */
+SEC("?uprobe")
+int on_libc_alloc(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct unw_regs u = {.pc = ctx->ip, .sp = ctx->sp, .fp = ctx->bp, .pc_exact = 1};
+	__u64 size = alloc_size_arg(ctx, (cookie >> ALLOC_COOKIE_ARG_SHIFT) & 0xff);
+	struct sample_record *r;
+
+	if (!probe_hit() || !size || !alloc_due(size))
+		return 0;
+	r = collect(ctx, (__u32)cookie, &u, 0, SCRATCH_TASK);
+	if (!r)
+		return 0;
+	r->value = 0; /* userspace scales alloc_size by the sampling mean */
+	r->alloc_size = size;
+	submit(r);
 	return 0;
 }

@@ -16,6 +16,7 @@ enum record_type {
 	RECORD_UNKNOWN_PID,	/* a sampled process has no unwind description */
 	RECORD_UNKNOWN_MAPPING, /* a pc outside every known mapping (dlopen, JIT, exec) */
 	RECORD_PROCESS_EXIT,	/* a thread group leader exited */
+	RECORD_ALLOC_FREE,	/* a sampled block was freed (notice_record, addr = the block) */
 };
 
 #define SAMPLE_F_USER_TRUNCATED (1u << 0) /* the user stack filled every slot */
@@ -39,13 +40,27 @@ struct user_frame {
  * address in the caller, to be looked up as one. */
 #define PROBE_COOKIE_RETURN (1ull << 32)
 
+/* Kernel-only allocation probes: which argument of the allocator entry point holds the
+ * size, in the cookie's bits 40..47 (enum alloc_size_arg) besides the event index. */
+enum alloc_size_arg {
+	ALLOC_ARG_1,	     /* malloc, valloc, pvalloc */
+	ALLOC_ARG_2,	     /* realloc, memalign, aligned_alloc */
+	ALLOC_ARG_3,	     /* posix_memalign */
+	ALLOC_ARG_1_TIMES_2, /* calloc */
+};
+#define ALLOC_COOKIE_ARG_SHIFT 40
+#define ALLOC_LOG2_STEPS 256 /* entries (plus one) of the in-BPF log2 table */
+
 struct sample_record {
 	__u32 type;  /* RECORD_SAMPLE */
 	__u32 event; /* EVENT_CPU, or the index of the probe or off-CPU event */
 	__u32 pid;   /* thread group id */
 	__u32 tid;
-	__u64 time_ns; /* bpf_ktime_get_ns() */
-	__u64 value;   /* 1 per sample or probe hit; nanoseconds for off-CPU time */
+	__u64 time_ns;	  /* bpf_ktime_get_ns() */
+	__u64 value;	  /* 1 per sample or probe hit; nanoseconds for off-CPU time; for an
+			* allocation the bytes it stands for (0: userspace weighs it) */
+	__u64 alloc_ptr;  /* allocations: the block, 0 when its free will not be reported */
+	__u64 alloc_size; /* allocations: the bytes the program asked for */
 	__u32 cpu;
 	__u32 flags; /* SAMPLE_F_* */
 	__u16 kstack_len;

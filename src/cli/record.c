@@ -248,6 +248,28 @@ static void event_slug(const struct session_opts *o, const struct report *r, uin
 	}
 }
 
+/* Allocation events carry several values per stack; besides the files of each event
+ * (weighed by its last value, the bytes), one folded file per value type:
+ * stacks.alloc_objects.folded, stacks.alloc_space.folded, stacks.inuse_*.folded. */
+static int write_event_values(const struct report *r, const char *dir)
+{
+	char path[4096], name[256];
+	int err = 0;
+
+	for (uint32_t e = 1; e < r->nevents; e++) {
+		if (strcmp(r->events[e].name, "alloc") && strcmp(r->events[e].name, "inuse"))
+			continue;
+		for (uint32_t v = 0; v < r->events[e].nvalues; v++) {
+			snprintf(name, sizeof(name), "stacks.%s.folded",
+				 r->events[e].values[v].type);
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			err |= write_one(folded__write_value(r, path, e, (int)v), dir, name,
+					 "folded stacks");
+		}
+	}
+	return err;
+}
+
 static int write_outputs(const struct report *r, const struct record_opts *o)
 {
 	struct report_view v;
@@ -265,6 +287,7 @@ static int write_outputs(const struct report *r, const struct record_opts *o)
 		err |= write_event(&v.r, o->outdir, i ? dot : "", i ? title : "ebprof record");
 		report_view__free(&v);
 	}
+	err |= write_event_values(r, o->outdir);
 	return err ? -EIO : 0;
 }
 
@@ -326,6 +349,8 @@ static void print_summary(const struct session *rec, const struct report *r,
 		       (unsigned long long)rec->bad_records);
 	if (rec->native)
 		native__print_stats(rec->native, stdout);
+	if (rec->alloc)
+		alloc__print_stats(rec->alloc, stdout);
 	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
 	    c[CTR_BAD_FRAME])
 		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
@@ -359,6 +384,9 @@ static int finish(struct session *rec, const struct record_opts *o)
 		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
 			strerror(errno));
 	symbolizer__init(&sym, &rec->files, ksyms);
+	/* In-use memory is a snapshot: the sampled blocks still live now. */
+	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))
+		pr_warn("in-use profile incomplete: out of memory");
 	r = report__build(&rec->profile, &sym, 1000000000ULL / o->s.freq, rec->start_unix_ns,
 			  rec->end_ns - rec->start_ns);
 	if (!r) {

@@ -139,6 +139,10 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	case 'v':
 		log_verbose = true;
 		return 0;
+	case SESSION_OPT_ALLOC:
+		return alloc_opts__parse(&o->alloc, ALLOC_PRELOAD, arg);
+	case SESSION_OPT_ALLOC_KERNEL:
+		return alloc_opts__parse(&o->alloc, ALLOC_KERNEL, arg);
 	case SESSION_OPT_PROBE:
 		return add_probe(o, arg);
 	case SESSION_OPT_OFF_CPU:
@@ -171,6 +175,11 @@ static int on_record(void *ctx, const void *data, size_t size)
 	if (size >= sizeof(struct notice_record) && r->type != RECORD_SAMPLE) {
 		const struct notice_record *n = data;
 
+		if (n->type == RECORD_ALLOC_FREE) {
+			if (s->alloc)
+				alloc__freed(s->alloc, n->pid, n->addr);
+			return 0;
+		}
 		if (s->native)
 			native__notice(s->native, n->type, n->pid);
 		return 0;
@@ -181,7 +190,10 @@ static int on_record(void *ctx, const void *data, size_t size)
 		return 0;
 	}
 	startup__first_sample(r->time_ns);
-	ingest__sample(&s->ingest, r, session__clock_ns(CLOCK_MONOTONIC));
+	if (s->alloc && r->event == alloc__event(s->alloc))
+		alloc__sample(s->alloc, &s->ingest, r, session__clock_ns(CLOCK_MONOTONIC));
+	else
+		ingest__sample(&s->ingest, r, session__clock_ns(CLOCK_MONOTONIC));
 	return 0;
 }
 
@@ -222,7 +234,47 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	if (!s->native)
 		return -errno;
 	err = sampler__start(s->sampler, s->loader, on_record, s);
+	if (!err && s->alloc)
+		err = alloc__attach(s->alloc, s->sampler, s->loader, s->alloc_lib, so->pids,
+				    so->npids);
 	startup__mark(STARTUP_ATTACHED);
+	return err;
+}
+
+/* Declares the allocation events and finds the library the markers live in. */
+static int start_alloc(struct session *s, const struct session_opts *o)
+{
+	int err;
+
+	if (o->alloc.mode == ALLOC_OFF)
+		return 0;
+	if (o->alloc.mode == ALLOC_PRELOAD) {
+		err = alloc__find_lib(s->alloc_lib, sizeof(s->alloc_lib));
+		if (err)
+			return err;
+		if (!o->cmd)
+			pr_info("--alloc without a command: profiling the allocations of processes "
+				"started with LD_PRELOAD=%s",
+				s->alloc_lib);
+	} else if (!o->cmd && !o->pids) {
+		pr_warn("--alloc-kernel on the whole system traps every allocation of every "
+			"process into the kernel");
+	}
+	s->alloc = alloc__new(&o->alloc, &s->profile, 1000000000ULL / o->freq);
+	return s->alloc ? 0 : -errno;
+}
+
+/* Forks the command held before exec; under --alloc with the library preloaded. */
+static int spawn_command(struct session *s, const struct session_opts *o)
+{
+	struct alloc_env env = {0};
+	int err = 0;
+
+	if (o->alloc.mode == ALLOC_PRELOAD)
+		err = alloc_env__apply(&env, s->alloc_lib, o->alloc.mean);
+	if (!err)
+		err = spawn__prepare(&s->child, o->cmd);
+	alloc_env__restore(&env);
 	return err;
 }
 
@@ -280,6 +332,9 @@ static int start(struct session *s, const struct session_opts *o)
 	    .follow_children = o->cmd != NULL,
 	    .ringbuf_bytes = o->ringbuf,
 	    .unwind_rows = o->unwind_memory / sizeof(struct unwind_row),
+	    .alloc_markers = o->alloc.mode == ALLOC_PRELOAD,
+	    .alloc_kernel = o->alloc.mode == ALLOC_KERNEL,
+	    .alloc_mean = o->alloc.mean,
 	    .probes = o->probes,
 	    .nprobes = o->nprobes,
 	    .probe_first_event = 1,
@@ -293,8 +348,11 @@ static int start(struct session *s, const struct session_opts *o)
 		return err;
 	so.off_cpu_event = s->off_cpu_event;
 
+	err = start_alloc(s, o);
+	if (err)
+		return err;
 	if (o->cmd) {
-		err = spawn__prepare(&s->child, o->cmd);
+		err = spawn_command(s, o);
 		if (err) {
 			pr_err("cannot start %s: %s", o->cmd[0], strerror(-err));
 			return err;
@@ -395,6 +453,7 @@ void session__free(struct session *s)
 		return;
 	native__free(s->native);
 	sampler__free(s->sampler);
+	alloc__free(s->alloc);
 	loader__free(s->loader);
 	spawn__abort(&s->child);
 	profile__free(&s->profile);

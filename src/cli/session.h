@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "alloc/alloc.h"
 #include "cli/spawn.h"
 #include "loader/loader.h"
 #include "profile/ingest.h"
@@ -27,6 +28,7 @@ struct session_opts {
 	uint64_t unwind_memory;
 	unsigned long load_jobs;
 	enum loader_order load_order;
+	struct alloc_opts alloc;   /* --alloc / --alloc-kernel */
 	bool by_cpu;		   /* split stacks by CPU (OTLP's cpu.logical_number) */
 	bool keep_times;	   /* keep every sample's time (OTLP's timestamps_unix_nano) */
 	struct probe_spec *probes; /* --probe, each its own event; malloc'd */
@@ -49,9 +51,13 @@ struct session_opts {
 	{"unwind-memory", required_argument, NULL, 'U'},                    \
 	{"load-jobs", required_argument, NULL, 'J'},                        \
 	{"load-order", required_argument, NULL, 'O'},                       \
+	{"alloc", optional_argument, NULL, SESSION_OPT_ALLOC},              \
+	{"alloc-kernel", optional_argument, NULL, SESSION_OPT_ALLOC_KERNEL}, \
 	{"probe", required_argument, NULL, SESSION_OPT_PROBE},              \
 	{"off-cpu", optional_argument, NULL, SESSION_OPT_OFF_CPU}
 /* clang-format on */
+#define SESSION_OPT_ALLOC 0x1a10
+#define SESSION_OPT_ALLOC_KERNEL 0x1a11
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
 	"      --ringbuf SIZE   BPF ring buffer, a power of two (record: 8M; agent:\n"        \
@@ -63,6 +69,14 @@ struct session_opts {
 	"                       ebprof may use; 1 loads them one by one)\n"                   \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
 	"                       measured on earlier runs) or 'build' (as declared)\n"         \
+	"      --alloc[=MEAN]   also profile allocations: the command runs with\n"            \
+	"                       libebprof-alloc.so preloaded, which samples one allocation\n" \
+	"                       per MEAN bytes on average (default 512K); profiles\n"         \
+	"                       alloc_objects, alloc_space, inuse_objects, inuse_space\n"     \
+	"      --alloc-kernel[=MEAN]\n"                                                       \
+	"                       allocations of processes that cannot be restarted: uprobes\n" \
+	"                       on libc's malloc & co., sampled in BPF. EXPENSIVE: every\n"   \
+	"                       allocation traps into the kernel (microseconds each)\n"       \
 	"      --probe SPEC     also collect stacks on an event, as a profile of its own\n"   \
 	"                       (repeatable): uprobe:PATH:SYMBOL[+OFFSET],\n"                 \
 	"                       uretprobe:PATH:SYMBOL, tracepoint:CATEGORY:NAME,\n"           \
@@ -92,6 +106,8 @@ struct session {
 	struct loader *loader;
 	struct native_unwinder *native;
 	struct spawn child;
+	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
+	char alloc_lib[4096];
 	unsigned long freq;
 	uint64_t start_unix_ns;
 	uint64_t start_ns; /* CLOCK_MONOTONIC */

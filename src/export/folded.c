@@ -45,16 +45,22 @@ static void print_stack(FILE *f, const struct report *r, const struct report_sta
 	}
 }
 
-static int merge(const struct report *r, struct hmap *lines, struct arena *a)
+/* Merges the stacks of event into lines, each weighing values[vi], or its count when vi
+ * is negative. */
+static int merge(const struct report *r, struct hmap *lines, struct arena *a, uint32_t event,
+		 int vi)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
 
 	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct report_stack *s = &r->stacks[i];
 		struct line *l;
 		uint64_t h;
 
+		if (s->event != event)
+			continue;
 		mem = open_memstream(&buf, &len);
 		if (!mem)
 			return -ENOMEM;
@@ -70,7 +76,7 @@ static int merge(const struct report *r, struct hmap *lines, struct arena *a)
 			memcpy(l->text, buf, len + 1);
 			l->count = 0;
 		}
-		l->count += report_stack_weight(r, &r->stacks[i]);
+		l->count += vi >= 0 && s->values ? s->values[vi] : report_stack_weight(r, s);
 		free(buf);
 		buf = NULL;
 	}
@@ -80,7 +86,7 @@ nomem:
 	return -ENOMEM;
 }
 
-int folded__fprint(const struct report *r, FILE *out)
+int folded__fprint_value(const struct report *r, FILE *out, uint32_t event, int vi)
 {
 	struct hmap lines;
 	struct arena a;
@@ -88,7 +94,7 @@ int folded__fprint(const struct report *r, FILE *out)
 
 	hmap_init(&lines, line_eq);
 	arena_init(&a);
-	err = merge(r, &lines, &a);
+	err = merge(r, &lines, &a, event, vi);
 	if (!err) {
 		hmap_for_each(&lines, i)
 		{
@@ -104,7 +110,12 @@ int folded__fprint(const struct report *r, FILE *out)
 	return err;
 }
 
-int folded__write(const struct report *r, const char *path)
+int folded__fprint(const struct report *r, FILE *out)
+{
+	return folded__fprint_value(r, out, 0, -1);
+}
+
+int folded__write_value(const struct report *r, const char *path, uint32_t event, int vi)
 {
 	struct atomic_file af;
 	FILE *f;
@@ -113,6 +124,11 @@ int folded__write(const struct report *r, const char *path)
 	if (err)
 		return err;
 	f = atomic_file__stream(&af);
-	err = f ? folded__fprint(r, f) : -errno;
+	err = f ? folded__fprint_value(r, f, event, vi) : -errno;
 	return atomic_file__finish(&af, err);
+}
+
+int folded__write(const struct report *r, const char *path)
+{
+	return folded__write_value(r, path, 0, -1);
 }

@@ -3,6 +3,7 @@
 #ifndef EBPROF_FOLDED_H
 #define EBPROF_FOLDED_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "profile/report.h"
@@ -13,5 +14,11 @@
 int folded__write(const struct report *r, const char *path);
 /* The same lines to an open stream, in no particular order; returns 0 or -errno. */
 int folded__fprint(const struct report *r, FILE *out);
+/* Both write the stacks of the first event (CPU samples) with their counts. These write
+ * those of event (an index into r->events) weighing each by its value vi (an index
+ * into the event's values; negative: the count), for events such as allocations whose
+ * stacks carry several values: one folded file per value type. */
+int folded__write_value(const struct report *r, const char *path, uint32_t event, int vi);
+int folded__fprint_value(const struct report *r, FILE *out, uint32_t event, int vi);
 
 #endif

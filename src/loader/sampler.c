@@ -5,6 +5,7 @@
  * path unwinds through sampler__free. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -28,6 +29,8 @@ struct sampler {
 	int *pfds; /* perf event fds, one per entry of cpus */
 	struct bpf_link **links;
 	struct bpf_link *fork_link;
+	struct bpf_link **uprobe_links; /* sampler__attach_uprobe */
+	size_t nuprobe_links;
 	struct bpf_link *exec_link; /* on_exec: a new image is described at once */
 	struct bpf_link *exit_link; /* on_exit: a process's description is released */
 	struct bpf_link *off_cpu_link;
@@ -139,6 +142,28 @@ static int fill_filter(struct sampler *s, const struct sampler_opts *o)
 	return 0;
 }
 
+/* Allocation programs are '?' (not loaded by default): enable the ones asked for, and
+ * give the kernel-only sampler its mean and its log2 table (BPF has no floating point). */
+static int enable_alloc(struct sampler *s, const struct sampler_opts *o)
+{
+	struct sample_bpf *k = s->skel;
+	int err = 0;
+
+	if (o->alloc_markers) {
+		err = bpf_program__set_autoload(k->progs.on_alloc_sample, true);
+		if (!err)
+			err = bpf_program__set_autoload(k->progs.on_alloc_free, true);
+	}
+	if (!err && o->alloc_kernel) {
+		err = bpf_program__set_autoload(k->progs.on_libc_alloc, true);
+		k->rodata->alloc_mean = o->alloc_mean;
+		for (int i = 0; i <= ALLOC_LOG2_STEPS; i++)
+			k->rodata->alloc_log2_frac[i] =
+			    (uint32_t)lround(log2(1.0 + (double)i / ALLOC_LOG2_STEPS) * 65536.0);
+	}
+	return err;
+}
+
 /* The probe and off-CPU programs load only when asked for. */
 static int select_programs(struct sampler *s, const struct sampler_opts *o)
 {
@@ -184,6 +209,8 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 		err = bpf_map__set_map_flags(s->skel->maps.unwind_rows,
 					     bpf_map__map_flags(s->skel->maps.unwind_rows) |
 						 BPF_F_MMAPABLE);
+	if (!err)
+		err = enable_alloc(s, o);
 	if (err)
 		return err;
 	elf = sample_bpf__elf_bytes(&sz);
@@ -298,6 +325,30 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 	return err;
 }
 
+int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog, const char *path,
+			   const char *func, int pid, uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .bpf_cookie = cookie);
+	struct bpf_program *p = loader__program(l, s->skel->obj, prog);
+	struct bpf_link **v, *link;
+	int err;
+
+	if (!p)
+		return -ENOENT;
+	v = realloc(s->uprobe_links, (s->nuprobe_links + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->uprobe_links = v;
+	link = bpf_program__attach_uprobe_opts(p, pid, path, 0, &uo);
+	if (!link) {
+		err = -errno;
+		pr_err("attaching a uprobe to %s in %s: %s", func, path, strerror(-err));
+		return err;
+	}
+	v[s->nuprobe_links++] = link;
+	return 0;
+}
+
 /* Same scaling as off_cpu_value() in BPF. */
 static uint64_t off_cpu_value(uint64_t delta, uint32_t ppm)
 {
@@ -345,6 +396,9 @@ void sampler__stop(struct sampler *s)
 	if (s->ncpus)
 		s->ncpus_stopped = s->ncpus;
 	s->ncpus = 0;
+	for (size_t i = 0; i < s->nuprobe_links; i++)
+		bpf_link__destroy(s->uprobe_links[i]);
+	s->nuprobe_links = 0;
 	bpf_link__destroy(s->off_cpu_link);
 	s->off_cpu_link = NULL;
 	probes__free(s->probes);
@@ -360,6 +414,7 @@ void sampler__free(struct sampler *s)
 	sampler__stop(s);
 	free(s->links);
 	free(s->pfds);
+	free(s->uprobe_links);
 	bpf_link__destroy(s->exit_link);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->fork_link);

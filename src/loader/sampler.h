@@ -20,6 +20,11 @@ struct sampler_opts {
 	unsigned int freq_hz;
 	const uint32_t *pids; /* only these processes (NULL: all) */
 	size_t npids;
+	/* Allocation profiling (src/alloc): load the marker programs of libebprof-alloc.so,
+	 * or the kernel-only allocator probes with their mean sampling distance. */
+	bool alloc_markers;
+	bool alloc_kernel;
+	uint64_t alloc_mean;
 	bool follow_children;		 /* also profile processes that the listed ones fork */
 	size_t ringbuf_bytes;		 /* a power of two, at least one page */
 	uint32_t unwind_rows;		 /* capacity of the unwind row pool (16 bytes a row) */
@@ -49,9 +54,17 @@ int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, stru
  * probes, off-CPU tracking and a perf event per online CPU. Returns 0 or a negative errno (logged); on failure the
  * caller frees the sampler, which detaches whatever was attached. */
 int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx);
+/* After sampler__start: attaches the loaded '?' uprobe program prog to func in the ELF
+ * file path, in process pid (-1: every process that maps the file), with the cookie the
+ * program reads. The link lives until sampler__stop. Returns 0 or a negative errno,
+ * logged with what was being attached. */
+int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog, const char *path,
+			   const char *func, int pid, uint64_t cookie);
 /* Stops sampling: detaches the probes and closes the perf events, so the counters and
  * the ring buffer stop moving, then hands the callback one record for each thread still
  * blocked (off-CPU time up to now). The maps and the ring buffer stay readable. */
+/* Stops sampling: detaches and closes the perf events, so the counters and the ring
+ * buffer stop moving. The maps and the ring buffer stay readable. */
 void sampler__stop(struct sampler *s);
 void sampler__free(struct sampler *s);
 /* Waits up to timeout_ms for a wakeup (BPF wakes us only once a quarter of the ring

@@ -68,10 +68,9 @@ static void copy_name(char dst[EBPROF_COMM_LEN], const char src[EBPROF_COMM_LEN]
 	memset(dst + n, 0, EBPROF_COMM_LEN - n);
 }
 
-int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
+int ingest__event(struct ingest *in, const struct sample_record *r, uint64_t now_ns,
+		  const uint64_t *values)
 {
-	/* Every event counts once; its second value (off-CPU time) is the record's. */
-	const uint64_t values[2] = {1, r->value};
 	struct stack *s = &in->scratch.stack;
 	unsigned int n;
 
@@ -93,4 +92,12 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 		n += add_user(in, s, n, r, now_ns);
 	s->nframes = n;
 	return profile__add(in->profile, s, values, r->time_ns + in->mono_to_unix_ns);
+}
+
+int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
+{
+	/* Every event counts once; its second value (off-CPU time) is the record's. */
+	const uint64_t values[2] = {1, r->value};
+
+	return ingest__event(in, r, now_ns, values);
 }

@@ -24,5 +24,9 @@ void ingest__init(struct ingest *in, struct proc_table *procs, struct profile *p
 /* Adds one sample; now_ns (CLOCK_MONOTONIC) paces re-reads of /proc/PID/maps. The
  * caller has checked that the record holds r->ustack_len frames. */
 int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns);
+/* Adds one event of r->event with its values (profile.events[r->event].nvalues of
+ * them). The stack it built stays in in->scratch.stack until the next call. */
+int ingest__event(struct ingest *in, const struct sample_record *r, uint64_t now_ns,
+		  const uint64_t *values);
 
 #endif
