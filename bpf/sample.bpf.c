@@ -558,15 +558,18 @@ static __always_inline __u64 off_cpu_value(__u64 delta)
 }
 
 /* next runs again: its block ends, and the record taken when it began is sent with the
- * time it was off the CPU. */
+ * time it was off the CPU. It is stamped with the end: that is when the event is known
+ * and sent, so it falls into the interval an agent is collecting then. */
 static __always_inline void off_cpu_end(struct task_struct *next)
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
 	struct sample_record *r = bpf_map_lookup_elem(&off_cpu_pending, &tid);
+	__u64 now = bpf_ktime_get_ns();
 
 	if (!r)
 		return;
-	r->value = off_cpu_value(bpf_ktime_get_ns() - r->time_ns);
+	r->value = off_cpu_value(now - r->time_ns);
+	r->time_ns = now;
 	submit(r);
 	bpf_map_delete_elem(&off_cpu_pending, &tid);
 }

@@ -111,7 +111,7 @@ static void usage(FILE *out)
 }
 
 enum {
-	OPT_ENDPOINT = 256,
+	OPT_ENDPOINT = SESSION_OPT__END,
 	OPT_PROTOCOL,
 	OPT_INSECURE,
 	OPT_CA_FILE,
@@ -263,17 +263,37 @@ static int lookup_process(void *ctx, uint32_t pid, struct otlp_process *out)
 	return 0;
 }
 
+/* Widens [*start, *end) to hold every sample's time: a sample taken just before the
+ * previous export but read after it lands in this interval, and OTLP wants a profile's
+ * timestamps inside its time range. */
+static void cover_times(const struct profile *p, uint64_t *start, uint64_t *end)
+{
+	hmap_for_each(&p->stacks, i)
+	{
+		const struct stack *st = p->stacks.slots[i].entry;
+
+		for (uint32_t t = 0; t < st->ntimes; t++) {
+			if (st->times[t] < *start)
+				*start = st->times[t];
+			if (st->times[t] >= *end)
+				*end = st->times[t] + 1;
+		}
+	}
+}
+
 static struct report *build_report(struct agent *a, uint64_t end_ns)
 {
+	uint64_t start = a->interval_start_unix_ns;
+	uint64_t end = end_ns + a->s->ingest.mono_to_unix_ns;
 	struct session *s = a->s;
 	struct symbolizer sym;
 	struct report *r;
 
+	cover_times(&s->profile, &start, &end);
 	symbolizer__init(&sym, &s->files, a->ksyms);
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
-	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, a->interval_start_unix_ns,
-			  end_ns - a->interval_start_ns);
+	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, start, end - start);
 	pthread_mutex_unlock(&s->procs.lock);
 	return r;
 }
@@ -281,12 +301,17 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 /* Ends the interval: sends what it holds and starts the next one empty. */
 static void export_interval(struct agent *a)
 {
-	uint64_t end_ns = session__clock_ns(CLOCK_MONOTONIC);
+	uint64_t end_ns;
 	struct report *r = NULL;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int err;
 
+	/* What BPF sampled before the end belongs to this interval: read it first. */
+	if (a->s->sampler)
+		while (session__poll(a->s, 0) > 0)
+			;
+	end_ns = session__clock_ns(CLOCK_MONOTONIC);
 	a->intervals++;
 	if (!a->s->profile.samples) {
 		a->empty_intervals++;

@@ -39,9 +39,15 @@ struct session_opts {
 /* The flags every profiling verb takes, for getopt_long: -F -p -v and the long ones
  * below (their help text is SESSION_HELP). */
 #define SESSION_SHORTOPTS "F:p:v"
-/* Long-only flags take codes no verb uses as a letter. */
-#define SESSION_OPT_PROBE 0x100
-#define SESSION_OPT_OFF_CPU 0x101
+/* Long-only flags take codes no verb uses as a letter; a verb numbers its own
+ * long-only flags from SESSION_OPT__END, so none collides with these. */
+enum session_opt {
+	SESSION_OPT_PROBE = 0x100,
+	SESSION_OPT_OFF_CPU,
+	SESSION_OPT_ALLOC,
+	SESSION_OPT_ALLOC_KERNEL,
+	SESSION_OPT__END,
+};
 /* clang-format off */
 #define SESSION_LONGOPTS                                                    \
 	{"freq", required_argument, NULL, 'F'},                             \
@@ -56,8 +62,6 @@ struct session_opts {
 	{"probe", required_argument, NULL, SESSION_OPT_PROBE},              \
 	{"off-cpu", optional_argument, NULL, SESSION_OPT_OFF_CPU}
 /* clang-format on */
-#define SESSION_OPT_ALLOC 0x1a10
-#define SESSION_OPT_ALLOC_KERNEL 0x1a11
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
 	"      --ringbuf SIZE   BPF ring buffer, a power of two (record: 8M; agent:\n"        \

@@ -65,6 +65,20 @@ check agent_grpc_content "$(node $OTLP/check.mjs "$TMP/grpc.jsonl" 2>&1 | tail -
 	--sample-attr thread.name --sample-attr cpu.logical_number
 kill "$rpid"
 
+# Probe and off-CPU events travel as profiles of their own sample types, every sample
+# inside its profile's time range (check.mjs verifies the timestamps).
+receiver events grpc-receiver.mjs 0
+(sleep 1 && "$W/probe_target" 500 1 100 >/dev/null && "$W/offcpu_sleep" >/dev/null) &
+PIDS+=($!)
+"$EBPROF" agent --endpoint "127.0.0.1:$port" --report-interval 1s -d 4 \
+	--probe "uprobe:$W/probe_target:probe_leaf" --off-cpu >"$TMP/events.out" 2>"$TMP/events.err"
+rc=$?
+check agent_events_runs "exit $rc: $(tail -3 "$TMP/events.err")" [ "$rc" -eq 0 ]
+check agent_events_content "$(node $OTLP/check.mjs "$TMP/events.jsonl" 2>&1 | tail -3)" \
+	node $OTLP/check.mjs "$TMP/events.jsonl" --function probe_leaf --function __schedule \
+	--sample-type samples/count --sample-type events/count --sample-type off_cpu/nanoseconds
+kill "$rpid"
+
 # HTTP/protobuf, configured by the standard variables alone.
 receiver http http-receiver.mjs 0
 OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$port OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \

@@ -13,6 +13,7 @@ const USAGE = `usage: node check.mjs FILE.jsonl [options]
   --resource-attr KEY    every resource has attribute KEY (default: process.pid, service.name)
   --sample-attr KEY      every sample has attribute KEY (default: thread.id)
   --frame-type TYPE      some location has profile.frame.type TYPE (repeatable)
+  --sample-type T/UNIT   some profile has sample_type T in UNIT (repeatable)
   --min-requests N       at least N requests (default 1)
   --min-samples N        at least N samples in all (default 1)
 example: node check.mjs /tmp/req.jsonl --function main --function work --pid 1234
@@ -20,7 +21,7 @@ example: node check.mjs /tmp/req.jsonl --function main --function work --pid 123
 
 function parseArgs(argv) {
   const a = {
-    file: null, functions: [], pid: null, frameTypes: [],
+    file: null, functions: [], pid: null, frameTypes: [], sampleTypes: [],
     resourceAttrs: null, sampleAttrs: null, minRequests: 1, minSamples: 1,
   };
   const intArg = (flag, v) => {
@@ -33,6 +34,7 @@ function parseArgs(argv) {
     if (f === '-h' || f === '--help') usage();
     else if (f === '--function') a.functions.push(v());
     else if (f === '--frame-type') a.frameTypes.push(v());
+    else if (f === '--sample-type') a.sampleTypes.push(v());
     else if (f === '--pid') a.pid = intArg(f, v());
     else if (f === '--resource-attr') (a.resourceAttrs ??= []).push(v());
     else if (f === '--sample-attr') (a.sampleAttrs ??= []).push(v());
@@ -178,6 +180,7 @@ function stackNames(d, stackIndex) {
 const totals = { requests: 0, resources: 0, profiles: 0, samples: 0 };
 const foundFunctions = new Set();
 const foundFrameTypes = new Set();
+const foundSampleTypes = new Set();
 let pidSeen = false;
 
 function checkSample(w, s, p, d, inScope) {
@@ -207,6 +210,8 @@ function checkProfile(w, p, d, inScope) {
   else {
     index(`${w}.sample_type.type_strindex`, p.sample_type.type_strindex, d.string_table.length, true);
     index(`${w}.sample_type.unit_strindex`, p.sample_type.unit_strindex, d.string_table.length);
+    const name = (i) => d.string_table[i ?? 0] ?? '?';
+    foundSampleTypes.add(`${name(p.sample_type.type_strindex)}/${name(p.sample_type.unit_strindex)}`);
   }
   if (p.period_type) {
     index(`${w}.period_type.type_strindex`, p.period_type.type_strindex, d.string_table.length);
@@ -276,6 +281,9 @@ if (totals.samples < args.minSamples) problem(args.file, `${totals.samples} samp
 if (args.pid !== null && !pidSeen) problem(args.file, `no resource with process.pid ${args.pid}`);
 for (const f of args.functions) if (!foundFunctions.has(f)) problem(args.file, `function ${f} is in no sampled stack${args.pid !== null ? ` of pid ${args.pid}` : ''}`);
 for (const t of args.frameTypes) if (!foundFrameTypes.has(t)) problem(args.file, `no location with profile.frame.type ${t}`);
+for (const t of args.sampleTypes) {
+  if (!foundSampleTypes.has(t)) problem(args.file, `no profile with sample_type ${t} (found ${[...foundSampleTypes].join(', ')})`);
+}
 
 const summary = `${totals.requests} requests, ${totals.resources} resources, ${totals.profiles} profiles, ${totals.samples} samples`;
 if (problems.length) {
