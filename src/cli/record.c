@@ -28,6 +28,7 @@
 #include "loader/loader.h"
 #include "loader/sampler.h"
 #include "unwind/native.h"
+#include "interp/python.h"
 #include "profile/ingest.h"
 #include "profile/report.h"
 #include "symbol/ksyms.h"
@@ -64,6 +65,7 @@ struct recording {
 	struct sampler *sampler;
 	struct loader *loader;
 	struct native_unwinder *native;
+	struct python *python;
 	struct spawn child;
 	uint64_t start_unix_ns;
 	uint64_t start_ns;
@@ -336,7 +338,12 @@ static int load_programs(struct recording *rec, const struct record_opts *o,
 	sampler__maps(rec->sampler, &maps);
 	/* A command is described when it execs (the notice from on_exec), not before:
 	 * until then it is a copy of ebprof, whose libraries it would cost time to read. */
-	rec->native = native__start(&maps, &rec->procs, so->pids, o->cmd ? 0 : so->npids);
+	rec->python = python__new(&rec->procs, maps.pid_to_python);
+	if (!rec->python)
+		return -ENOMEM;
+	rec->ingest.python = rec->python;
+	rec->native =
+	    native__start(&maps, &rec->procs, rec->python, so->pids, o->cmd ? 0 : so->npids);
 	if (!rec->native)
 		return -errno;
 	err = sampler__start(rec->sampler, rec->loader, on_record, rec);
@@ -474,6 +481,8 @@ static void print_summary(const struct recording *rec, const struct report *r,
 		       (unsigned long long)rec->bad_records);
 	if (rec->native)
 		native__print_stats(rec->native, stdout);
+	if (rec->python)
+		python__print_stats(rec->python, stdout);
 	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
 	    c[CTR_BAD_FRAME])
 		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
@@ -499,6 +508,7 @@ static int finish(struct recording *rec, const struct record_opts *o)
 		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
 			strerror(errno));
 	symbolizer__init(&sym, &rec->files, ksyms);
+	sym.python = rec->python;
 	r = report__build(&rec->profile, &sym, 1000000000ULL / o->freq, rec->start_unix_ns,
 			  rec->end_ns - rec->start_ns);
 	if (!r) {
@@ -516,6 +526,7 @@ static int finish(struct recording *rec, const struct record_opts *o)
 static void recording__free(struct recording *rec)
 {
 	native__free(rec->native);
+	python__free(rec->python); /* after the tracker's thread, which calls it, stopped */
 	sampler__free(rec->sampler);
 	loader__free(rec->loader);
 	spawn__abort(&rec->child);

@@ -13,6 +13,7 @@ enum report_frame_kind {
 	FRAME_KERNEL,  /* addr is a kernel text address */
 	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
 	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
+	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
 };
 
 /* One mapped object. Native addresses are file offsets, so one mapping serves every
@@ -44,7 +45,7 @@ struct report_value_type {
 /* One kind of event the stacks were collected on: CPU samples, a probe, allocations,
  * off-CPU time. Every exporter writes each event as a profile of its own. */
 struct report_event {
-	const char *name; /* "cpu", "uprobe:/usr/bin/x:foo", ... */
+	const char *name;		      /* "cpu", "uprobe:/usr/bin/x:foo", ... */
 	struct report_value_type period_type; /* cpu/nanoseconds for CPU samples */
 	uint64_t period;		      /* 1e9 / Hz for CPU samples; 0 when none */
 	uint32_t nvalues;		      /* values per stack, 1..REPORT_MAX_VALUES */
@@ -54,11 +55,11 @@ struct report_event {
 struct report_stack {
 	uint32_t pid;
 	uint32_t tid;
-	uint32_t event; /* index into report.events */
-	int32_t cpu;	/* logical CPU, or -1 when the profile does not split by CPU */
-	const char *comm;   /* process name */
-	const char *thread; /* thread name */
-	uint64_t count;	    /* events (samples) == values[0] */
+	uint32_t event;		/* index into report.events */
+	int32_t cpu;		/* logical CPU, or -1 when the profile does not split by CPU */
+	const char *comm;	/* process name */
+	const char *thread;	/* thread name */
+	uint64_t count;		/* events (samples) == values[0] */
 	const uint64_t *values; /* report.events[event].nvalues entries */
 	uint32_t ntimes;
 	const uint64_t *times_unix_ns; /* when each event happened, ascending; may be 0 */
@@ -68,10 +69,10 @@ struct report_stack {
 };
 
 struct report {
-	uint64_t period_ns;	/* one sample stands for this much CPU time: 1e9 / Hz */
+	uint64_t period_ns; /* one sample stands for this much CPU time: 1e9 / Hz */
 	size_t nevents;
 	const struct report_event *events; /* events[0] is "cpu" */
-	uint64_t start_unix_ns; /* wall-clock time the recording started */
+	uint64_t start_unix_ns;		   /* wall-clock time the recording started */
 	uint64_t duration_ns;
 	size_t nmappings;
 	const struct report_mapping *mappings;
