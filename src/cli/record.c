@@ -483,6 +483,11 @@ static void print_summary(const struct recording *rec, const struct report *r,
 		native__print_stats(rec->native, stdout);
 	if (rec->python)
 		python__print_stats(rec->python, stdout);
+	if (c[CTR_PY_NO_THREAD] || c[CTR_PY_READ_FAULT])
+		printf("  python unwinding: %llu eval loops without a thread state (kept native), "
+		       "%llu Python frames unreadable (Python stack cut there)\n",
+		       (unsigned long long)c[CTR_PY_NO_THREAD],
+		       (unsigned long long)c[CTR_PY_READ_FAULT]);
 	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
 	    c[CTR_BAD_FRAME])
 		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
