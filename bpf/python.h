@@ -65,9 +65,13 @@ static __always_inline __u8 py_u8(const __u64 *buf, __u16 off)
 	return (__u8)(py_word(buf, off) >> ((off & 7) * 8));
 }
 
-/* Whether the native unwinder must call python_frame() for the frame at pc. */
+/* Whether the native unwinder must call python_frame() for the frame at pc. Built with
+ * EBPROF_NO_PYTHON (bench/python.sh only), never: the native unwinder's cost alone. */
 static __always_inline int python_wants(const struct py_walk *w, __u64 pc)
 {
+#ifdef EBPROF_NO_PYTHON
+	return 0;
+#endif
 	if (!w->on)
 		return 0;
 	return w->active || (pc >= w->eval_start[0] && pc < w->eval_end[0]) ||

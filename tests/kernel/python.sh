@@ -71,9 +71,10 @@ suite() {
 	record "python_${l}_chain" chain.py
 	expect "python_${l}_chain" "outer -> middle -> leaf with lines" "$chain" '' 100
 	record "python_${l}_cext" cext.py
-	# The C encoder (the _json module, built in or not) calls hook with
-	# PyObject_CallOneArg: a native frame of its own between the two Python ones.
-	local c_enc="([^;(]*_json[^;(]*|PyObject_CallOneArg)"
+	# The C encoder (the _json module, built in or not) calls hook through
+	# PyObject_CallOneArg (inlined before 3.11, where encoder_listencode_obj shows):
+	# a named native frame of its own between the two Python ones.
+	local c_enc="([^;(]*_json[^;(]*|PyObject_CallOneArg|encoder_[^;(]*)"
 	expect "python_${l}_cext" "the C encoder's frames between iterencode and hook" \
 		"iterencode \(encoder\.py:[0-9]+\);${NATIVE}${c_enc};${NATIVE}hook \(cext\.py:[0-9]+\)" \
 		'hook \(cext\.py' 30

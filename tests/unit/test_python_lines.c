@@ -22,8 +22,8 @@ struct want {
 	int line;
 };
 
-static int check_table(enum py_line_format fmt, const uint8_t *t, size_t n,
-		       const struct want *w, size_t nw)
+static int check_table(enum py_line_format fmt, const uint8_t *t, size_t n, const struct want *w,
+		       size_t nw)
 {
 	int bad = 0;
 
@@ -45,9 +45,8 @@ static void test_lnotab_39(void)
 {
 	static const uint8_t t[] = {0x00, 0x01, 0x04, 0x01, 0x0c, 0x01,
 				    0x08, 0x01, 0x0a, 0x02, 0x0a, 0x01};
-	static const struct want w[] = {{0, 3},	 {1, 3},  {2, 4},  {7, 4},  {8, 5},
-					 {11, 5}, {12, 6}, {16, 6}, {17, 8}, {21, 8},
-					 {22, 9}, {23, 9}};
+	static const struct want w[] = {{0, 3},	 {1, 3},  {2, 4},  {7, 4},  {8, 5},  {11, 5},
+					{12, 6}, {16, 6}, {17, 8}, {21, 8}, {22, 9}, {23, 9}};
 
 	CHECK_TABLE(PY_LINES_LNOTAB, t, w);
 }
@@ -57,8 +56,8 @@ static void test_linetable_310(void)
 	static const uint8_t t[] = {0x04, 0x01, 0x0c, 0x01, 0x08, 0x01,
 				    0x0a, 0x01, 0x0a, 0x02, 0x04, 0x01};
 	static const struct want w[] = {{0, 3},	 {1, 3},  {2, 4},  {7, 4},  {8, 5},
-					 {11, 5}, {12, 6}, {16, 6}, {17, 8}, {21, 8},
-					 {22, 9}, {23, 9}, {24, -1}};
+					{11, 5}, {12, 6}, {16, 6}, {17, 8}, {21, 8},
+					{22, 9}, {23, 9}, {24, -1}};
 
 	CHECK_TABLE(PY_LINES_310, t, w);
 }
@@ -72,8 +71,8 @@ static void test_locations_311(void)
 	    0x11, 0x90, 0x51, 0x89, 0x4a, 0x88, 0x45, 0x88, 0x45, 0xe0, 0x0c, 0x11, 0x90, 0x51,
 	    0x89, 0x4a, 0x88, 0x45, 0x88, 0x45, 0xd8, 0x0b, 0x10, 0x80, 0x4c};
 	static const struct want w[] = {{0, 2},	 {1, 3},  {2, 3},  {3, 4},  {19, 4},
-					 {20, 5}, {24, 5}, {25, 6}, {30, 6}, {31, 8},
-					 {36, 8}, {37, 9}, {38, 9}, {39, -1}};
+					{20, 5}, {24, 5}, {25, 6}, {30, 6}, {31, 8},
+					{36, 8}, {37, 9}, {38, 9}, {39, -1}};
 
 	CHECK_TABLE(PY_LINES_LOCATIONS, t, w);
 }
@@ -87,8 +86,8 @@ static void test_locations_313(void)
 	    0xf1, 0x09, 0x00, 0x0e, 0x16, 0xf0, 0x0a, 0x00, 0x0c, 0x11, 0x80, 0x4c};
 	/* 40 and 41 go back to line 4: the loop's END_FOR, a negative delta. */
 	static const struct want w[] = {{0, 2},	 {1, 3},  {3, 4},  {16, 4}, {17, 5},
-					 {26, 5}, {27, 6}, {32, 6}, {33, 8}, {39, 8},
-					 {40, 4}, {41, 4}, {42, 9}, {43, 9}};
+					{26, 5}, {27, 6}, {32, 6}, {33, 8}, {39, 8},
+					{40, 4}, {41, 4}, {42, 9}, {43, 9}};
 
 	CHECK_TABLE(PY_LINES_LOCATIONS, t, w);
 }
@@ -115,10 +114,8 @@ static void test_text(void)
 	char out[16];
 
 	CHECK(py_text_utf8(latin1, 3, 1, out, sizeof(out)) == 4 && !strcmp(out, "c\xc3\xa9z"));
-	CHECK(py_text_utf8(ucs2, 2, 2, out, sizeof(out)) == 4 &&
-	      !strcmp(out, "\xce\xb1\xce\xb2"));
-	CHECK(py_text_utf8(ucs4, 2, 4, out, sizeof(out)) == 5 &&
-	      !strcmp(out, "f\xf0\x9f\x98\x80"));
+	CHECK(py_text_utf8(ucs2, 2, 2, out, sizeof(out)) == 4 && !strcmp(out, "\xce\xb1\xce\xb2"));
+	CHECK(py_text_utf8(ucs4, 2, 4, out, sizeof(out)) == 5 && !strcmp(out, "f\xf0\x9f\x98\x80"));
 	CHECK(py_text_utf8(bad, 1, 4, out, sizeof(out)) == -1);
 	CHECK(py_text_utf8(latin1, 3, 3, out, sizeof(out)) == -1);
 	/* Cut at a character boundary when the buffer is small. */
