@@ -10,7 +10,7 @@ BPFTOOL ?= bpftool
 PROTOC_C ?= protoc-c
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
-PKGS := libbpf libelf libdw zlib libprotobuf-c
+PKGS := libbpf libelf libdw zlib libprotobuf-c libcurl libcrypto
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
@@ -22,7 +22,9 @@ SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 # BPF objects that only tests load (the loader's cost ranking, failure handling).
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
 TEST_SKELS := $(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(TEST_BPF_SRCS))
-PROTOS := $(wildcard proto/*.proto)
+# Nested .proto files (OTLP's opentelemetry/proto/...) generate into the same tree
+# under build/gen, so their generated #includes resolve with -I$(BUILD)/gen.
+PROTOS := $(shell find proto -name '*.proto' | sort)
 PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 
@@ -33,6 +35,9 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# Drivers that shell tests run against real servers (tests/otlp): not unit tests, so not
+# named test_*, which tests/run.sh runs on their own.
+OTLP_TEST_BINS := $(patsubst tests/otlp/%.c,$(BUILD)/tests/%,$(wildcard tests/otlp/*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_plugin.c,$(wildcard tests/workloads/*.c))) \
 	$(patsubst tests/workloads/%_plugin.c,$(BUILD)/workloads/lib%_plugin.so,$(wildcard tests/workloads/*_plugin.c)) \
 	$(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cc)) \
@@ -77,7 +82,8 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
 	$(PROTOC_C) --proto_path=proto --c_out=$(BUILD)/gen $<
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+# A generated file includes the headers of the .proto files it imports.
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -88,10 +94,14 @@ $(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
 $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-unit-bins: $(UNIT_BINS)
+unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+$(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # Workloads carry their own flags in a first-line comment: "// cflags: ...".
 workloads: $(WORKLOADS)
@@ -110,7 +120,8 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	@mkdir -p $(@D)
 	rustc $(WL_FLAGS) $< -o $@
 
-FORMATTED = $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c)
+FORMATTED = $(SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c \
+	tests/otlp/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 

@@ -39,6 +39,8 @@ else
 fi
 
 [ -x tests/browser/run.sh ] && run browser/flamegraph tests/browser/run.sh
+[ -x tests/otlp/run.sh ] && run otlp/receivers tests/otlp/run.sh
+[ -x tests/otlp/transport.sh ] && run otlp/transport tests/otlp/transport.sh
 [ -x tests/fuzz/run_elfsym.sh ] && run fuzz/elfsym tests/fuzz/run_elfsym.sh
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
 

@@ -3,25 +3,27 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/agent.h"
 #include "cli/host.h"
 #include "cli/record.h"
-
-#define EBPROF_VERSION "0.1.0"
+#include "cli/version.h"
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: ebprof <command> [options]\n"
-		"\n"
-		"Whole-system, cross-language CPU profiler built on eBPF.\n"
-		"\n"
-		"commands:\n"
-		"  record    sample stacks for a while; write pprof, folded stacks, flame graph\n"
-		"  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
-		"  version   print the version\n"
-		"\n"
-		"Run 'ebprof <command> --help' for a command's options.\n"
-		"example: sudo ebprof record -d 10 -o ebprof-out\n");
+	fprintf(
+	    out,
+	    "usage: ebprof <command> [options]\n"
+	    "\n"
+	    "Whole-system, cross-language CPU profiler built on eBPF.\n"
+	    "\n"
+	    "commands:\n"
+	    "  record    sample stacks for a while; write pprof, folded stacks, flame graph\n"
+	    "  agent     profile continuously; send OTLP profiles to an OpenTelemetry collector\n"
+	    "  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
+	    "  version   print the version\n"
+	    "\n"
+	    "Run 'ebprof <command> --help' for a command's options.\n"
+	    "example: sudo ebprof record -d 10 -o ebprof-out\n");
 }
 
 static int cmd_check(int argc, char **argv)
@@ -57,6 +59,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(verb, "record"))
 		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(verb, "agent"))
+		return cmd_agent(argc - 1, argv + 1);
 	if (!strcmp(verb, "check"))
 		return cmd_check(argc - 1, argv + 1);
 	fprintf(stderr, "ebprof: error: unknown command '%s'\n", verb);

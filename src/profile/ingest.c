@@ -79,6 +79,7 @@ static void copy_name(char dst[EBPROF_COMM_LEN], const char src[EBPROF_COMM_LEN]
 
 int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
 {
+	static const uint64_t one = 1;
 	struct stack *s = &in->scratch.stack;
 	unsigned int n;
 
@@ -86,6 +87,8 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 	memset(s, 0, sizeof(*s));
 	s->pid = r->pid;
 	s->tid = r->tid;
+	s->event = 0; /* CPU samples */
+	s->cpu = in->profile->by_cpu ? (int32_t)r->cpu : -1;
 	copy_name(s->comm, r->pcomm);
 	copy_name(s->thread, r->comm);
 	/* The root is missing when the outermost half we have was cut. */
@@ -97,5 +100,5 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 	if (r->pid)
 		n += add_user(in, s, n, r, now_ns);
 	s->nframes = n;
-	return profile__add(in->profile, s, 1);
+	return profile__add(in->profile, s, &one, r->time_ns + in->mono_to_unix_ns);
 }

@@ -14,6 +14,7 @@ struct ingest {
 	struct profile *profile;
 	struct python *python;	  /* resolves Python frames; NULL: they stay unnamed */
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
+	uint64_t mono_to_unix_ns; /* added to BPF's CLOCK_MONOTONIC times */
 	union {
 		struct stack stack;
 		char bytes[sizeof(struct stack) + PROFILE_MAX_FRAMES * sizeof(struct frame)];

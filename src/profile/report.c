@@ -166,9 +166,18 @@ static int64_t intern_frame(struct builder *b, const struct frame *f)
 static int add_stack(struct builder *b, struct report_stack *out, const struct stack *s)
 {
 	uint32_t *idx = arena_alloc(&b->arena, (s->nframes + 1) * sizeof(*idx));
+	uint64_t *values = arena_alloc(&b->arena, sizeof(s->values));
+	uint64_t *times = NULL;
 
-	if (!idx)
+	if (!idx || !values)
 		return -ENOMEM;
+	memcpy(values, s->values, sizeof(s->values));
+	if (s->ntimes) {
+		times = arena_alloc(&b->arena, s->ntimes * sizeof(*times));
+		if (!times)
+			return -ENOMEM;
+		memcpy(times, s->times, s->ntimes * sizeof(*times));
+	}
 	for (uint16_t i = 0; i < s->nframes; i++) {
 		int64_t fi = intern_frame(b, &s->frames[i]);
 
@@ -179,6 +188,11 @@ static int add_stack(struct builder *b, struct report_stack *out, const struct s
 	*out = (struct report_stack){
 	    .pid = s->pid,
 	    .tid = s->tid,
+	    .event = s->event,
+	    .cpu = s->cpu,
+	    .values = values,
+	    .ntimes = s->ntimes,
+	    .times_unix_ns = times,
 	    .comm = arena_strdup(&b->arena, s->comm),
 	    .thread = arena_strdup(&b->arena, s->thread),
 	    .count = s->count,
@@ -208,6 +222,34 @@ static int build_stacks(struct builder *b, const struct profile *p)
 	return 0;
 }
 
+/* Copies the profile's events, or declares the one every profile has: CPU samples. */
+static int build_events(struct builder *b, const struct profile *p, uint64_t period_ns)
+{
+	const struct report_event cpu = {
+	    .name = "cpu",
+	    .period_type = {"cpu", "nanoseconds"},
+	    .period = period_ns,
+	    .nvalues = 1,
+	    .values = {{"samples", "count"}},
+	};
+	uint32_t n = p->nevents ? p->nevents : 1;
+	struct report_event *ev = arena_alloc(&b->arena, n * sizeof(*ev));
+
+	if (!ev)
+		return -ENOMEM;
+	if (!p->nevents)
+		ev[0] = cpu;
+	for (uint32_t i = 0; i < p->nevents; i++) {
+		ev[i] = p->events[i];
+		ev[i].name = arena_strdup(&b->arena, ev[i].name);
+		if (!ev[i].name)
+			return -ENOMEM;
+	}
+	b->r.events = ev;
+	b->r.nevents = n;
+	return 0;
+}
+
 struct report *report__build(const struct profile *p, struct symbolizer *sym, uint64_t period_ns,
 			     uint64_t start_unix_ns, uint64_t duration_ns)
 {
@@ -222,7 +264,7 @@ struct report *report__build(const struct profile *p, struct symbolizer *sym, ui
 	b->r.start_unix_ns = start_unix_ns;
 	b->r.duration_ns = duration_ns;
 	b->file_mapping = calloc(sym->files->count + 1, sizeof(*b->file_mapping));
-	if (!b->file_mapping || build_stacks(b, p))
+	if (!b->file_mapping || build_events(b, p, period_ns) || build_stacks(b, p))
 		goto fail;
 	b->r.mappings = b->mappings;
 	b->r.frames = b->frames;

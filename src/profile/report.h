@@ -55,17 +55,17 @@ struct report_event {
 struct report_stack {
 	uint32_t pid;
 	uint32_t tid;
-	uint32_t event;		/* index into report.events */
-	int32_t cpu;		/* logical CPU, or -1 when the profile does not split by CPU */
-	const char *comm;	/* process name */
-	const char *thread;	/* thread name */
-	uint64_t count;		/* events (samples) == values[0] */
-	const uint64_t *values; /* report.events[event].nvalues entries */
-	uint32_t ntimes;
-	const uint64_t *times_unix_ns; /* when each event happened, ascending; may be 0 */
+	const char *comm;   /* process name */
+	const char *thread; /* thread name */
+	uint64_t count;	    /* events (samples) */
 	uint32_t nframes;
 	bool truncated;		/* the unwinder ran out of slots: the root is missing */
 	const uint32_t *frames; /* indices into report.frames, innermost (leaf) first */
+	uint32_t event;		/* index into report.events */
+	int32_t cpu;		/* logical CPU, or -1 when the profile does not split by CPU */
+	const uint64_t *values; /* report.events[event].nvalues entries, NULL: {count} */
+	uint32_t ntimes;
+	const uint64_t *times_unix_ns; /* when each event happened; ntimes may be 0 */
 };
 
 struct report {

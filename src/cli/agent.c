@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: Apache-2.0
+/* `ebprof agent`: continuous profiling to an OpenTelemetry collector. The same session
+ * as `record`; every report interval the profile is symbolized, encoded as one OTLP
+ * Profiles request and handed to the transport's queue, and the next interval starts
+ * empty. Sending happens on the transport's thread, so a slow or dead collector never
+ * delays reading the ring buffer. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/agent.h"
+#include "cli/version.h"
+#include "cli/host.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "export/otlp.h"
+#include "export/otlp_client.h"
+#include "export/otlp_config.h"
+#include "export/otlp_env.h"
+#include "proc/procinfo.h"
+#include "profile/report.h"
+#include "symbol/ksyms.h"
+#include "symbol/symbolizer.h"
+#include "util/log.h"
+
+#define DEFAULT_FREQ 20
+#define DEFAULT_INTERVAL 5.0
+#define DEFAULT_FLUSH 5.0
+#define POLL_MS 100
+#define JITTER 0.1 /* each interval is 5 s ± 10 %, so many agents do not send in step */
+
+extern char **environ;
+
+struct agent_opts {
+	struct session_opts s;
+	struct otlp_flags otlp;
+	double interval;
+	double duration; /* 0: until SIGTERM / SIGINT */
+	double flush;	 /* seconds the last interval may take to leave on exit */
+};
+
+struct agent {
+	struct session *s;
+	struct otlp_client *client;
+	struct otlp_env env; /* OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME */
+	struct otlp_options enc;
+	char host_name[256];
+	struct proc_info_cache procs;
+	struct ksyms *ksyms;
+	uint64_t interval_start_unix_ns;
+	uint64_t interval_start_ns;
+	uint64_t intervals;
+	uint64_t empty_intervals;
+	uint64_t encode_failures;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: ebprof agent [options]\n"
+	    "\n"
+	    "Profiles the whole system (or -p PIDS) continuously and sends the stacks to an\n"
+	    "OpenTelemetry collector as OTLP Profiles (v1development), one request per\n"
+	    "report interval, over gRPC or HTTP. Runs until SIGTERM or SIGINT, then sends\n"
+	    "the last interval and exits.\n"
+	    "\n"
+	    "options:\n"
+	    "  -F, --freq HZ           samples per second per CPU (default %d)\n"
+	    "      --endpoint URL      collector: http(s)://host:port, or host:port for gRPC\n"
+	    "                          (TLS, but plaintext on localhost/127.x/[::1]);\n"
+	    "                          default localhost:4317 (grpc), localhost:4318 (http)\n"
+	    "      --protocol P        'grpc' (default) or 'http/protobuf'\n"
+	    "      --insecure          plaintext (h2c) to a gRPC host:port endpoint\n"
+	    "      --ca-file FILE      trust these CAs (PEM) instead of the system's\n"
+	    "      --header K=V        add a header to every export (repeatable)\n"
+	    "      --compression C     'gzip' (default) or 'none'\n"
+	    "      --timeout TIME      per export attempt (default 10s)\n"
+	    "      --max-queue N       requests waiting for the collector; past it the oldest\n"
+	    "                          is dropped and counted (default %d)\n"
+	    "      --report-interval TIME\n"
+	    "                          one export per TIME (default %gs, ±10%% jitter)\n"
+	    "  -d, --duration TIME     stop after TIME (default: run until signalled)\n"
+	    "      --flush-timeout TIME\n"
+	    "                          on exit, time the last export may take (default "
+	    "%gs)\n" SESSION_HELP "  -h, --help              this help\n"
+	    "\n"
+	    "The standard variables work where no flag says otherwise:\n"
+	    "OTEL_EXPORTER_OTLP_[PROFILES_]{ENDPOINT,PROTOCOL,HEADERS,INSECURE,CERTIFICATE,\n"
+	    "COMPRESSION,TIMEOUT}, OTEL_RESOURCE_ATTRIBUTES (added to every process's\n"
+	    "resource) and OTEL_SERVICE_NAME. A process's service.name is its own\n"
+	    "OTEL_SERVICE_NAME, else the agent's, else its executable's name.\n"
+	    "\n"
+	    "examples:\n"
+	    "  sudo ebprof agent --endpoint 127.0.0.1:4317 --insecure\n"
+	    "  sudo ebprof agent --endpoint https://otel.example:4318 --protocol http/protobuf\n"
+	    "  sudo OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 ebprof agent \\\n"
+	    "       --protocol http/protobuf\n",
+	    DEFAULT_FREQ, OTLP_DEFAULT_MAX_QUEUE, DEFAULT_INTERVAL, DEFAULT_FLUSH);
+}
+
+enum {
+	OPT_ENDPOINT = 256,
+	OPT_PROTOCOL,
+	OPT_INSECURE,
+	OPT_CA_FILE,
+	OPT_HEADER,
+	OPT_COMPRESSION,
+	OPT_TIMEOUT,
+	OPT_MAX_QUEUE,
+	OPT_INTERVAL,
+	OPT_FLUSH,
+};
+
+static int parse_otlp(struct agent_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_ENDPOINT:
+		o->otlp.endpoint = arg;
+		return 0;
+	case OPT_PROTOCOL:
+		o->otlp.protocol = arg;
+		return 0;
+	case OPT_INSECURE:
+		o->otlp.insecure = 1;
+		return 0;
+	case OPT_CA_FILE:
+		o->otlp.ca_file = arg;
+		return 0;
+	case OPT_HEADER:
+		return otlp_flags__add_header(&o->otlp, arg);
+	case OPT_COMPRESSION:
+		o->otlp.compression = arg;
+		return 0;
+	case OPT_TIMEOUT:
+		o->otlp.timeout = arg;
+		return 0;
+	case OPT_MAX_QUEUE:
+		return opt_uint("--max-queue", arg, 1, 100000, &o->otlp.max_queue);
+	}
+	return 1;
+}
+
+static int parse_args(int argc, char **argv, struct agent_opts *o)
+{
+	static const struct option longopts[] = {
+	    SESSION_LONGOPTS,
+	    {"endpoint", required_argument, NULL, OPT_ENDPOINT},
+	    {"protocol", required_argument, NULL, OPT_PROTOCOL},
+	    {"insecure", no_argument, NULL, OPT_INSECURE},
+	    {"ca-file", required_argument, NULL, OPT_CA_FILE},
+	    {"header", required_argument, NULL, OPT_HEADER},
+	    {"compression", required_argument, NULL, OPT_COMPRESSION},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
+	    {"report-interval", required_argument, NULL, OPT_INTERVAL},
+	    {"flush-timeout", required_argument, NULL, OPT_FLUSH},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c, err = 0;
+
+	*o = (struct agent_opts){.interval = DEFAULT_INTERVAL, .flush = DEFAULT_FLUSH};
+	session_opts__init(&o->s, DEFAULT_FREQ);
+	o->s.by_cpu = true;
+	o->s.keep_times = true;
+	otlp_flags__init(&o->otlp);
+	optind = 1;
+	while (!err &&
+	       (c = getopt_long(argc, argv, SESSION_SHORTOPTS "d:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			err = opt_seconds("-d", optarg, &o->duration);
+			break;
+		case OPT_INTERVAL:
+			err = opt_seconds("--report-interval", optarg, &o->interval);
+			if (!err && o->interval < 0.1) {
+				pr_err("--report-interval: at least 0.1s");
+				err = -EINVAL;
+			}
+			break;
+		case OPT_FLUSH:
+			err = opt_seconds("--flush-timeout", optarg, &o->flush);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			err = parse_otlp(o, c, optarg);
+			if (err > 0)
+				err = session_opts__parse(&o->s, c, optarg);
+			if (err > 0) {
+				usage(stderr);
+				return -EINVAL;
+			}
+		}
+	}
+	if (!err && optind < argc) {
+		pr_err("unexpected argument '%s' (the agent runs no command; use -p PIDS)",
+		       argv[optind]);
+		err = -EINVAL;
+	}
+	if (err)
+		fprintf(stderr, "Try 'ebprof agent --help'.\n");
+	return err;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The encoder's view of a process (it falls back to the process name itself). */
+static int lookup_process(void *ctx, uint32_t pid, struct otlp_process *out)
+{
+	struct agent *a = ctx;
+	const struct proc_info *p = proc_info__get(&a->procs, pid, NULL);
+
+	if (!p)
+		return -ENOMEM;
+	*out = (struct otlp_process){
+	    .exe_name = p->exe_name,
+	    .exe_path = p->exe_path,
+	    .container_id = p->container_id,
+	    .service_name = p->service_name,
+	};
+	return 0;
+}
+
+static struct report *build_report(struct agent *a, uint64_t end_ns)
+{
+	struct session *s = a->s;
+	struct symbolizer sym;
+	struct report *r;
+
+	symbolizer__init(&sym, &s->files, a->ksyms);
+	sym.python = s->python;
+	/* The tracker interns files concurrently: hold it off while names are read. */
+	pthread_mutex_lock(&s->procs.lock);
+	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, a->interval_start_unix_ns,
+			  end_ns - a->interval_start_ns);
+	pthread_mutex_unlock(&s->procs.lock);
+	return r;
+}
+
+/* Ends the interval: sends what it holds and starts the next one empty. */
+static void export_interval(struct agent *a)
+{
+	uint64_t end_ns = session__clock_ns(CLOCK_MONOTONIC);
+	struct report *r = NULL;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	a->intervals++;
+	if (!a->s->profile.samples) {
+		a->empty_intervals++;
+		goto next;
+	}
+	r = build_report(a, end_ns);
+	if (!r) {
+		a->encode_failures++;
+		pr_warn("interval %llu lost: building the report: %s",
+			(unsigned long long)a->intervals, strerror(errno));
+		goto next;
+	}
+	err = otlp__encode(r, &a->enc, &buf, &len);
+	if (err) {
+		a->encode_failures++;
+		pr_warn("interval %llu lost: encoding: %s", (unsigned long long)a->intervals,
+			strerror(-err));
+		goto next;
+	}
+	pr_debug("interval %llu: %llu samples, %zu stacks, %zu bytes",
+		 (unsigned long long)a->intervals, (unsigned long long)a->s->profile.samples,
+		 r->nstacks, len);
+	err = otlp_client__submit(a->client, buf, len);
+	if (err)
+		pr_warn("interval %llu not sent: %s", (unsigned long long)a->intervals,
+			strerror(-err));
+next:
+	report__free(r);
+	profile__clear(&a->s->profile);
+	proc_info_cache__age(&a->procs);
+	a->interval_start_ns = end_ns;
+	a->interval_start_unix_ns = end_ns + a->s->ingest.mono_to_unix_ns;
+}
+
+static uint64_t next_deadline(uint64_t now, double interval)
+{
+	double j = 1.0 + JITTER * (2.0 * rand() / RAND_MAX - 1.0);
+
+	return now + (uint64_t)(interval * j * 1e9);
+}
+
+static int run(struct agent *a, const struct agent_opts *o)
+{
+	uint64_t stop_at = o->duration > 0 ? a->s->start_ns + (uint64_t)(o->duration * 1e9) : 0;
+	uint64_t deadline = next_deadline(a->s->start_ns, o->interval), now;
+	int n;
+
+	while (!stop_signal) {
+		n = session__poll(a->s, POLL_MS);
+		if (n < 0 && n != -EINTR) {
+			pr_err("reading samples: %s", strerror(-n));
+			return n;
+		}
+		now = session__clock_ns(CLOCK_MONOTONIC);
+		if (stop_at && now >= stop_at)
+			break;
+		if (now >= deadline) {
+			export_interval(a);
+			deadline = next_deadline(now, o->interval);
+		}
+	}
+	/* The last interval: what BPF sampled before the stop, drained, then sent. */
+	session__stop(a->s);
+	export_interval(a);
+	return 0;
+}
+
+static void print_summary(const struct agent *a, const struct otlp_client_stats *st)
+{
+	const uint64_t *c = a->s->counters;
+
+	printf("ebprof agent: %llu intervals (%llu empty, %llu lost to encoding), %llu samples "
+	       "taken, %llu lost in the ring buffer\n",
+	       (unsigned long long)a->intervals, (unsigned long long)a->empty_intervals,
+	       (unsigned long long)a->encode_failures,
+	       (unsigned long long)(c[CTR_SAMPLES] - c[CTR_FILTERED]),
+	       (unsigned long long)c[CTR_RINGBUF_FULL]);
+	printf("  exports: %llu sent, %llu dropped (%llu queue full, %llu rejected, %llu "
+	       "expired, %llu at exit), %llu failed attempts, %llu partial successes; %llu bytes "
+	       "encoded, %llu on the wire\n",
+	       (unsigned long long)st->sent, (unsigned long long)st->dropped,
+	       (unsigned long long)st->dropped_queue_full, (unsigned long long)st->dropped_rejected,
+	       (unsigned long long)st->dropped_expired, (unsigned long long)st->dropped_at_close,
+	       (unsigned long long)st->failed_attempts, (unsigned long long)st->partial_success,
+	       (unsigned long long)st->bytes_raw, (unsigned long long)st->bytes_sent);
+}
+
+static int start(struct agent *a, const struct agent_opts *o)
+{
+	struct otlp_client_opts co = {0};
+	char msg[256];
+	int err;
+
+	err = otlp_config__resolve(&o->otlp, environ, &co);
+	if (err)
+		return err;
+	co.user_agent = "ebprof/" EBPROF_VERSION;
+	err = otlp_env__parse(&a->env, getenv("OTEL_RESOURCE_ATTRIBUTES"),
+			      getenv("OTEL_SERVICE_NAME"), msg, sizeof(msg));
+	if (err) {
+		pr_err("%s", err == -EINVAL ? msg : strerror(-err));
+		goto out;
+	}
+	if (gethostname(a->host_name, sizeof(a->host_name) - 1))
+		a->host_name[0] = '\0';
+	a->enc = (struct otlp_options){
+	    .scope_version = EBPROF_VERSION,
+	    .host_name = a->host_name,
+	    .service_name = a->env.service_name,
+	    .attrs = a->env.attrs,
+	    .nattrs = a->env.nattrs,
+	    .lookup = lookup_process,
+	    .lookup_ctx = a,
+	};
+	a->client = otlp_client__new(&co);
+	if (!a->client) {
+		err = -EINVAL;
+		goto out;
+	}
+	a->ksyms = ksyms__load("/proc/kallsyms");
+	if (!a->ksyms)
+		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
+			strerror(errno));
+	a->s = session__start(&o->s);
+	if (!a->s) {
+		err = -errno;
+		goto out;
+	}
+	a->interval_start_ns = a->s->start_ns;
+	a->interval_start_unix_ns = a->s->start_unix_ns;
+	pr_info("agent: sampling at %lu Hz, exporting every %gs to %s", o->s.freq, o->interval,
+		co.url);
+out:
+	otlp_client_opts__release(&co);
+	return err;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct otlp_client_stats st = {0};
+	struct agent a = {0};
+	struct agent_opts o;
+	int err, cerr;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	err = host__require_recording();
+	if (err)
+		goto out;
+	srand(getpid() ^ (unsigned)session__clock_ns(CLOCK_MONOTONIC));
+	proc_info_cache__init(&a.procs);
+	install_signals();
+	err = start(&a, &o);
+	if (!err)
+		err = run(&a, &o);
+out:
+	/* Stop sampling before the flush, which may take the whole flush timeout. */
+	if (a.s)
+		session__stop(a.s);
+	cerr = otlp_client__close(a.client, (unsigned)(o.flush * 1000), &st);
+	if (a.s && !err)
+		print_summary(&a, &st);
+	if (cerr == -ETIMEDOUT)
+		pr_warn("the collector did not take the last export(s) within %gs", o.flush);
+	session__free(a.s);
+	proc_info_cache__free(&a.procs);
+	ksyms__free(a.ksyms);
+	otlp_env__free(&a.env);
+	free(o.s.pids);
+	return err ? 1 : 0;
+}

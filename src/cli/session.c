@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The profiling session shared by `record` and `agent`: one loader for every program,
+ * the process tracker, the command, and the ring buffer feeding the profile. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <bpf/libbpf.h>
+
+#include "cli/options.h"
+#include "cli/session.h"
+#include "cli/startup.h"
+#include "loader/btf_cache.h"
+#include "loader/sampler.h"
+#include "interp/python.h"
+#include "unwind/native.h"
+#include "util/log.h"
+
+#define DEFAULT_RINGBUF (8u << 20)
+#define DEFAULT_UNWIND_MEMORY (32u << 20)
+#define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
+#define BTF_CACHE_DIR "/var/cache/ebprof/btf"
+
+void session_opts__init(struct session_opts *o, unsigned long freq)
+{
+	*o = (struct session_opts){
+	    .freq = freq,
+	    .ringbuf = DEFAULT_RINGBUF,
+	    .unwind_memory = DEFAULT_UNWIND_MEMORY,
+	};
+}
+
+static int parse_load_order(const char *s, enum loader_order *out)
+{
+	if (strcmp(s, "longest") == 0)
+		*out = LOADER_LONGEST_FIRST;
+	else if (strcmp(s, "build") == 0)
+		*out = LOADER_BUILD_ORDER;
+	else {
+		pr_err("--load-order: '%s' is neither 'longest' nor 'build'", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_ringbuf(const char *arg, uint64_t *out)
+{
+	int err = opt_size("--ringbuf", arg, out);
+
+	if (!err && (*out < 4096 || (*out & (*out - 1)) || *out > (1ULL << 30))) {
+		pr_err("--ringbuf: must be a power of two from 4K to 1G");
+		err = -EINVAL;
+	}
+	return err;
+}
+
+static int parse_unwind_memory(const char *arg, uint64_t *out)
+{
+	int err = opt_size("--unwind-memory", arg, out);
+
+	if (!err && (*out < (1 << 20) || *out > (4ULL << 30))) {
+		pr_err("--unwind-memory: must be between 1M and 4G");
+		err = -EINVAL;
+	}
+	return err;
+}
+
+int session_opts__parse(struct session_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'F':
+		return opt_uint("-F", arg, 1, 100000, &o->freq);
+	case 'p':
+		free(o->pids);
+		o->pids = NULL;
+		return opt_pids("-p", arg, &o->pids, &o->npids);
+	case 'R':
+		return parse_ringbuf(arg, &o->ringbuf);
+	case 'U':
+		return parse_unwind_memory(arg, &o->unwind_memory);
+	case 'J':
+		return opt_uint("--load-jobs", arg, 1, 1024, &o->load_jobs);
+	case 'O':
+		return parse_load_order(arg, &o->load_order);
+	case 'v':
+		log_verbose = true;
+		return 0;
+	}
+	return 1;
+}
+
+uint64_t session__clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN && !log_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	const size_t head = offsetof(struct sample_record, ustack);
+	const struct sample_record *r = data;
+	struct session *s = ctx;
+
+	if (size >= sizeof(struct notice_record) && r->type != RECORD_SAMPLE) {
+		const struct notice_record *n = data;
+
+		if (s->native)
+			native__notice(s->native, n->type, n->pid);
+		return 0;
+	}
+	/* The record carries only the user frames it uses. */
+	if (size < head || size < head + (size_t)r->ustack_len * sizeof(struct user_frame)) {
+		s->bad_records++;
+		return 0;
+	}
+	startup__first_sample(r->time_ns);
+	ingest__sample(&s->ingest, r, session__clock_ns(CLOCK_MONOTONIC));
+	return 0;
+}
+
+/* Every program goes through one loader: verification runs concurrently, and nothing
+ * is attached unless every program loaded. */
+static int load_programs(struct session *s, const struct session_opts *o,
+			 const struct sampler_opts *so)
+{
+	struct loader_opts lo = {
+	    .jobs = o->load_jobs,
+	    .order = o->load_order,
+	    .cost_cache = LOAD_COST_CACHE,
+	};
+	struct sampler_maps maps;
+	char btf[4096];
+	int err;
+
+	/* A minimal BTF spares every object a parse of the kernel's megabytes of BTF. */
+	if (btf_cache__get(BTF_CACHE_DIR, btf, sizeof(btf)) == 0)
+		lo.btf_custom_path = btf;
+	s->loader = loader__new(&lo);
+	if (!s->loader)
+		return -ENOMEM;
+	err = sampler__prepare(&s->sampler, so, s->loader);
+	if (err)
+		return err;
+	startup__mark(STARTUP_PREPARED);
+	err = loader__run(s->loader);
+	if (err && lo.btf_custom_path)
+		btf_cache__discard(lo.btf_custom_path);
+	if (err)
+		return err;
+	startup__mark(STARTUP_LOADED);
+	sampler__maps(s->sampler, &maps);
+	/* A command is described when it execs (the notice from on_exec), not before:
+	 * until then it is a copy of ebprof, whose libraries it would cost time to read. */
+	s->python = python__new(&s->procs, maps.pid_to_python);
+	if (!s->python)
+		return -ENOMEM;
+	s->ingest.python = s->python;
+	s->native = native__start(&maps, &s->procs, s->python, so->pids, o->cmd ? 0 : so->npids);
+	if (!s->native)
+		return -errno;
+	err = sampler__start(s->sampler, s->loader, on_record, s);
+	startup__mark(STARTUP_ATTACHED);
+	return err;
+}
+
+static int start(struct session *s, const struct session_opts *o)
+{
+	struct sampler_opts so = {
+	    .freq_hz = o->freq,
+	    .pids = o->pids,
+	    .npids = o->npids,
+	    .follow_children = o->cmd != NULL,
+	    .ringbuf_bytes = o->ringbuf,
+	    .unwind_rows = o->unwind_memory / sizeof(struct unwind_row),
+	};
+	uint32_t pid;
+	int err;
+
+	if (o->cmd) {
+		err = spawn__prepare(&s->child, o->cmd);
+		if (err) {
+			pr_err("cannot start %s: %s", o->cmd[0], strerror(-err));
+			return err;
+		}
+		pid = s->child.pid;
+		so.pids = &pid;
+		so.npids = 1;
+	}
+	err = load_programs(s, o, &so);
+	if (err)
+		return err;
+	s->start_unix_ns = session__clock_ns(CLOCK_REALTIME);
+	s->start_ns = session__clock_ns(CLOCK_MONOTONIC);
+	s->ingest.mono_to_unix_ns = s->start_unix_ns - s->start_ns;
+	if (o->cmd) {
+		err = spawn__start(&s->child);
+		if (err) {
+			pr_err("cannot run %s: %s", o->cmd[0], strerror(-err));
+			s->child.pid = 0;
+		}
+	}
+	return err;
+}
+
+struct session *session__start(const struct session_opts *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	libbpf_set_print(libbpf_log);
+	s->freq = o->freq;
+	file_table__init(&s->files);
+	proc_table__init(&s->procs, &s->files);
+	profile__init(&s->profile);
+	s->profile.by_cpu = o->by_cpu;
+	s->profile.keep_times = o->keep_times;
+	ingest__init(&s->ingest, &s->procs, &s->profile);
+	err = start(s, o);
+	if (err) {
+		session__free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+int session__poll(struct session *s, int timeout_ms)
+{
+	return sampler__poll(s->sampler, timeout_ms);
+}
+
+bool session__child_exited(struct session *s)
+{
+	int status;
+
+	if (s->child.pid <= 0 || waitpid(s->child.pid, &status, WNOHANG) != s->child.pid)
+		return false;
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		pr_info("command exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		pr_info("command killed by signal %d", WTERMSIG(status));
+	s->child.pid = 0;
+	return true;
+}
+
+void session__read_counters(struct session *s)
+{
+	if (s->sampler)
+		sampler__counters(s->sampler, s->counters);
+}
+
+void session__stop(struct session *s)
+{
+	if (!s->sampler)
+		return;
+	s->end_ns = session__clock_ns(CLOCK_MONOTONIC);
+	/* Stop first, so every sample counted in BPF is in the ring buffer when we drain
+	 * it; what is there was sampled inside the window: keep it. */
+	sampler__stop(s->sampler);
+	while (sampler__poll(s->sampler, 0) > 0)
+		;
+	if (log_verbose)
+		startup__print(s->loader);
+	native__stop(s->native);
+	sampler__counters(s->sampler, s->counters);
+	s->ncpus = sampler__ncpus(s->sampler);
+	sampler__free(s->sampler);
+	s->sampler = NULL;
+	loader__free(s->loader);
+	s->loader = NULL;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	native__free(s->native);
+	python__free(s->python); /* after the tracker's thread, which calls it, stopped */
+	sampler__free(s->sampler);
+	loader__free(s->loader);
+	spawn__abort(&s->child);
+	profile__free(&s->profile);
+	proc_table__free(&s->procs);
+	file_table__free(&s->files);
+	free(s);
+}

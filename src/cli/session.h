@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A profiling session: what `record` and `agent` share between their options and their
+ * outputs. It loads and attaches the programs, starts the command if there is one,
+ * feeds every record into a profile, and tears everything down on every path. The
+ * verbs differ only in what they do with the profile: write it once, or send it every
+ * interval. */
+#ifndef EBPROF_SESSION_H
+#define EBPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cli/spawn.h"
+#include "loader/loader.h"
+#include "profile/ingest.h"
+#include "proc/files.h"
+#include "proc/proc.h"
+
+struct session_opts {
+	unsigned long freq;
+	uint32_t *pids; /* only these processes (NULL: the whole system); malloc'd */
+	size_t npids;
+	char **cmd; /* start this command and profile it and its children */
+	uint64_t ringbuf;
+	uint64_t unwind_memory;
+	unsigned long load_jobs;
+	enum loader_order load_order;
+	bool by_cpu;	 /* split stacks by CPU (OTLP's cpu.logical_number) */
+	bool keep_times; /* keep every sample's time (OTLP's timestamps_unix_nano) */
+};
+
+/* The flags every profiling verb takes, for getopt_long: -F -p -v and the long ones
+ * below (their help text is SESSION_HELP). */
+#define SESSION_SHORTOPTS "F:p:v"
+/* clang-format off */
+#define SESSION_LONGOPTS                                                    \
+	{"freq", required_argument, NULL, 'F'},                             \
+	{"pid", required_argument, NULL, 'p'},                              \
+	{"verbose", no_argument, NULL, 'v'},                                \
+	{"ringbuf", required_argument, NULL, 'R'},                          \
+	{"unwind-memory", required_argument, NULL, 'U'},                    \
+	{"load-jobs", required_argument, NULL, 'J'},                        \
+	{"load-order", required_argument, NULL, 'O'}
+/* clang-format on */
+#define SESSION_HELP                                                                          \
+	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
+	"      --ringbuf SIZE   BPF ring buffer size, a power of two (default 8M)\n"          \
+	"      --unwind-memory SIZE\n"                                                        \
+	"                       kernel memory for unwind tables (default 32M); when full,\n"  \
+	"                       tables no process uses are evicted\n"                         \
+	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"        \
+	"                       ebprof may use; 1 loads them one by one)\n"                   \
+	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
+	"                       measured on earlier runs) or 'build' (as declared)\n"         \
+	"  -v, --verbose        debug output, including libbpf's and the verifier's\n"
+
+/* Defaults for every field, with the verb's own sampling frequency. */
+void session_opts__init(struct session_opts *o, unsigned long freq);
+/* Handles one getopt_long result of the shared flags: 0 done, -EINVAL after printing
+ * why, 1 when c is not a shared flag. */
+int session_opts__parse(struct session_opts *o, int c, const char *arg);
+
+struct sampler;
+struct native_unwinder;
+
+struct session {
+	struct file_table files;
+	struct proc_table procs; /* procs.lock also guards files against the tracker */
+	struct profile profile;
+	struct ingest ingest;
+	struct sampler *sampler;
+	struct loader *loader;
+	struct native_unwinder *native;
+	struct python *python; /* CPython processes: described, their frames named */
+	struct spawn child;
+	unsigned long freq;
+	uint64_t start_unix_ns;
+	uint64_t start_ns; /* CLOCK_MONOTONIC */
+	uint64_t end_ns;
+	uint64_t counters[CTR__COUNT];
+	uint64_t bad_records;
+	unsigned int ncpus;
+};
+
+/* Allocates a session and starts sampling. Returns NULL with errno set, having logged
+ * why; nothing stays attached then. */
+struct session *session__start(const struct session_opts *o);
+/* Waits up to timeout_ms for records and adds them to the profile. Returns the number
+ * consumed or a negative errno (-EINTR when a signal arrived). */
+int session__poll(struct session *s, int timeout_ms);
+/* True once the command (if any) has exited; logs a failing exit status. */
+bool session__child_exited(struct session *s);
+/* Reads the BPF counters into s->counters. */
+void session__read_counters(struct session *s);
+/* Stops sampling, drains what BPF already sent, stops the tracker, and releases every
+ * program, link and event. The profile and the counters stay readable. */
+void session__stop(struct session *s);
+void session__free(struct session *s);
+uint64_t session__clock_ns(clockid_t id);
+
+#endif

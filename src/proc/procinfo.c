@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Per-process resource facts for exporters, from /proc/PID/{exe,stat,cgroup,environ}.
+ * Every read tolerates a process that is gone: what could not be read stays NULL. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc/procinfo.h"
+
+#define READ_MAX (64 << 10) /* cgroup and environ beyond this are not worth reading */
+
+static int info_eq(const void *entry, const void *key)
+{
+	return ((const struct proc_info *)entry)->pid == *(const uint32_t *)key;
+}
+
+void proc_info_cache__init(struct proc_info_cache *c)
+{
+	hmap_init(&c->by_pid, info_eq);
+	c->generation = 0;
+	c->proc_root = "/proc";
+}
+
+static void info_free(struct proc_info *p)
+{
+	free(p->exe_path);
+	free(p->exe_name);
+	free(p->container_id);
+	free(p->service_name);
+	free(p);
+}
+
+void proc_info_cache__free(struct proc_info_cache *c)
+{
+	hmap_for_each(&c->by_pid, i) info_free(c->by_pid.slots[i].entry);
+	hmap_free(&c->by_pid);
+}
+
+/* Reads up to READ_MAX bytes of a /proc file, NUL-terminated; returns its length or
+ * a negative errno. */
+static ssize_t read_small(const struct proc_info_cache *c, uint32_t pid, const char *name,
+			  char **out)
+{
+	char path[PATH_MAX];
+	ssize_t n, len = 0;
+	char *buf;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/%s", c->proc_root, pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(READ_MAX + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < READ_MAX && (n = read(fd, buf + len, READ_MAX - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	return len;
+}
+
+/* Field 22 of /proc/PID/stat, counted after the ")" that ends the name (which may hold
+ * spaces and parentheses itself). 0 when unreadable. */
+static uint64_t start_ticks(const struct proc_info_cache *c, uint32_t pid)
+{
+	unsigned long long v = 0;
+	char *buf = NULL, *p;
+	int field = 2;
+
+	if (read_small(c, pid, "stat", &buf) < 0)
+		return 0;
+	p = strrchr(buf, ')');
+	while (p && *p && field < 22) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	if (p)
+		sscanf(p, " %llu", &v);
+	free(buf);
+	return v;
+}
+
+int proc_info__container_id(const char *cgroup, char out[65])
+{
+	const char *p = cgroup, *found = NULL;
+	size_t run = 0;
+
+	for (; *p; p++) {
+		if (isxdigit((unsigned char)*p) && !isupper((unsigned char)*p)) {
+			run++;
+			continue;
+		}
+		if (run == 64)
+			found = p - 64;
+		run = 0;
+	}
+	if (run == 64)
+		found = p - 64;
+	if (!found)
+		return -ENOENT;
+	memcpy(out, found, 64);
+	out[64] = '\0';
+	return 0;
+}
+
+static char *read_container_id(const struct proc_info_cache *c, uint32_t pid)
+{
+	char *buf = NULL, id[65];
+	int err;
+
+	if (read_small(c, pid, "cgroup", &buf) < 0)
+		return NULL;
+	err = proc_info__container_id(buf, id);
+	free(buf);
+	return err ? NULL : strdup(id);
+}
+
+/* The process's own OTEL_SERVICE_NAME, from its NUL-separated environment. */
+static char *read_service_name(const struct proc_info_cache *c, uint32_t pid)
+{
+	static const char key[] = "OTEL_SERVICE_NAME=";
+	char *buf = NULL, *res = NULL;
+	ssize_t len = read_small(c, pid, "environ", &buf);
+
+	for (ssize_t i = 0; i < len; i += strlen(buf + i) + 1) {
+		if (!strncmp(buf + i, key, sizeof(key) - 1) && buf[i + sizeof(key) - 1]) {
+			res = strdup(buf + i + sizeof(key) - 1);
+			break;
+		}
+	}
+	free(buf);
+	return res;
+}
+
+static char *read_exe(const struct proc_info_cache *c, uint32_t pid)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%u/exe", c->proc_root, pid);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	return strdup(target);
+}
+
+static int fill(const struct proc_info_cache *c, struct proc_info *p, const char *comm)
+{
+	const char *base;
+
+	p->exe_path = read_exe(c, p->pid);
+	base = p->exe_path ? strrchr(p->exe_path, '/') : NULL;
+	p->exe_name = strdup(base ? base + 1 : (comm ? comm : ""));
+	p->container_id = read_container_id(c, p->pid);
+	p->service_name = read_service_name(c, p->pid);
+	return p->exe_name ? 0 : -ENOMEM;
+}
+
+const struct proc_info *proc_info__get(struct proc_info_cache *c, uint32_t pid, const char *comm)
+{
+	uint64_t h = hash_u64(pid), ticks = start_ticks(c, pid);
+	struct proc_info *p = hmap_find(&c->by_pid, h, &pid);
+
+	/* A process that is gone keeps what we knew; a reused pid is read afresh. */
+	if (p && (!ticks || ticks == p->start_ticks)) {
+		p->generation = c->generation;
+		return p;
+	}
+	if (p) {
+		hmap_remove(&c->by_pid, h, &pid);
+		info_free(p);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->start_ticks = ticks;
+	p->generation = c->generation;
+	if (fill(c, p, comm) || hmap_insert(&c->by_pid, h, p)) {
+		info_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void proc_info_cache__age(struct proc_info_cache *c)
+{
+	struct proc_info *stale[256];
+	size_t n;
+
+	/* Removal shifts slots, so collect a batch, remove it, and scan again. */
+	do {
+		n = 0;
+		hmap_for_each(&c->by_pid, i)
+		{
+			struct proc_info *p = c->by_pid.slots[i].entry;
+
+			if (p->generation != c->generation && n < 256)
+				stale[n++] = p;
+		}
+		for (size_t i = 0; i < n; i++) {
+			hmap_remove(&c->by_pid, hash_u64(stale[i]->pid), &stale[i]->pid);
+			info_free(stale[i]);
+		}
+	} while (n == 256);
+	c->generation++;
+}

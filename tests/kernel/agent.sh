@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `ebprof agent` end to end against the independent receivers of tests/otlp (gRPC via
+# @grpc/grpc-js, HTTP via node): content checked by check.mjs (every index in range,
+# index-0 invariants, the attributes OTLP backends use, a known workload's functions);
+# the environment configures the HTTP exporter; a partial success is logged with the
+# server's message; SIGTERM flushes the last interval; a receiver killed and restarted
+# mid-run costs counted drops and exports resume.
+. "$(dirname "$0")/lib.sh"
+
+OTLP=tests/otlp
+if ! command -v node >/dev/null; then
+	echo "SKIP agent: node is missing (scripts/install-deps.sh test installs it)"
+	exit 0
+fi
+if [ ! -d $OTLP/node_modules/@grpc/grpc-js ]; then
+	(cd $OTLP && npm ci --no-audit --no-fund) >&2 || {
+		echo "FAIL agent: npm ci in $OTLP failed"
+		exit 0
+	}
+fi
+
+PIDS=()
+cleanup_all() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup_all EXIT
+
+# receiver NAME SCRIPT [PORT] [ARGS...]: starts it (writing $TMP/NAME.jsonl), sets $port
+# and $rpid.
+receiver() {
+	local name=$1 script=$2 want=${3:-0}
+	shift 3
+	rm -f "$TMP/$name.port"
+	node $OTLP/"$script" --port "$want" --port-file "$TMP/$name.port" --out "$TMP/$name.jsonl" \
+		"$@" >"$TMP/$name.log" 2>&1 &
+	rpid=$!
+	PIDS+=("$rpid")
+	for _ in $(seq 100); do
+		[ -s "$TMP/$name.port" ] && break
+		sleep 0.1
+	done
+	port=$(cat "$TMP/$name.port" 2>/dev/null)
+	[ -n "$port" ] || echo "receiver $name did not start: $(cat "$TMP/$name.log")" >&2
+}
+
+requests() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
+
+# The workload whose functions must reach the collector.
+"$W/fp_chain" 30 &
+victim=$!
+PIDS+=("$victim")
+
+# gRPC, plaintext h2c.
+receiver grpc grpc-receiver.mjs 0
+"$EBPROF" agent -F 99 --endpoint "127.0.0.1:$port" --insecure --report-interval 1s -d 3.5 \
+	>"$TMP/grpc.out" 2>"$TMP/grpc.err"
+rc=$?
+check agent_grpc_runs "exit $rc: $(tail -3 "$TMP/grpc.err")" [ "$rc" -eq 0 ]
+check agent_grpc_content "$(node $OTLP/check.mjs "$TMP/grpc.jsonl" 2>&1 | tail -3)" \
+	node $OTLP/check.mjs "$TMP/grpc.jsonl" --min-requests 3 --function chain_leaf \
+	--function chain_a --pid "$victim" --frame-type kernel --frame-type native \
+	--resource-attr process.executable.name --resource-attr host.name \
+	--sample-attr thread.name --sample-attr cpu.logical_number
+kill "$rpid"
+
+# HTTP/protobuf, configured by the standard variables alone.
+receiver http http-receiver.mjs 0
+OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$port OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
+	OTEL_RESOURCE_ATTRIBUTES=deployment.environment=test OTEL_SERVICE_NAME=ebprof-test \
+	"$EBPROF" agent -F 99 --report-interval 1s -d 2.5 >"$TMP/http.out" 2>"$TMP/http.err"
+rc=$?
+check agent_http_env_runs "exit $rc: $(tail -3 "$TMP/http.err")" [ "$rc" -eq 0 ]
+check agent_http_content "$(node $OTLP/check.mjs "$TMP/http.jsonl" 2>&1 | tail -3)" \
+	node $OTLP/check.mjs "$TMP/http.jsonl" --min-requests 2 --function chain_leaf \
+	--pid "$victim" --resource-attr deployment.environment
+check agent_http_service_name "OTEL_SERVICE_NAME not in the requests" \
+	grep -q '"ebprof-test"' "$TMP/http.jsonl"
+kill "$rpid"
+
+# A partial success is logged with the collector's own words.
+receiver partial grpc-receiver.mjs 0 --partial-success "2:two profiles were too old"
+"$EBPROF" agent --endpoint "127.0.0.1:$port" --insecure --report-interval 1s -d 2 \
+	>"$TMP/partial.out" 2>"$TMP/partial.err"
+check agent_partial_success_logged "stderr: $(tail -2 "$TMP/partial.err")" \
+	grep -q 'two profiles were too old' "$TMP/partial.err"
+kill "$rpid"
+
+# SIGTERM: the last interval leaves before the agent exits, within the flush bound.
+receiver term grpc-receiver.mjs 0
+"$EBPROF" agent -F 99 --endpoint "127.0.0.1:$port" --insecure --report-interval 60s \
+	>"$TMP/term.out" 2>"$TMP/term.err" &
+agent=$!
+sleep 2.5
+kill -TERM "$agent"
+start=$(date +%s)
+wait "$agent"
+rc=$?
+took=$(($(date +%s) - start))
+check agent_sigterm_exit "exit $rc after SIGTERM: $(tail -2 "$TMP/term.err")" [ "$rc" -eq 0 ]
+check agent_sigterm_flush "$(requests "$TMP/term.jsonl") requests after SIGTERM" \
+	[ "$(requests "$TMP/term.jsonl")" -ge 1 ]
+check agent_sigterm_bounded "took ${took}s to exit" [ "$took" -le 8 ]
+kill "$rpid"
+
+# Outage: the receiver dies for ~5 s and comes back on the same port.
+receiver before grpc-receiver.mjs 0
+fixed=$port
+"$EBPROF" agent -F 49 --endpoint "127.0.0.1:$fixed" --insecure --report-interval 0.5s \
+	--max-queue 2 -d 14 >"$TMP/outage.out" 2>"$TMP/outage.err" &
+agent=$!
+sleep 2
+kill "$rpid"
+wait "$rpid" 2>/dev/null
+sleep 5
+receiver after grpc-receiver.mjs "$fixed"
+wait "$agent"
+rc=$?
+dropped=$(sed -nE 's/.*exports: [0-9]+ sent, ([0-9]+) dropped.*/\1/p' "$TMP/outage.out")
+echo "outage: before $(requests "$TMP/before.jsonl"), after $(requests "$TMP/after.jsonl") requests; dropped ${dropped:-?}" >&2
+grep -E 'dropped' "$TMP/outage.err" | head -3 >&2
+check agent_outage_exit "exit $rc: $(tail -2 "$TMP/outage.err")" [ "$rc" -eq 0 ]
+check agent_outage_before "$(requests "$TMP/before.jsonl") requests before the outage" \
+	[ "$(requests "$TMP/before.jsonl")" -ge 1 ]
+check agent_outage_dropped "dropped counter ${dropped:-missing}" [ "${dropped:-0}" -ge 1 ]
+check agent_outage_logged "no drop warning on stderr" grep -q 'dropped' "$TMP/outage.err"
+check agent_outage_resumed "$(requests "$TMP/after.jsonl") requests after the restart" \
+	[ "$(requests "$TMP/after.jsonl")" -ge 2 ]
+kill "$rpid" 2>/dev/null
+
+# No collector at all: a clear warning, a clean exit, nothing left behind.
+before=$(bpf_ids)
+"$EBPROF" agent --endpoint 127.0.0.1:1 --insecure --report-interval 0.5s -d 2 \
+	--flush-timeout 1 >"$TMP/down.out" 2>"$TMP/down.err"
+rc=$?
+check agent_no_collector_exit "exit $rc: $(tail -2 "$TMP/down.err")" [ "$rc" -eq 0 ]
+check agent_no_collector_says "stderr: $(tail -2 "$TMP/down.err")" \
+	grep -qiE 'refused|connect' "$TMP/down.err"
+check agent_no_leftovers "BPF objects left behind" settled "$before"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The capabilities deploy/ebprof-daemonset.yaml grants are enough: uid 0 with only
+# those in its bounding set (what the container gets) records whole-system stacks with
+# named user frames; without CAP_BPF it fails with an error that says what is missing.
+. "$(dirname "$0")/lib.sh"
+
+yaml=deploy/ebprof-daemonset.yaml
+caps=$(grep -E '^ *add: \[' "$yaml" | head -1 | tr -d '[]" ' | sed 's/^add://' | tr 'A-Z' 'a-z')
+if [ -z "$caps" ] || ! command -v setpriv >/dev/null; then
+	echo "SKIP capabilities: no capability list in $yaml or no setpriv"
+	exit 0
+fi
+bounding=-all,$(echo "$caps" | sed 's/[^,]*/+&/g')
+echo "bounding set: $bounding" >&2
+
+"$W/fp_chain" 4 &
+victim=$!
+out=$TMP/caps
+setpriv --bounding-set "$bounding" -- "$EBPROF" record -d 2 -o "$out" >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+kill "$victim" 2>/dev/null
+wait "$victim" 2>/dev/null
+check capabilities_daemonset_record "exit $rc: $(head -3 "$TMP/stderr")" [ "$rc" -eq 0 ]
+chain=$(folded_match "$out/stacks.folded" fp_chain ';main;chain_a;chain_b;chain_c;chain_leaf( |;)')
+check capabilities_daemonset_stacks "$chain samples of the known chain" [ "${chain:-0}" -ge 20 ]
+check capabilities_daemonset_kernel_names "no named kernel frame (CAP_SYSLOG)" \
+	grep -qE '(do_syscall_64|entry_SYSCALL_64[a-z_]*|__schedule|asm_sysvec[a-z_]*)_\[k\]' \
+	"$out/stacks.folded"
+
+without=$(echo "$bounding" | sed 's/,+bpf//')
+setpriv --bounding-set "$without" -- "$EBPROF" record -d 1 -o "$TMP/nobpf" >/dev/null 2>"$TMP/stderr"
+rc=$?
+refused() { [ "$rc" -eq 1 ] && grep -q 'CAP_BPF' "$TMP/stderr"; }
+check capabilities_missing_bpf "exit $rc, stderr: $(head -2 "$TMP/stderr")" refused
