@@ -25,6 +25,9 @@ enum ebprof_counter {
 	CTR_NO_ROW,	     /* no CFI row covers pc */
 	CTR_READ_FAULT,	     /* the user stack could not be read */
 	CTR_NOTICES_LOST,    /* a notice did not fit the ring buffer */
+	CTR_EVENTS,	     /* probe and tracepoint hits that reached a program */
+	CTR_EVENTS_FILTERED, /* hits dropped by the process filter */
+	CTR_OFF_CPU_FULL,    /* a blocked thread did not fit off_cpu_pending: block lost */
 	CTR_PY_NO_THREAD,    /* eval loop on the stack, no PyThreadState for the thread */
 	CTR_PY_READ_FAULT,   /* a Python frame could not be read: Python frames cut */
 	CTR__COUNT,

@@ -438,6 +438,6 @@ out:
 	proc_info_cache__free(&a.procs);
 	ksyms__free(a.ksyms);
 	otlp_env__free(&a.env);
-	free(o.s.pids);
+	session_opts__free(&o.s);
 	return err ? 1 : 0;
 }

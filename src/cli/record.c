@@ -23,6 +23,7 @@
 #include "export/summary.h"
 #include "unwind/native.h"
 #include "profile/report.h"
+#include "profile/report_view.h"
 #include "symbol/ksyms.h"
 #include "symbol/symbolizer.h"
 #include "util/log.h"
@@ -56,6 +57,10 @@ static void usage(FILE *out)
 	    "  profile.pb.gz    pprof profile (go tool pprof -top profile.pb.gz)\n"
 	    "  stacks.folded    folded stacks, one line per distinct stack: comm;root;...;leaf N\n"
 	    "  flamegraph.html  interactive flame graph, self-contained, opens offline\n"
+	    "and the same three for every --probe and for --off-cpu, named after the event:\n"
+	    "profile.SLUG.pb.gz, stacks.SLUG.folded, flamegraph.SLUG.html, where SLUG is e.g.\n"
+	    "uprobe-SYMBOL, uretprobe-SYMBOL, tracepoint-CATEGORY-NAME, usdt-PROVIDER-NAME or\n"
+	    "off-cpu (a clash gets the event's number appended).\n"
 	    "\n"
 	    "options:\n"
 	    "  -F, --freq HZ        samples per second per CPU (default %d)\n"
@@ -71,7 +76,9 @@ static void usage(FILE *out)
 	    "  sudo ebprof record                        # whole system, 99 Hz, 10 s\n"
 	    "  sudo ebprof record -F 999 -d 30 -o out/   # frequency, duration, output directory\n"
 	    "  sudo ebprof record -p 1234,5678           # only these processes\n"
-	    "  sudo ebprof record -- ./myprog args       # a command and its children\n",
+	    "  sudo ebprof record -- ./myprog args       # a command and its children\n"
+	    "  sudo ebprof record --probe uprobe:/usr/bin/bash:readline -d 30\n"
+	    "  sudo ebprof record --off-cpu -- ./server  # where its threads wait, and how long\n",
 	    DEFAULT_FREQ, DEFAULT_SECONDS);
 }
 
@@ -197,32 +204,120 @@ static int write_one(int err, const char *dir, const char *name, const char *wha
 	return err;
 }
 
-static int write_outputs(const struct report *r, const char *dir)
+/* The three files of one event: "" names the CPU profile's, ".SLUG" another event's. */
+static int write_event(const struct report *r, const char *dir, const char *dot_slug,
+		       const char *title)
 {
-	char path[4096];
+	char path[4096], name[512];
 	int err = 0;
 
-	snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
-	err |= write_one(pprof__write(r, path), dir, "profile.pb.gz", "pprof");
-	snprintf(path, sizeof(path), "%s/stacks.folded", dir);
-	err |= write_one(folded__write(r, path), dir, "stacks.folded", "folded stacks");
-	snprintf(path, sizeof(path), "%s/flamegraph.html", dir);
-	err |= write_one(flamegraph__write(r, path, "ebprof record"), dir, "flamegraph.html",
-			 "flame graph");
+	snprintf(name, sizeof(name), "profile%s.pb.gz", dot_slug);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err |= write_one(pprof__write(r, path), dir, name, "pprof");
+	snprintf(name, sizeof(name), "stacks%s.folded", dot_slug);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err |= write_one(folded__write(r, path), dir, name, "folded stacks");
+	snprintf(name, sizeof(name), "flamegraph%s.html", dot_slug);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err |= write_one(flamegraph__write(r, path, title), dir, name, "flame graph");
+	return err;
+}
+
+/* Event i's file-name part: probe i - 1's slug, "off-cpu", with the event's number
+ * appended when an earlier event took the same one. */
+static void event_slug(const struct session_opts *o, const struct report *r, uint32_t i, char *buf,
+		       size_t len)
+{
+	char prev[256];
+
+	if (i >= 1 && i <= o->nprobes)
+		probe_spec__slug(&o->probes[i - 1], buf, len);
+	else
+		snprintf(buf, len, "%s", r->events[i].name);
+	for (uint32_t j = 1; j < i; j++) {
+		if (j <= o->nprobes)
+			probe_spec__slug(&o->probes[j - 1], prev, sizeof(prev));
+		else
+			snprintf(prev, sizeof(prev), "%s", r->events[j].name);
+		if (strcmp(prev, buf) == 0) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, len - n, "-%u", i);
+			return;
+		}
+	}
+}
+
+static int write_outputs(const struct report *r, const struct record_opts *o)
+{
+	struct report_view v;
+	char slug[256], dot[260], title[512];
+	int err = 0;
+
+	if (r->nevents <= 1)
+		return write_event(r, o->outdir, "", "ebprof record") ? -EIO : 0;
+	for (uint32_t i = 0; i < r->nevents; i++) {
+		if (report_view__init(&v, r, i))
+			return -ENOMEM;
+		event_slug(&o->s, r, i, slug, sizeof(slug));
+		snprintf(dot, sizeof(dot), ".%s", slug);
+		snprintf(title, sizeof(title), "ebprof record: %s", r->events[i].name);
+		err |= write_event(&v.r, o->outdir, i ? dot : "", i ? title : "ebprof record");
+		report_view__free(&v);
+	}
 	return err ? -EIO : 0;
+}
+
+/* One line per event beyond CPU samples: hits, and time for off-CPU. */
+static void print_events(const struct report *r, const struct record_opts *o)
+{
+	char slug[256];
+
+	for (uint32_t i = 1; i < r->nevents; i++) {
+		const struct report_event *e = &r->events[i];
+		uint64_t n = 0, v = 0;
+
+		for (size_t k = 0; k < r->nstacks; k++) {
+			if (r->stacks[k].event != i)
+				continue;
+			n += r->stacks[k].count;
+			v += e->nvalues > 1 ? r->stacks[k].values[e->nvalues - 1] : 0;
+		}
+		event_slug(&o->s, r, i, slug, sizeof(slug));
+		printf("  %s: %llu %s", e->name, (unsigned long long)n, e->values[0].type);
+		if (e->nvalues > 1 && strcmp(e->values[e->nvalues - 1].unit, "nanoseconds") == 0)
+			printf(", %.3f s %s", v / 1e9, e->values[e->nvalues - 1].type);
+		printf(" (*.%s.*)\n", slug);
+	}
+}
+
+static uint64_t cpu_samples(const struct report *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->nstacks; i++)
+		n += r->stacks[i].event == 0 ? r->stacks[i].count : 0;
+	return n;
 }
 
 static void print_summary(const struct session *rec, const struct report *r,
 			  const struct record_opts *o)
 {
 	const uint64_t *c = rec->counters;
+	struct report_view cpu;
 	double secs = (rec->end_ns - rec->start_ns) / 1e9;
 
 	printf("ebprof: recorded %.1f s at %lu Hz on %u CPUs into %s/\n", secs, o->s.freq,
 	       rec->ncpus, o->outdir);
 	printf("  samples: %llu taken, %llu lost (ring buffer full), %llu kept\n",
 	       (unsigned long long)(c[CTR_SAMPLES] - c[CTR_FILTERED]),
-	       (unsigned long long)c[CTR_RINGBUF_FULL], (unsigned long long)rec->profile.samples);
+	       (unsigned long long)c[CTR_RINGBUF_FULL], (unsigned long long)cpu_samples(r));
+	if (c[CTR_EVENTS] || c[CTR_OFF_CPU_FULL])
+		printf("  probes: %llu hits, %llu of other processes; off-CPU: %llu blocks lost "
+		       "(too many blocked threads)\n",
+		       (unsigned long long)c[CTR_EVENTS],
+		       (unsigned long long)c[CTR_EVENTS_FILTERED],
+		       (unsigned long long)c[CTR_OFF_CPU_FULL]);
 	if (c[CTR_KSTACK_ERR] || rec->profile.dropped || rec->bad_records)
 		printf("  stack errors: %llu kernel; %llu samples without memory, %llu "
 		       "malformed records\n",
@@ -248,7 +343,15 @@ static void print_summary(const struct session *rec, const struct report *r,
 		       (unsigned long long)c[CTR_BAD_FRAME]);
 	printf("  processes: %zu seen, %llu distinct stacks, %u files\n", summary__processes(r),
 	       (unsigned long long)rec->profile.stacks.len, rec->files.count);
-	summary__print_top(r, 10, stdout);
+	print_events(r, o);
+	if (r->nevents <= 1) {
+		summary__print_top(r, 10, stdout);
+		return;
+	}
+	/* The table counts CPU samples only: other events weigh in other units. */
+	if (report_view__init(&cpu, r, 0) == 0)
+		summary__print_top(&cpu.r, 10, stdout);
+	report_view__free(&cpu);
 }
 
 static int finish(struct session *rec, const struct record_opts *o)
@@ -271,7 +374,7 @@ static int finish(struct session *rec, const struct record_opts *o)
 		ksyms__free(ksyms);
 		return -ENOMEM;
 	}
-	err = write_outputs(r, o->outdir);
+	err = write_outputs(r, o);
 	print_summary(rec, r, o);
 	report__free(r);
 	ksyms__free(ksyms);
@@ -304,6 +407,6 @@ int cmd_record(int argc, char **argv)
 		err = finish(s, &o);
 out:
 	session__free(s);
-	free(o.s.pids);
+	session_opts__free(&o.s);
 	return err ? 1 : 0;
 }

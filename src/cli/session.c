@@ -67,6 +67,59 @@ static int parse_unwind_memory(const char *arg, uint64_t *out)
 	return err;
 }
 
+static int add_probe(struct session_opts *o, const char *arg)
+{
+	struct probe_spec *v = realloc(o->probes, (o->nprobes + 1) * sizeof(*v));
+	char why[512];
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	o->probes = v;
+	err = probe_spec__parse(arg, &v[o->nprobes], why, sizeof(why));
+	if (err) {
+		pr_err("--probe %s", why);
+		return err;
+	}
+	o->nprobes++;
+	return 0;
+}
+
+/* "--off-cpu" alone samples every block; "=0.1" or "=10%" one in ten. */
+static int parse_off_cpu(const char *arg, uint32_t *ppm)
+{
+	double rate = 1;
+	char *end = NULL;
+
+	if (arg) {
+		errno = 0;
+		rate = strtod(arg, &end);
+		if (end && *end == '%' && end != arg) {
+			rate /= 100;
+			end++;
+		}
+		if (errno || end == arg || *end || !(rate >= 1e-6 && rate <= 1)) {
+			pr_err("--off-cpu: '%s' is not a share of blocks to sample: a number "
+			       "from 0.000001 to 1, or a percentage (10%%)",
+			       arg);
+			return -EINVAL;
+		}
+	}
+	*ppm = (uint32_t)(rate * 1e6 + 0.5);
+	return 0;
+}
+
+void session_opts__free(struct session_opts *o)
+{
+	for (size_t i = 0; i < o->nprobes; i++)
+		probe_spec__free(&o->probes[i]);
+	free(o->probes);
+	o->probes = NULL;
+	o->nprobes = 0;
+	free(o->pids);
+	o->pids = NULL;
+}
+
 int session_opts__parse(struct session_opts *o, int c, const char *arg)
 {
 	switch (c) {
@@ -87,6 +140,10 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	case 'v':
 		log_verbose = true;
 		return 0;
+	case SESSION_OPT_PROBE:
+		return add_probe(o, arg);
+	case SESSION_OPT_OFF_CPU:
+		return parse_off_cpu(arg, &o->off_cpu_ppm);
 	}
 	return 1;
 }
@@ -174,6 +231,51 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	return err;
 }
 
+/* With probes or off-CPU time, every event is declared, CPU samples first (event 0,
+ * EVENT_CPU in BPF); then probe i is event 1 + i and off-CPU time the last. */
+static int declare_events(struct session *s, const struct session_opts *o)
+{
+	struct report_event cpu = {
+	    .name = "cpu",
+	    .period_type = {"cpu", "nanoseconds"},
+	    .period = 1000000000ULL / o->freq,
+	    .nvalues = 1,
+	    .values = {{"samples", "count"}},
+	};
+	struct report_event off_cpu = {
+	    .name = "off-cpu",
+	    .nvalues = 2,
+	    .values = {{"samples", "count"}, {"off_cpu", "nanoseconds"}},
+	};
+	int idx;
+
+	if (!o->nprobes && !o->off_cpu_ppm)
+		return 0;
+	if (profile__add_event(&s->profile, &cpu) < 0)
+		return -ENOSPC;
+	for (size_t i = 0; i < o->nprobes; i++) {
+		struct report_event e = {
+		    .name = o->probes[i].text,
+		    .nvalues = 1,
+		    .values = {{"events", "count"}},
+		};
+
+		if (profile__add_event(&s->profile, &e) < 0) {
+			pr_err("too many probes: at most %d events", PROFILE_MAX_EVENTS - 2);
+			return -ENOSPC;
+		}
+	}
+	if (!o->off_cpu_ppm)
+		return 0;
+	idx = profile__add_event(&s->profile, &off_cpu);
+	if (idx < 0) {
+		pr_err("too many probes: at most %d events", PROFILE_MAX_EVENTS - 2);
+		return -ENOSPC;
+	}
+	s->off_cpu_event = (uint32_t)idx;
+	return 0;
+}
+
 static int start(struct session *s, const struct session_opts *o)
 {
 	struct sampler_opts so = {
@@ -183,9 +285,18 @@ static int start(struct session *s, const struct session_opts *o)
 	    .follow_children = o->cmd != NULL,
 	    .ringbuf_bytes = o->ringbuf,
 	    .unwind_rows = o->unwind_memory / sizeof(struct unwind_row),
+	    .probes = o->probes,
+	    .nprobes = o->nprobes,
+	    .probe_first_event = 1,
+	    .off_cpu_ppm = o->off_cpu_ppm,
 	};
 	uint32_t pid;
 	int err;
+
+	err = declare_events(s, o);
+	if (err)
+		return err;
+	so.off_cpu_event = s->off_cpu_event;
 
 	if (o->cmd) {
 		err = spawn__prepare(&s->child, o->cmd);

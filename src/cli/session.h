@@ -15,6 +15,7 @@
 #include "loader/loader.h"
 #include "profile/ingest.h"
 #include "proc/files.h"
+#include "loader/probes.h"
 #include "proc/proc.h"
 
 struct session_opts {
@@ -26,13 +27,19 @@ struct session_opts {
 	uint64_t unwind_memory;
 	unsigned long load_jobs;
 	enum loader_order load_order;
-	bool by_cpu;	 /* split stacks by CPU (OTLP's cpu.logical_number) */
-	bool keep_times; /* keep every sample's time (OTLP's timestamps_unix_nano) */
+	bool by_cpu;		   /* split stacks by CPU (OTLP's cpu.logical_number) */
+	bool keep_times;	   /* keep every sample's time (OTLP's timestamps_unix_nano) */
+	struct probe_spec *probes; /* --probe, each its own event; malloc'd */
+	size_t nprobes;
+	uint32_t off_cpu_ppm; /* --off-cpu: share of blocks sampled (ppm); 0: off */
 };
 
 /* The flags every profiling verb takes, for getopt_long: -F -p -v and the long ones
  * below (their help text is SESSION_HELP). */
 #define SESSION_SHORTOPTS "F:p:v"
+/* Long-only flags take codes no verb uses as a letter. */
+#define SESSION_OPT_PROBE 0x100
+#define SESSION_OPT_OFF_CPU 0x101
 /* clang-format off */
 #define SESSION_LONGOPTS                                                    \
 	{"freq", required_argument, NULL, 'F'},                             \
@@ -41,7 +48,9 @@ struct session_opts {
 	{"ringbuf", required_argument, NULL, 'R'},                          \
 	{"unwind-memory", required_argument, NULL, 'U'},                    \
 	{"load-jobs", required_argument, NULL, 'J'},                        \
-	{"load-order", required_argument, NULL, 'O'}
+	{"load-order", required_argument, NULL, 'O'},                       \
+	{"probe", required_argument, NULL, SESSION_OPT_PROBE},              \
+	{"off-cpu", optional_argument, NULL, SESSION_OPT_OFF_CPU}
 /* clang-format on */
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
@@ -53,6 +62,13 @@ struct session_opts {
 	"                       ebprof may use; 1 loads them one by one)\n"                   \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
 	"                       measured on earlier runs) or 'build' (as declared)\n"         \
+	"      --probe SPEC     also collect stacks on an event, as a profile of its own\n"   \
+	"                       (repeatable): uprobe:PATH:SYMBOL[+OFFSET],\n"                 \
+	"                       uretprobe:PATH:SYMBOL, tracepoint:CATEGORY:NAME,\n"           \
+	"                       usdt:PATH:PROVIDER:NAME\n"                                    \
+	"      --off-cpu[=RATE] also profile the time threads spend blocked, by the stack\n"  \
+	"                       where they blocked; RATE (0.001-1 or 0.1%%-100%%, default\n"  \
+	"                       1) is the share of blocks sampled, each scaled by 1/RATE\n"   \
 	"  -v, --verbose        debug output, including libbpf's and the verifier's\n"
 
 /* Defaults for every field, with the verb's own sampling frequency. */
@@ -60,6 +76,8 @@ void session_opts__init(struct session_opts *o, unsigned long freq);
 /* Handles one getopt_long result of the shared flags: 0 done, -EINVAL after printing
  * why, 1 when c is not a shared flag. */
 int session_opts__parse(struct session_opts *o, int c, const char *arg);
+/* Frees what parsing allocated (pids, probes). */
+void session_opts__free(struct session_opts *o);
 
 struct sampler;
 struct native_unwinder;
@@ -81,9 +99,11 @@ struct session {
 	uint64_t counters[CTR__COUNT];
 	uint64_t bad_records;
 	unsigned int ncpus;
+	uint32_t off_cpu_event; /* its index in profile.events; 0 when off */
 };
 
-/* Allocates a session and starts sampling. Returns NULL with errno set, having logged
+/* Allocates a session and starts sampling. o (its probes name the events) must outlive
+ * the session. Returns NULL with errno set, having logged
  * why; nothing stays attached then. */
 struct session *session__start(const struct session_opts *o);
 /* Waits up to timeout_ms for records and adds them to the profile. Returns the number

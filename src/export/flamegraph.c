@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "export/flamegraph.h"
+#include "profile/report_view.h"
 #include "util/atomic_file.h"
 
 #define NONE UINT32_MAX
@@ -254,20 +255,22 @@ static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const u
 	uint32_t node = 0, name;
 	int err;
 
-	t->nodes[0].value += s->count;
+	uint64_t w = report_stack_weight(r, s);
+
+	t->nodes[0].value += w;
 	err = fg_tree__intern(t, comm, &name);
 	if (!err)
-		err = fg_tree__descend(t, &node, name, FG_PROCESS, s->count);
+		err = fg_tree__descend(t, &node, name, FG_PROCESS, w);
 	if (!err && s->truncated)
 		err = fg_tree__intern(t, "[truncated]", &name);
 	if (!err && s->truncated)
-		err = fg_tree__descend(t, &node, name, FG_UNKNOWN, s->count);
+		err = fg_tree__descend(t, &node, name, FG_UNKNOWN, w);
 	for (uint32_t i = s->nframes; !err && i-- > 0;) {
 		uint32_t f = s->frames[i];
 
 		if (f >= r->nframes)
 			return -EINVAL;
-		err = fg_tree__descend(t, &node, names[f], frame_kind(&r->frames[f]), s->count);
+		err = fg_tree__descend(t, &node, names[f], frame_kind(&r->frames[f]), w);
 	}
 	return err;
 }
@@ -363,7 +366,7 @@ static int fg_tree__build(struct fg_tree *t, const struct report *r)
 		err = fg_tree__intern(t, name ? name : "[unknown]", &names[i]);
 	}
 	for (size_t i = 0; !err && i < r->nstacks; i++)
-		if (r->stacks[i].count)
+		if (report_stack_weight(r, &r->stacks[i]))
 			err = fg_tree__add_stack(t, r, names, &r->stacks[i]);
 	if (!err)
 		err = fg_tree__sort_names(t);
@@ -512,12 +515,28 @@ static void put_nodes(FILE *f, const struct fg_tree *t)
 	fputc(']', f);
 }
 
+/* What a node's number counts: the type of the event's weighed value (samples, events),
+ * or "nanoseconds" when it is time (off-CPU). */
+static const char *weight_unit(const struct report *r)
+{
+	const struct report_value_type *v;
+
+	if (!r->nevents || !r->events[0].nvalues || r->events[0].nvalues > REPORT_MAX_VALUES)
+		return "samples";
+	v = &r->events[0].values[r->events[0].nvalues - 1];
+	return strcmp(v->unit, "count") == 0 ? v->type : v->unit;
+}
+
 static void put_data(FILE *f, const struct fg_tree *t, const struct report *r, const char *title)
 {
+	uint64_t period = r->nevents ? r->events[0].period : r->period_ns;
+
 	fputs("{\"version\":1,\"title\":", f);
 	put_json_string(f, title);
+	fputs(",\"unit\":", f);
+	put_json_string(f, weight_unit(r));
 	fprintf(f, ",\"period_ns\":%llu,\"duration_ns\":%llu,\"start_unix_ns\":%llu,",
-		(unsigned long long)r->period_ns, (unsigned long long)r->duration_ns,
+		(unsigned long long)period, (unsigned long long)r->duration_ns,
 		(unsigned long long)r->start_unix_ns);
 	put_names(f, t);
 	fputc(',', f);
@@ -526,7 +545,7 @@ static void put_data(FILE *f, const struct fg_tree *t, const struct report *r, c
 }
 
 /* The page, in three parts around the title and the data. Its script reads what put_data
- * writes: {"version":1, "title", "period_ns", "duration_ns", "start_unix_ns", "names":
+ * writes: {"version":1, "title", "unit", "period_ns", "duration_ns", "start_unix_ns", "names":
  * [sorted strings], "nodes": [name, kind, samples, children, ...] in preorder}, kinds as in
  * enum fg_kind. Names reach the page only as JSON data or textContent, never as markup. */
 static const char page_head[] =
@@ -762,7 +781,12 @@ static const char page_script[] =
     "\tfor (j = i + 1; j < end[i]; j = end[j]) s -= val[j];\n"
     "\treturn s;\n"
     "}\n"
-    "function samples(v) { return fmt(v) + (v === 1 ? ' sample' : ' samples'); }\n"
+    "/* A node's number in the event's unit: samples, events, or time off the CPU. */\n"
+    "function samples(v) {\n"
+    "\tvar u = D.unit || 'samples';\n"
+    "\tif (u === 'nanoseconds') return dur(v);\n"
+    "\treturn fmt(v) + ' ' + (v === 1 ? u.replace(/s$/, '') : u);\n"
+    "}\n"
     "/* Two lines about frame i: its samples and shares, then its kind and self time. */\n"
     "function describe(i) {\n"
     "\tvar v = val[i], s = selfOf(i), t;\n"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "export/folded.h"
+#include "profile/report_view.h"
 #include "util/arena.h"
 #include "util/atomic_file.h"
 #include "util/hmap.h"
@@ -69,7 +70,7 @@ static int merge(const struct report *r, struct hmap *lines, struct arena *a)
 			memcpy(l->text, buf, len + 1);
 			l->count = 0;
 		}
-		l->count += r->stacks[i].count;
+		l->count += report_stack_weight(r, &r->stacks[i]);
 		free(buf);
 		buf = NULL;
 	}

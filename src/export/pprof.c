@@ -84,8 +84,9 @@ struct builder {
 	const struct report *r;
 	struct strtab st;
 	pb_profile prof;
-	pb_value_type types[2], period_type;
-	pb_value_type *type_ptrs[2];
+	pb_value_type types[REPORT_MAX_VALUES + 1], period_type;
+	pb_value_type *type_ptrs[REPORT_MAX_VALUES + 1];
+	uint32_t nvalues; /* per sample: the event's values, then value 0 times the period */
 	pb_mapping *maps, **map_ptrs;
 	pb_location *locs, **loc_ptrs;
 	pb_line *lines, **line_ptrs;
@@ -207,32 +208,67 @@ static uint64_t builder__function(struct builder *b, int64_t name, int64_t filen
 	return f->id;
 }
 
+static int builder__type(struct builder *b, pb_value_type *t, const struct report_value_type *v)
+{
+	int64_t type = strtab__intern(&b->st, v->type), unit = strtab__intern(&b->st, v->unit);
+
+	if (type < 0 || unit < 0)
+		return -ENOSPC;
+	perftools__profiles__value_type__init(t);
+	t->type = type;
+	t->unit = unit;
+	return 0;
+}
+
+/* The sample types of the report's first event (a report of one event per file, as
+ * record writes them): its values, then, when it has a period, the period's measure
+ * (cpu/nanoseconds = samples x 1e9 / Hz). A report without events is CPU samples. */
+static int builder__types(struct builder *b)
+{
+	static const struct report_event cpu = {
+	    .period_type = {"cpu", "nanoseconds"},
+	    .nvalues = 1,
+	    .values = {{"samples", "count"}},
+	};
+	const struct report_event *e = b->r->nevents ? &b->r->events[0] : &cpu;
+	uint64_t period = b->r->nevents ? e->period : b->r->period_ns;
+	uint32_t n = e->nvalues && e->nvalues <= REPORT_MAX_VALUES ? e->nvalues : 1;
+	int err = 0;
+
+	for (uint32_t i = 0; i < n && !err; i++)
+		err = builder__type(b, &b->types[i], &e->values[i]);
+	if (!err && period && e->period_type.type) {
+		err = builder__type(b, &b->types[n], &e->period_type);
+		if (!err)
+			err = builder__type(b, &b->period_type, &e->period_type);
+		b->prof.period_type = &b->period_type;
+		b->prof.period = period;
+		n++;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		b->type_ptrs[i] = &b->types[i];
+	b->nvalues = n;
+	return err;
+}
+
 /* Interns the fixed strings and fills in the Profile's scalar fields. */
 static int builder__header(struct builder *b)
 {
 	const struct report *r = b->r;
 	pb_profile *p = &b->prof;
 	size_t i;
+	int err;
 
 	for (i = 0; i < NFIXED; i++) {
 		if (strtab__intern(&b->st, fixed_strings[i]) != (int64_t)i)
 			return -ENOSPC; /* only if the table was sized wrong */
 	}
-	perftools__profiles__value_type__init(&b->types[0]);
-	perftools__profiles__value_type__init(&b->types[1]);
-	perftools__profiles__value_type__init(&b->period_type);
-	b->types[0].type = S_SAMPLES;
-	b->types[0].unit = S_COUNT;
-	b->types[1].type = b->period_type.type = S_CPU;
-	b->types[1].unit = b->period_type.unit = S_NANOSECONDS;
-	b->type_ptrs[0] = &b->types[0];
-	b->type_ptrs[1] = &b->types[1];
-
 	perftools__profiles__profile__init(p);
-	p->n_sample_type = 2;
+	err = builder__types(b);
+	if (err)
+		return err;
+	p->n_sample_type = b->nvalues;
 	p->sample_type = b->type_ptrs;
-	p->period_type = &b->period_type;
-	p->period = r->period_ns;
 	p->time_nanos = r->start_unix_ns;
 	p->duration_nanos = r->duration_ns;
 	return 0;
@@ -363,10 +399,13 @@ static int builder__sample(struct builder *b, size_t i, size_t *nlocs)
 		smp->location_id[j] = (uint64_t)s->frames[j] + 1; /* leaf first, as in the report */
 	}
 	*nlocs += s->nframes;
-	smp->n_value = 2;
-	smp->value = &b->values[2 * i];
-	smp->value[0] = s->count;
-	smp->value[1] = s->count * b->r->period_ns;
+	smp->n_value = b->nvalues;
+	smp->value = &b->values[(size_t)b->nvalues * i];
+	for (j = 0; j < b->nvalues; j++)
+		smp->value[j] = s->values && j < REPORT_MAX_VALUES ? s->values[j] : s->count;
+	/* The period's measure follows the event's own values. */
+	if (b->prof.period && b->nvalues >= 2)
+		smp->value[b->nvalues - 1] = s->count * b->prof.period;
 
 	thread = strtab__intern(&b->st, s->thread);
 	comm = strtab__intern(&b->st, s->comm);
@@ -396,7 +435,7 @@ static int builder__samples(struct builder *b)
 	}
 	b->samples = zalloc(r->nstacks, sizeof(*b->samples));
 	b->sample_ptrs = zalloc(r->nstacks, sizeof(*b->sample_ptrs));
-	b->values = zalloc(2 * r->nstacks, sizeof(*b->values));
+	b->values = zalloc((size_t)b->nvalues * r->nstacks, sizeof(*b->values));
 	b->loc_ids = zalloc(nlocs, sizeof(*b->loc_ids));
 	b->labels = zalloc(nlabels, sizeof(*b->labels));
 	b->label_ptrs = zalloc(nlabels, sizeof(*b->label_ptrs));
@@ -442,7 +481,8 @@ static int builder__build(struct builder *b)
 	const struct report *r = b->r;
 	/* Worst case: the fixed strings, two per mapping, a name per frame, and the
 	 * thread and process names of every stack. */
-	size_t cap = NFIXED + 2 * r->nmappings + r->nframes + 2 * r->nstacks;
+	size_t cap =
+	    NFIXED + 2 * r->nmappings + r->nframes + 2 * r->nstacks + 2 * (REPORT_MAX_VALUES + 1);
 	int err;
 
 	err = strtab__init(&b->st, cap);

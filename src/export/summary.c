@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "export/summary.h"
+#include "profile/report_view.h"
 #include "util/hmap.h"
 
 struct fn_count {
@@ -81,7 +82,7 @@ static int count_leaves(const struct report *r, struct hmap *m, struct fn_count 
 		struct fn_count *c;
 		uint64_t h;
 
-		*total += s->count;
+		*total += report_stack_weight(r, s);
 		if (!s->nframes)
 			continue;
 		f = &r->frames[s->frames[0]];
@@ -93,7 +94,7 @@ static int count_leaves(const struct report *r, struct hmap *m, struct fn_count 
 			if (hmap_insert(m, h, c))
 				return -ENOMEM;
 		}
-		c->count += s->count;
+		c->count += report_stack_weight(r, s);
 	}
 	return 0;
 }

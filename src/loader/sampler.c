@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -15,7 +16,9 @@
 
 #include "loader/cpus.h"
 #include "loader/loader.h"
+#include "loader/probes.h"
 #include "loader/sampler.h"
+#include "sample.h"
 #include "sample.skel.h"
 #include "util/log.h"
 
@@ -25,6 +28,12 @@ struct sampler {
 	int *pfds; /* perf event fds, one per entry of cpus */
 	struct bpf_link **links;
 	struct bpf_link *fork_link;
+	struct bpf_link *exec_link; /* on_exec: a new image is described at once */
+	struct bpf_link *exit_link; /* on_exit: a process's description is released */
+	struct bpf_link *off_cpu_link;
+	struct probes *probes;
+	sampler_cb cb;
+	void *cb_ctx;
 	unsigned int ncpus_stopped; /* CPUs sampled before sampler__stop */
 	struct sampler_opts opts;
 	unsigned int ncpus; /* entries used in pfds and links */
@@ -130,6 +139,19 @@ static int fill_filter(struct sampler *s, const struct sampler_opts *o)
 	return 0;
 }
 
+/* The probe and off-CPU programs load only when asked for. */
+static int select_programs(struct sampler *s, const struct sampler_opts *o)
+{
+	int err = probes__select(s->skel->obj, o->probes, o->nprobes);
+
+	if (err)
+		return err;
+	if (o->off_cpu_event)
+		return bpf_program__set_autoload(s->skel->progs.on_sched_switch, true);
+	/* Without off-CPU time the map is never written. */
+	return bpf_map__set_max_entries(s->skel->maps.off_cpu_pending, 1);
+}
+
 /* Opens the skeleton and sets what must be fixed before load: read-only config and
  * the ring buffer's size. The loader loads it. */
 static int prepare(struct sampler *s, const struct sampler_opts *o, struct loader *l)
@@ -147,7 +169,11 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	s->skel->rodata->filter_pids = o->pids != NULL;
 	s->skel->rodata->follow_children = o->follow_children;
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
+	s->skel->rodata->off_cpu_event = o->off_cpu_event;
+	s->skel->rodata->off_cpu_ppm = o->off_cpu_ppm;
 	err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
+	if (!err)
+		err = select_programs(s, o);
 	/* Without a filter the map is never read: do not pay 1.25 MiB for it. */
 	if (!err && !o->pids)
 		err = bpf_map__set_max_entries(s->skel->maps.profiled_pids, 1);
@@ -164,20 +190,52 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	return loader__add(l, s->skel->obj, elf, sz);
 }
 
-static int attach_fork(struct sampler *s, struct loader *l)
+static int attach_off_cpu(struct sampler *s, struct loader *l)
 {
-	struct bpf_program *p = loader__program(l, s->skel->obj, "on_fork");
+	struct bpf_program *p = loader__program(l, s->skel->obj, "on_sched_switch");
+	int err;
+
+	if (!s->opts.off_cpu_event)
+		return 0;
+	if (!p)
+		return -ENOENT;
+	s->off_cpu_link = bpf_program__attach(p);
+	if (!s->off_cpu_link) {
+		err = -errno;
+		pr_err("attaching the sched_switch tracepoint (off-CPU time): %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int attach_tracepoint(struct loader *l, struct sampler *s, const char *prog,
+			     struct bpf_link **link)
+{
+	struct bpf_program *p = loader__program(l, s->skel->obj, prog);
 	int err;
 
 	if (!p)
 		return -ENOENT;
-	s->fork_link = bpf_program__attach(p);
-	if (!s->fork_link) {
+	*link = bpf_program__attach(p);
+	if (!*link) {
 		err = -errno;
-		pr_err("attaching the fork tracepoint: %s", strerror(-err));
+		pr_err("attaching %s: %s", prog, strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+/* Process lifecycle: fork (follows children), exec and exit (notices that keep the
+ * descriptions current; without on_exec a command stays undescribed until sampled). */
+static int attach_fork(struct sampler *s, struct loader *l)
+{
+	int err = attach_tracepoint(l, s, "on_fork", &s->fork_link);
+
+	if (!err)
+		err = attach_tracepoint(l, s, "on_exec", &s->exec_link);
+	if (!err)
+		err = attach_tracepoint(l, s, "on_exit", &s->exit_link);
+	return err;
 }
 
 /* Test hook: EBPROF_INJECT_FAILURE=after-attach fails once everything is attached, so
@@ -225,7 +283,14 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 		pr_err("opening the ring buffer: %s", strerror(-err));
 		return err;
 	}
+	s->cb = cb;
+	s->cb_ctx = ctx;
 	err = attach_fork(s, l);
+	if (!err)
+		err = probes__attach(&s->probes, l, s->skel->obj, s->opts.probes, s->opts.nprobes,
+				     s->opts.probe_first_event);
+	if (!err)
+		err = attach_off_cpu(s, l);
 	if (!err)
 		err = attach_cpus(s, l, s->opts.freq_hz);
 	if (!err)
@@ -233,15 +298,59 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 	return err;
 }
 
+/* Same scaling as off_cpu_value() in BPF. */
+static uint64_t off_cpu_value(uint64_t delta, uint32_t ppm)
+{
+	ppm = ppm ? ppm : 1;
+	return delta / ppm * 1000000 + delta % ppm * 1000000 / ppm;
+}
+
+/* Threads still blocked at the end count up to now: a sleep longer than the recording
+ * is not lost. Called once nothing can add to or take from the map any more. */
+static void flush_off_cpu(struct sampler *s)
+{
+	struct bpf_map *m = s->skel->maps.off_cpu_pending;
+	struct sample_record *r = malloc(sizeof(*r));
+	uint64_t now = 0;
+	uint32_t key, next;
+	struct timespec ts;
+	bool first = true;
+
+	if (!r || !s->cb)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	while (!bpf_map__get_next_key(m, first ? NULL : &key, &next, sizeof(next))) {
+		first = false;
+		key = next;
+		if (bpf_map__lookup_elem(m, &key, sizeof(key), r, sizeof(*r), 0))
+			continue;
+		r->value =
+		    off_cpu_value(now > r->time_ns ? now - r->time_ns : 0, s->opts.off_cpu_ppm);
+		s->cb(s->cb_ctx, r, sizeof(*r));
+	}
+out:
+	free(r);
+}
+
 void sampler__stop(struct sampler *s)
 {
-	/* Reverse order of creation: links, then events. */
+	bool off_cpu = s->off_cpu_link != NULL;
+
+	/* Reverse order of creation: CPU links and events, off-CPU, probes. */
 	for (unsigned int i = 0; i < s->ncpus; i++) {
 		bpf_link__destroy(s->links[i]);
 		close(s->pfds[i]);
 	}
-	s->ncpus_stopped = s->ncpus;
+	if (s->ncpus)
+		s->ncpus_stopped = s->ncpus;
 	s->ncpus = 0;
+	bpf_link__destroy(s->off_cpu_link);
+	s->off_cpu_link = NULL;
+	probes__free(s->probes);
+	s->probes = NULL;
+	if (off_cpu)
+		flush_off_cpu(s);
 }
 
 void sampler__free(struct sampler *s)
@@ -251,6 +360,8 @@ void sampler__free(struct sampler *s)
 	sampler__stop(s);
 	free(s->links);
 	free(s->pfds);
+	bpf_link__destroy(s->exit_link);
+	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->fork_link);
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);

@@ -20,9 +20,14 @@ struct sampler_opts {
 	unsigned int freq_hz;
 	const uint32_t *pids; /* only these processes (NULL: all) */
 	size_t npids;
-	bool follow_children; /* also profile processes that the listed ones fork */
-	size_t ringbuf_bytes; /* a power of two, at least one page */
-	uint32_t unwind_rows; /* capacity of the unwind row pool (16 bytes a row) */
+	bool follow_children;		 /* also profile processes that the listed ones fork */
+	size_t ringbuf_bytes;		 /* a power of two, at least one page */
+	uint32_t unwind_rows;		 /* capacity of the unwind row pool (16 bytes a row) */
+	const struct probe_spec *probes; /* probe i is event probe_first_event + i */
+	size_t nprobes;
+	uint32_t probe_first_event;
+	uint32_t off_cpu_event; /* off-CPU time as this event; 0: not collected */
+	uint32_t off_cpu_ppm;	/* share of blocks sampled, in parts per million */
 };
 
 /* The maps the process tracker and table pool fill. */
@@ -36,16 +41,18 @@ struct sampler_maps {
 };
 
 struct loader;
+struct probe_spec;
 
 /* Opens and configures the sampling programs and adds them to the loader. Returns 0 or
  * a negative errno (logged); *out is NULL on failure. */
 int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, struct loader *l);
-/* After loader__run succeeded: fills the filter, attaches the fork tracepoint and a
- * perf event per online CPU. Returns 0 or a negative errno (logged); on failure the
+/* After loader__run succeeded: fills the filter, attaches the fork tracepoint, the
+ * probes, off-CPU tracking and a perf event per online CPU. Returns 0 or a negative errno (logged); on failure the
  * caller frees the sampler, which detaches whatever was attached. */
 int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx);
-/* Stops sampling: detaches and closes the perf events, so the counters and the ring
- * buffer stop moving. The maps and the ring buffer stay readable. */
+/* Stops sampling: detaches the probes and closes the perf events, so the counters and
+ * the ring buffer stop moving, then hands the callback one record for each thread still
+ * blocked (off-CPU time up to now). The maps and the ring buffer stay readable. */
 void sampler__stop(struct sampler *s);
 void sampler__free(struct sampler *s);
 /* Waits up to timeout_ms for a wakeup (BPF wakes us only once a quarter of the ring

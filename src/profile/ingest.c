@@ -79,7 +79,8 @@ static void copy_name(char dst[EBPROF_COMM_LEN], const char src[EBPROF_COMM_LEN]
 
 int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
 {
-	static const uint64_t one = 1;
+	/* Every event counts once; its second value (off-CPU time) is the record's. */
+	const uint64_t values[2] = {1, r->value};
 	struct stack *s = &in->scratch.stack;
 	unsigned int n;
 
@@ -87,7 +88,7 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 	memset(s, 0, sizeof(*s));
 	s->pid = r->pid;
 	s->tid = r->tid;
-	s->event = 0; /* CPU samples */
+	s->event = r->event;
 	s->cpu = in->profile->by_cpu ? (int32_t)r->cpu : -1;
 	copy_name(s->comm, r->pcomm);
 	copy_name(s->thread, r->comm);
@@ -100,5 +101,5 @@ int ingest__sample(struct ingest *in, const struct sample_record *r, uint64_t no
 	if (r->pid)
 		n += add_user(in, s, n, r, now_ns);
 	s->nframes = n;
-	return profile__add(in->profile, s, &one, r->time_ns + in->mono_to_unix_ns);
+	return profile__add(in->profile, s, values, r->time_ns + in->mono_to_unix_ns);
 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Off-CPU time: a thread sleeping in nanosleep and one blocked in read() on a pipe, each
+# for 10 x 100 ms, are reported at their blocking stacks with totals within 10 % of the
+# time slept, although the sleeper is moved to another CPU during every sleep; and
+# nothing stays attached afterwards.
+. "$(dirname "$0")/lib.sh"
+
+before=$(bpf_ids)
+"$EBPROF" record --off-cpu -o "$TMP/out" -- "$W/offcpu_sleep" 10 100 300 >"$TMP/stdout" 2>"$TMP/err"
+rc=$?
+check offcpu_exit "exit $rc: $(head -3 "$TMP/err")" [ $rc -eq 0 ]
+f=$TMP/out/stacks.off-cpu.folded
+check offcpu_files "no off-CPU outputs" [ -s "$f" -a -s "$TMP/out/profile.off-cpu.pb.gz" -a -s "$TMP/out/flamegraph.off-cpu.html" ]
+check offcpu_summary "summary lacks the off-cpu line" grep -q 'off-cpu: [0-9]* samples, [0-9.]* s off_cpu' "$TMP/stdout"
+
+moved=$(sed -n 's/^migrated //p' "$TMP/stdout")
+if [ "${moved:-0}" -gt 0 ]; then
+	echo "offcpu_migration: the sleeper woke on another CPU in $moved of 10 sleeps"
+	pass offcpu_migration_exercised
+else
+	echo "SKIP offcpu_migration_exercised: the sleeper never changed CPU (one CPU?)"
+fi
+
+# within_10pct NAME PATTERN: the off-CPU nanoseconds of stacks matching PATTERN.
+within_10pct() {
+	local ns
+	ns=$(folded_match "$f" offcpu_sleep "$2")
+	echo "$1: $ns ns off CPU for 1000000000 slept"
+	check "$1" "$ns ns is not within 10 % of 1 s" [ "$ns" -ge 900000000 -a "$ns" -le 1100000000 ]
+}
+within_10pct offcpu_nanosleep_total ';sleeper_main;sleeper_wait;(__)?nanosleep;clock_nanosleep;.*;schedule_\[k\];__schedule_\[k\] [0-9]+$'
+within_10pct offcpu_pipe_read_total ';reader_main;reader_wait;(__libc_)?read;.*anon_pipe_read_\[k\];.*schedule_\[k\];__schedule_\[k\] [0-9]+$'
+
+# Every stack of the two waits goes through the function that blocked.
+all=$(folded_match "$f" offcpu_sleep ';(sleeper_main|reader_main);')
+good=$(folded_match "$f" offcpu_sleep ';(sleeper_main;sleeper_wait|reader_main;reader_wait);')
+check offcpu_stacks "only $good of $all ns carry the blocking function" [ "$all" -gt 0 -a "$good" -eq "$all" ]
+
+if command -v go >/dev/null; then
+	export HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP
+	go tool pprof -raw -symbolize=none "$TMP/out/profile.off-cpu.pb.gz" >"$TMP/raw" 2>/dev/null
+	check offcpu_pprof_types "sample types are not samples/count off_cpu/nanoseconds" grep -q 'samples/count off_cpu/nanoseconds' "$TMP/raw"
+else
+	echo "SKIP offcpu_pprof_types: go is not installed"
+fi
+
+# A thread still asleep when the recording stops counts up to the stop.
+"$EBPROF" record --off-cpu -d 1 -o "$TMP/long" -- "$W/offcpu_sleep" 1 3000 300 >/dev/null 2>&1
+ns=$(folded_match "$TMP/long/stacks.off-cpu.folded" offcpu_sleep ';sleeper_wait;')
+check offcpu_until_stop "a sleep across the stop counted $ns ns, not about 0.7 s" [ "${ns:-0}" -ge 400000000 -a "${ns:-0}" -le 1000000000 ]
+
+"$EBPROF" record --off-cpu=2 -d 1 -o "$TMP/bad" >/dev/null 2>"$TMP/err"
+rc=$?
+check offcpu_bad_rate "exit $rc for --off-cpu=2" [ $rc -eq 2 ]
+check offcpu_bad_rate_message "no message" grep -q -- '--off-cpu' "$TMP/err"
+
+check offcpu_clean "BPF objects differ after recording off-CPU time" settled "$before"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Probes: a uprobe, a uretprobe and a USDT probe on a test binary see exactly the calls
+# it makes, each with its full stack (the binary has no frame pointers: CFI unwinding);
+# a tracepoint sees exactly its forks; each is a profile of its own in every format;
+# kprobes are refused with a clear error; a probe that cannot attach fails cleanly; and
+# nothing stays attached afterwards.
+. "$(dirname "$0")/lib.sh"
+
+CALLS=2000
+T=$W/probe_target
+before=$(bpf_ids)
+"$EBPROF" record -o "$TMP/out" --probe "uprobe:$T:probe_leaf" --probe "uretprobe:$T:probe_leaf" \
+	--probe "usdt:$T:ebprof:tick" --probe tracepoint:sched:sched_process_fork \
+	-- "$T" $CALLS 3 300 >"$TMP/stdout" 2>"$TMP/err"
+rc=$?
+check probes_exit "exit $rc: $(head -3 "$TMP/err")" [ $rc -eq 0 ]
+
+# exact NAME FILE PATTERN N [WARMUP]: the events in FILE number N + WARMUP, and N of
+# them match PATTERN (the warm-up call, made right after exec, may be cut short).
+exact() {
+	local all good
+	all=$(folded_count "$2" probe_target)
+	good=$(folded_match "$2" probe_target "$3")
+	echo "$1: $good of $all events match $3 (calls: $4 + ${5:-0} warm-up)"
+	check "$1" "$good of $all events match, $4 + ${5:-0} calls were made" \
+		[ "$all" -eq $(($4 + ${5:-0})) -a "$good" -eq "$4" ]
+}
+o=$TMP/out
+exact probes_uprobe "$o/stacks.uprobe-probe_leaf.folded" '^probe_target;_start;.*;main;probe_outer;probe_leaf [0-9]+$' $CALLS 1
+# The return lands in the caller: the stack is probe_outer's, at the call.
+exact probes_uretprobe "$o/stacks.uretprobe-probe_leaf.folded" '^probe_target;_start;.*;main;probe_outer [0-9]+$' $CALLS 1
+exact probes_usdt "$o/stacks.usdt-ebprof-tick.folded" '^probe_target;_start;.*;main;probe_outer [0-9]+$' $CALLS
+exact probes_tracepoint "$o/stacks.tracepoint-sched-sched_process_fork.folded" ';main;(__libc_)?_?_?fork;.*_\[k\]' 3
+
+for e in uprobe-probe_leaf uretprobe-probe_leaf usdt-ebprof-tick tracepoint-sched-sched_process_fork; do
+	check "probes_files_$e" "missing outputs of $e" [ -s "$o/profile.$e.pb.gz" -a -s "$o/flamegraph.$e.html" ]
+done
+check probes_summary "summary lacks the uprobe line" grep -q "uprobe:$T:probe_leaf: $((CALLS + 1)) events" "$TMP/stdout"
+check probes_cpu_kept "CPU outputs missing" [ -s "$o/stacks.folded" -a -s "$o/profile.pb.gz" ]
+
+if command -v go >/dev/null; then
+	export HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP
+	go tool pprof -raw -symbolize=none "$o/profile.uprobe-probe_leaf.pb.gz" >"$TMP/raw" 2>/dev/null
+	check probes_pprof_types "the sample type is not events/count alone" grep -qx 'events/count' "$TMP/raw"
+	n=$(awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0} on && $1 ~ /^[0-9]+:$/ {s += $1} END {print s + 0}' "$TMP/raw")
+	check probes_pprof_total "pprof holds $n events, not $CALLS + 1" [ "$n" -eq $((CALLS + 1)) ]
+else
+	echo "SKIP probes_pprof_types: go is not installed"
+fi
+
+"$EBPROF" record -d 1 -o "$TMP/k" --probe kprobe:do_sys_openat2 >/dev/null 2>"$TMP/err"
+rc=$?
+check probes_kprobe_refused "exit $rc for a kprobe" [ $rc -eq 2 ]
+check probes_kprobe_message "the error does not say why: $(cat "$TMP/err")" grep -q 'kprobe.*tracepoint:CATEGORY:NAME' "$TMP/err"
+
+# The first probe attaches, the second cannot: an error naming it, exit 1, nothing left.
+"$EBPROF" record -d 1 -o "$TMP/bad" --probe "uprobe:$T:probe_leaf" --probe "uprobe:$T:no_such_function" \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+check probes_bad_symbol_exit "exit $rc for a missing symbol" [ $rc -eq 1 ]
+check probes_bad_symbol_message "no error naming the probe" grep -q "attaching uprobe:$T:no_such_function" "$TMP/err"
+"$EBPROF" record -d 1 -o "$TMP/bad2" --probe tracepoint:sched:no_such_event >/dev/null 2>"$TMP/err"
+rc=$?
+check probes_bad_tracepoint "exit $rc for a missing tracepoint" [ $rc -eq 1 ]
+
+check probes_clean "BPF objects differ after the probe recordings" settled "$before"
