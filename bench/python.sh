@@ -102,11 +102,17 @@ for rep in $(seq "$REPEAT"); do
 			wait "$EP" || die "ebprof failed: $(tail -3 "$TMP/out.log")"
 			EP=
 			# The window's run time over the runs that unwound (not filtered out).
-			awk -v a="$a" -v z="$z" -v d="$d" -v b="$b" 'BEGIN { split(a, x); split(z, y)
+			line=$(awk -v a="$a" -v z="$z" -v d="$d" -v b="$b" 'BEGIN { split(a, x); split(z, y)
 				t = y[1] - x[1]; n = y[2] - x[2]; s = y[3] - x[3]; f = y[4] - x[4]
-				if (s - f > 0) printf "%s %s %.0f %d\n", d, b, t / (s - f), s - f }' >>"$TMP/cost"
+				if (s - f > 0) printf "%s %s %.0f %d\n", d, b, t / (s - f), s - f }')
 			py=$(grep -cE 'spin \(deep\.py' "$TMP/out/stacks.folded" || true)
-			echo "  rep $rep depth $d $b: $(tail -1 "$TMP/cost" | cut -d' ' -f3) ns per unwound sample ($py distinct stacks in spin)"
+			if [ -n "$line" ]; then
+				echo "$line" >>"$TMP/cost"
+				read -r _ _ c n <<<"$line"
+				echo "  rep $rep depth $d $b: $c ns per unwound sample ($n samples; $py distinct stacks in spin)"
+			else
+				echo "  rep $rep depth $d $b: no unfiltered sample in the window (snapshots: '$a' / '$z')"
+			fi
 		done
 	done
 done
