@@ -29,6 +29,8 @@ enum ebprof_counter {
 	CTR_EVENTS_FILTERED,  /* hits dropped by the process filter */
 	CTR_OFF_CPU_FULL,     /* a blocked thread did not fit off_cpu_pending: block lost */
 	CTR_ALLOC_FREES_LOST, /* a free of a sampled block did not fit the ring buffer */
+	CTR_PY_NO_THREAD,     /* eval loop on the stack, no PyThreadState for the thread */
+	CTR_PY_READ_FAULT,    /* a Python frame could not be read: Python frames cut */
 	CTR__COUNT,
 };
 

@@ -133,6 +133,7 @@ static __always_inline int read_user(void *dst, __u32 size, __u64 addr)
 #define UNW_ROW(idx) pool_row(idx)
 #define UNW_LOOP(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
 #include "unwind_step.h"
+#include "python.h"
 
 static __always_inline int wanted(__u32 pid)
 {
@@ -162,8 +163,9 @@ struct unw_ctx {
 	struct sample_record *r;
 	const struct unw_proc *proc;
 	__u32 pid;
-	__u32 stop;    /* enum unw_step that ended the walk */
-	__u32 noticed; /* an unknown mapping was reported for this sample */
+	__u32 stop;	   /* enum unw_step that ended the walk */
+	__u32 noticed;	   /* an unknown mapping was reported for this sample */
+	struct py_walk py; /* interpreter frames (python.h) */
 };
 
 /* Unwinds one frame of a mapping without a usable table: frame pointers. */
@@ -203,7 +205,7 @@ static long unwind_frame(__u32 i, void *arg)
 	const struct unw_mapping *m = c->proc ? unw_find_mapping(c->proc, pc) : 0;
 	__u32 n = r->ustack_len;
 	struct user_frame *f;
-	int step;
+	int step, py;
 
 	if (n >= UNW_MAX_FRAMES) {
 		r->flags |= SAMPLE_F_USER_TRUNCATED;
@@ -212,6 +214,14 @@ static long unwind_frame(__u32 i, void *arg)
 	/* The mask restates the bound for the verifier, which lost it through the map. */
 	f = &r->ustack[n & (UNW_MAX_FRAMES - 1)];
 	r->ustack_len = n + 1;
+	/* --- interpreter hook: the eval loop's frame becomes the Python frames it runs,
+	 * one per call; regs stay on the eval loop until its last one is out. --- */
+	py = m && python_wants(&c->py, pc) ? python_frame(&c->py, f, pc) : PY_NONE;
+	if (py == PY_MORE)
+		return 0;
+	if (py == PY_END)
+		r->ustack_len = n;
+	/* --- end of the interpreter hook --- */
 	if (!m) {
 		f->addr = c->regs.pc;
 		f->file_id = 0;
@@ -223,8 +233,10 @@ static long unwind_frame(__u32 i, void *arg)
 		step = unw_fp_step(&c->regs, n == 0);
 	} else {
 		/* Anonymous code (JIT) has no file: keep the raw pc, as for unknown ones. */
-		f->addr = m->file_id ? pc - m->off_bias : c->regs.pc;
-		f->file_id = m->file_id;
+		if (py == PY_NONE) {
+			f->addr = m->file_id ? pc - m->off_bias : c->regs.pc;
+			f->file_id = m->file_id;
+		}
 		step = m->table ? table_frame(c, m, pc) : fp_frame(c, CTR_NO_TABLE);
 	}
 	if (step == UNW_STEP_NEXT)
@@ -276,6 +288,7 @@ static __always_inline void unwind_user(struct sample_record *r, struct unw_regs
 	c.proc = bpf_map_lookup_elem(&pid_to_mappings, &c.pid);
 	if (c.proc) {
 		r->flags |= SAMPLE_F_USER_UNWOUND;
+		python_start(&c.py, c.pid, r->tid, bpf_get_current_task_btf());
 	} else {
 		/* Not described yet: frame pointers until the tracker has read it. */
 		count(CTR_UNKNOWN_PID);

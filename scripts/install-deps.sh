@@ -7,7 +7,7 @@ set -euo pipefail
 build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libcurl4-openssl-dev libssl-dev
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
-	libclang-rt-14-dev openssl systemtap-sdt-dev)
+	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
@@ -27,13 +27,40 @@ if command -v npm >/dev/null 2>&1; then
 	missing=("${missing[@]/npm/}")
 fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
-[ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "ebprof: missing packages: ${missing[*]}; run as root or install them" >&2
-	exit 1
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "ebprof: missing packages: ${missing[*]}; run as root or install them" >&2
+		exit 1
+	fi
+	echo "ebprof: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "ebprof: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# A second CPython for tests/kernel/python.sh: Debian trixie's python3.13 in a minimal
+# root of its own (ebprof profiles processes in chroots), made once and kept.
+trixie_root=${EBPROF_TRIXIE_ROOT:-/var/cache/ebprof/trixie}
+# The Debian archive apt already uses here (deb822 or one-line sources), if any.
+apt_mirror() {
+	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$1 == "URIs:" { print $2; exit }'
+	awk '$1 == "deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
+}
+if [ "${1:-build}" = test ] && [ ! -x "$trixie_root/usr/bin/python3.13" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "ebprof: no $trixie_root; run as root to create it" >&2
+		exit 1
+	fi
+	echo "ebprof: creating $trixie_root (debootstrap trixie with python3.13)" >&2
+	mirror=$(apt_mirror | grep -v security | head -1 || true)
+	rm -rf "$trixie_root.tmp"
+	mkdir -p "$(dirname "$trixie_root")"
+	debootstrap --variant=minbase --include=python3.13 trixie "$trixie_root.tmp" $mirror \
+		>"$trixie_root.log" 2>&1 || {
+		echo "ebprof: debootstrap failed, see $trixie_root.log" >&2
+		exit 1
+	}
+	mv "$trixie_root.tmp" "$trixie_root"
+fi

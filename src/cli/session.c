@@ -14,6 +14,7 @@
 #include "cli/startup.h"
 #include "loader/btf_cache.h"
 #include "loader/sampler.h"
+#include "interp/python.h"
 #include "unwind/native.h"
 #include "util/log.h"
 
@@ -230,7 +231,11 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	sampler__maps(s->sampler, &maps);
 	/* A command is described when it execs (the notice from on_exec), not before:
 	 * until then it is a copy of ebprof, whose libraries it would cost time to read. */
-	s->native = native__start(&maps, &s->procs, so->pids, o->cmd ? 0 : so->npids);
+	s->python = python__new(&s->procs, maps.pid_to_python);
+	if (!s->python)
+		return -ENOMEM;
+	s->ingest.python = s->python;
+	s->native = native__start(&maps, &s->procs, s->python, so->pids, o->cmd ? 0 : so->npids);
 	if (!s->native)
 		return -errno;
 	err = sampler__start(s->sampler, s->loader, on_record, s);
@@ -452,6 +457,7 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	native__free(s->native);
+	python__free(s->python); /* after the tracker's thread, which calls it, stopped */
 	sampler__free(s->sampler);
 	alloc__free(s->alloc);
 	loader__free(s->loader);

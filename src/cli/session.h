@@ -109,6 +109,7 @@ struct session {
 	struct sampler *sampler;
 	struct loader *loader;
 	struct native_unwinder *native;
+	struct python *python; /* CPython processes: described, their frames named */
 	struct spawn child;
 	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
 	char alloc_lib[4096];

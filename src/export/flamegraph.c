@@ -25,6 +25,7 @@ enum fg_kind {
 	FG_KERNEL,
 	FG_NATIVE,
 	FG_UNKNOWN,
+	FG_PYTHON,
 };
 
 struct fg_node {
@@ -238,6 +239,8 @@ static uint32_t frame_kind(const struct report_frame *f)
 		return FG_KERNEL;
 	case FRAME_NATIVE:
 		return FG_NATIVE;
+	case FRAME_PYTHON:
+		return FG_PYTHON;
 	default:
 		return FG_UNKNOWN;
 	}
@@ -655,7 +658,7 @@ static const char page_script[] =
     "(function () {\n"
     "'use strict';\n"
     "var ROW = 18, TEXT_MIN = 24;\n"
-    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown'];\n"
+    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown', 'python'];\n"
     "var ABOUT = ['all processes', 'process', 'kernel frame', 'native frame',\n"
     "\t'frame of unknown code (no file behind it)'];\n"
     "function $(id) { return document.getElementById(id); }\n"
@@ -703,7 +706,8 @@ static const char page_script[] =
     "\treturn (ns / 1e3).toFixed(1) + ' \\u00b5s';\n"
     "}\n"
     "\n"
-    "/* A stable colour per name, in one hue family per kind: warm native, blue kernel. */\n"
+    "/* A stable colour per name, in one hue family per kind: warm native, blue kernel,\n"
+    " * yellow Python. */\n"
     "function shade(s) {\n"
     "\tvar h = 2166136261, i;\n"
     "\tfor (i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);\n"
@@ -717,6 +721,7 @@ static const char page_script[] =
     "\tcase 1: return 'hsl(' + (250 + 25 * h) + ', 30%, ' + (76 + 5 * h) + '%)';\n"
     "\tcase 2: return 'hsl(' + (190 + 30 * h) + ', 65%, ' + (63 + 8 * h) + '%)';\n"
     "\tcase 4: return 'hsl(' + (90 + 35 * h) + ', 40%, ' + (60 + 8 * h) + '%)';\n"
+    "\tcase 5: return 'hsl(' + (45 + 15 * h) + ', 75%, ' + (60 + 8 * h) + '%)';\n"
     "\tdefault: return 'hsl(' + (5 + 45 * h) + ', 85%, ' + (58 + 8 * h) + '%)';\n"
     "\t}\n"
     "}\n"

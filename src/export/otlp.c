@@ -57,6 +57,7 @@ typedef Opentelemetry__Proto__Common__V1__AnyValue pb_any;
 static const char *const frame_types[] = {
     [FRAME_KERNEL] = "kernel",
     [FRAME_NATIVE] = "native",
+    [FRAME_PYTHON] = "cpython",
 };
 
 /* A growable array of pointers: the repeated fields of the dictionary's tables. */

@@ -464,6 +464,7 @@ void sampler__maps(const struct sampler *s, struct sampler_maps *out)
 {
 	*out = (struct sampler_maps){
 	    .pid_to_mappings = bpf_map__fd(s->skel->maps.pid_to_mappings),
+	    .pid_to_python = bpf_map__fd(s->skel->maps.pid_to_python),
 	    .unwind_tables = bpf_map__fd(s->skel->maps.unwind_tables),
 	    .unwind_tables_max = bpf_map__max_entries(s->skel->maps.unwind_tables),
 	    .unwind_rows = bpf_map__fd(s->skel->maps.unwind_rows),

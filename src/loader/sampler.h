@@ -38,6 +38,7 @@ struct sampler_opts {
 /* The maps the process tracker and table pool fill. */
 struct sampler_maps {
 	int pid_to_mappings;
+	int pid_to_python;
 	int unwind_tables;
 	uint32_t unwind_tables_max;
 	int unwind_rows;

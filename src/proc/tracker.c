@@ -40,6 +40,7 @@ struct tracker {
 	struct proc_table *procs;
 	struct table_pool *pool;
 	int pid_maps_fd;
+	struct python *python;
 	struct hmap held;     /* pid -> struct held; only the thread touches it */
 	struct unw_proc desc; /* scratch: 5 KiB, not on the stack */
 	struct tracker_stats st;
@@ -157,6 +158,8 @@ static int describe(struct tracker *t, uint32_t pid)
 	}
 	t->desc.n = n;
 	err = bpf_map_update_elem(t->pid_maps_fd, &pid, &t->desc, BPF_ANY) ? -errno : 0;
+	if (t->python)
+		python__describe(t->python, pid, maps, n);
 	release_held(t, pid);
 	if (!err && !hmap_insert(&t->held, hash_u64(pid), h)) {
 		h = NULL;
@@ -176,6 +179,8 @@ out:
 static void forget(struct tracker *t, uint32_t pid)
 {
 	bpf_map_delete_elem(t->pid_maps_fd, &pid);
+	if (t->python)
+		python__forget(t->python, pid);
 	release_held(t, pid);
 	t->st.exits++;
 }
@@ -232,7 +237,7 @@ static int list_all(uint32_t **out, size_t *n)
 }
 
 struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
-			       const uint32_t *pids, size_t npids)
+			       struct python *python, const uint32_t *pids, size_t npids)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
 
@@ -241,6 +246,7 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 	t->procs = procs;
 	t->pool = pool;
 	t->pid_maps_fd = pid_maps_fd;
+	t->python = python;
 	hmap_init(&t->held, held_eq);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->wake, NULL);

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "interp/python.h"
 #include "proc/proc.h"
 #include "unwind/tables.h"
 
@@ -21,10 +22,11 @@ struct tracker_stats {
 	uint64_t too_many_mappings;
 };
 
-/* pid_maps_fd: the pid_to_mappings map. pids/npids: the processes to scan at start
+/* pid_maps_fd: the pid_to_mappings map. python (may be NULL) learns of every process
+ * described and every exit, to describe its interpreter too. pids/npids: the processes to scan at start
  * (NULL: every process in /proc). Starts the thread. Returns NULL with errno set. */
 struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
-			       const uint32_t *pids, size_t npids);
+			       struct python *python, const uint32_t *pids, size_t npids);
 /* Stops the thread and releases every table reference; descriptions stay in BPF
  * until the maps are closed. */
 void tracker__stop(struct tracker *t);

@@ -4,7 +4,9 @@
  * processes running the same code aggregate and symbolize as one. */
 #include <string.h>
 
+#include "interp/python.h"
 #include "profile/ingest.h"
+#include "python_proc.h"
 
 void ingest__init(struct ingest *in, struct proc_table *procs, struct profile *profile)
 {
@@ -43,6 +45,13 @@ static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at
 		struct frame *f = &s->frames[at + i];
 		struct proc_addr a;
 
+		if (uf->file_id == PY_FILE_ID) {
+			if (in->python)
+				python__frame(in->python, r->pid, uf, f);
+			else
+				*f = (struct frame){.kind = FRAME_PYTHON};
+			continue;
+		}
 		/* The unwinder already placed the frame in its file. */
 		if (uf->file_id) {
 			*f = (struct frame){

@@ -12,6 +12,7 @@
 struct ingest {
 	struct proc_table *procs;
 	struct profile *profile;
+	struct python *python;	  /* resolves Python frames; NULL: they stay unnamed */
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
 	uint64_t mono_to_unix_ns; /* added to BPF's CLOCK_MONOTONIC times */
 	union {

@@ -13,6 +13,7 @@ enum report_frame_kind {
 	FRAME_KERNEL,  /* addr is a kernel text address */
 	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
 	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
+	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
 };
 
 /* One mapped object. Native addresses are file offsets, so one mapping serves every

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Benchmark of the Python unwinder: (1) on_cpu_sample's verified instructions and
+# verification time with the Python unwinder and without it (a build with
+# -DEBPROF_NO_PYTHON: the native unwinder alone); (2) the BPF cost of one sample of a
+# Python process whose stack is DEPTH Python frames deep (bench/python/deep.py), with
+# and without the Python unwinder. Run as root:
+#   sudo bench/python.sh                     # about 3 minutes
+#   sudo PYBENCH_REPEAT=1 bench/python.sh    # quick check
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SECS=${PYBENCH_SECONDS:-8}         # each recording of part 2
+REPEAT=${PYBENCH_REPEAT:-3}        # repeats (medians)
+DEPTHS=${PYBENCH_DEPTHS:-1 50}     # Python frames of deep.py's stack
+PY=${PYBENCH_PYTHON:-/usr/bin/python3}
+
+die() {
+	echo "python bench: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || die "run as root (it loads BPF programs and reads BPF stats)"
+for v in bpftool jq make "$PY"; do command -v "$v" >/dev/null || die "$v is missing"; done
+[ "$SECS" -ge 5 ] || die "PYBENCH_SECONDS must be at least 5"
+
+TMP=$(mktemp -d /dev/shm/ebprof-python-bench.XXXXXX)
+STATS_BEFORE=$(sysctl -n kernel.bpf_stats_enabled)
+EP=
+cleanup() {
+	[ -n "$EP" ] && kill "$EP" 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# Two builds: as shipped, and without the Python unwinder.
+make -s -C "$ROOT" all >"$TMP/build.log" 2>&1 || die "make failed: $(tail -3 "$TMP/build.log")"
+make -s -C "$ROOT" BUILD="$TMP/nopy" BPF_EXTRA=-DEBPROF_NO_PYTHON "$TMP/nopy/ebprof" \
+	>"$TMP/build.log" 2>&1 || die "make (no Python) failed: $(tail -3 "$TMP/build.log")"
+declare -A BIN=([python]=$ROOT/build/ebprof [native]=$TMP/nopy/ebprof)
+
+# ---- 1. verification ----
+echo "== 1. on_cpu_sample's verification (ebprof record -v -d 1, $REPEAT runs each)"
+printf '| %-34s | %14s | %16s |\n' build "verified insns" "verify ms (med)"
+echo "|------------------------------------|---------------:|-----------------:|"
+for b in native python; do
+	: >"$TMP/verify.$b"
+	for _ in $(seq "$REPEAT"); do
+		"${BIN[$b]}" record -v -d 1 -o "$TMP/v" 2>&1 >/dev/null |
+			sed -n 's/.*name=sample_bpf\/on_cpu_sample .*verified_insns=\([0-9]*\) .*verify_ms=\([0-9.]*\).*/\1 \2/p' \
+				>>"$TMP/verify.$b"
+	done
+	[ -s "$TMP/verify.$b" ] || die "no verifier figures from the $b build"
+	printf '| %-34s | %14s | %16s |\n' \
+		"$([ $b = native ] && echo 'native unwinder alone' || echo 'native + Python unwinder')" \
+		"$(cut -d' ' -f1 "$TMP/verify.$b" | median)" "$(cut -d' ' -f2 "$TMP/verify.$b" | median)"
+done
+
+# ---- 2. BPF cost per sample ----
+prog_of() { # the id of EP's on_cpu_sample
+	local ids
+	ids=$(cat /proc/"$EP"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | jq -sc .)
+	bpftool prog show -j | jq -r --argjson ids "$ids" \
+		'.[] | select(.name == "on_cpu_sample" and (.id as $i | $ids | index([$i]))) | .id' | head -1
+}
+map_of() { # the counters map of program $1
+	local m
+	for m in $(bpftool prog show id "$1" -j | jq -r '.map_ids[]?'); do
+		[ "$(bpftool map show id "$m" -j | jq -r .name)" = counters ] && echo "$m" && return 0
+	done
+	return 1
+}
+# "run_time_ns run_cnt samples filtered" (counters 0 and 1 of bpf/ebprof_shared.h)
+snapshot() {
+	echo "$(bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns) \(.run_cnt)"')" \
+		"$(bpftool map dump id "$2" -j | jq -r 'def s(k): [.[].formatted | select(.key == k) | .values[].value] | add // 0; "\(s(0)) \(s(1))"')"
+}
+
+echo
+echo "== 2. BPF cost of one sample (ebprof record -F 999 -- $PY deep.py DEPTH $SECS)"
+sysctl -qw kernel.bpf_stats_enabled=1
+: >"$TMP/cost"
+for rep in $(seq "$REPEAT"); do
+	for d in $DEPTHS; do
+		for b in native python; do
+			"${BIN[$b]}" record -F 999 -o "$TMP/out" -- "$PY" "$ROOT/bench/python/deep.py" \
+				"$d" "$SECS" >"$TMP/out.log" 2>&1 &
+			EP=$!
+			prog='' map=''
+			for _ in $(seq 300); do
+				prog=$(prog_of) && [ -n "$prog" ] && map=$(map_of "$prog") && break
+				sleep 0.02
+			done
+			[ -n "$map" ] || die "ebprof did not load: $(tail -3 "$TMP/out.log")"
+			sleep 2 # tables built, the process described
+			a=$(snapshot "$prog" "$map")
+			sleep $((SECS - 3))
+			z=$(snapshot "$prog" "$map")
+			wait "$EP" || die "ebprof failed: $(tail -3 "$TMP/out.log")"
+			EP=
+			# The window's run time over the runs that unwound (not filtered out).
+			line=$(awk -v a="$a" -v z="$z" -v d="$d" -v b="$b" 'BEGIN { split(a, x); split(z, y)
+				t = y[1] - x[1]; n = y[2] - x[2]; s = y[3] - x[3]; f = y[4] - x[4]
+				if (s - f > 0) printf "%s %s %.0f %d\n", d, b, t / (s - f), s - f }')
+			py=$(grep -cE 'spin \(deep\.py' "$TMP/out/stacks.folded" || true)
+			if [ -n "$line" ]; then
+				echo "$line" >>"$TMP/cost"
+				read -r _ _ c n <<<"$line"
+				echo "  rep $rep depth $d $b: $c ns per unwound sample ($n samples; $py distinct stacks in spin)"
+			else
+				echo "  rep $rep depth $d $b: no unfiltered sample in the window (snapshots: '$a' / '$z')"
+			fi
+		done
+	done
+done
+echo
+printf '| %-12s | %-26s | %-26s | %-12s |\n' "Python depth" "native unwinder alone, ns" "with Python unwinder, ns" "difference"
+echo "|--------------|----------------------------|----------------------------|--------------|"
+for d in $DEPTHS; do
+	n=$(awk -v d="$d" '$1 == d && $2 == "native" { print $3 }' "$TMP/cost" | median)
+	p=$(awk -v d="$d" '$1 == d && $2 == "python" { print $3 }' "$TMP/cost" | median)
+	printf '| %-12s | %-26s | %-26s | %-12s |\n' "$d" "$n" "$p" \
+		"$(awk -v n="$n" -v p="$p" 'BEGIN { printf "%+.0f ns", p - n }')"
+done
+cat <<'EOT'
+
+ns per unwound sample: on_cpu_sample's run_time_ns over the window (2 s after the start to
+1 s before the end) divided by the samples it did not filter out (counters CTR_SAMPLES -
+CTR_FILTERED), so the cheap runs on the other CPU's processes are charged to those runs;
+medians over the repeats. Filtered runs cost a few hundred ns and are not subtracted.
+EOT

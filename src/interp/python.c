@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: Apache-2.0
+/* CPython support in userspace. Detection: a mapped file whose name says "python" and
+ * whose symbols hold _PyEval_EvalFrameDefault and _PyRuntime (python3.X linked
+ * statically, or libpython3.X.so). Symbolization: a code object's name, file and line
+ * table are read once per process and address, and read again when the tag BPF sends
+ * (its co_firstlineno) no longer matches: the object was freed and the address reused. */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "interp/python.h"
+#include "interp/python_lines.h"
+#include "interp/python_offsets.h"
+#include "profile/profile.h"
+#include "sample.h"
+#include "util/hmap.h"
+#include "util/log.h"
+
+#define MAX_SEGS 8
+#define MAX_TEXT 512		 /* characters of a name or file kept */
+#define MAX_LINETABLE (64 << 10) /* bytes of a line table read */
+#define MAX_CODES (64 << 10)	 /* code objects cached per process; then it starts over */
+#define CODE_HEAD 256		 /* bytes of a code object read: every field used lies there */
+
+/* What a mapped file is, decided once per file id. */
+struct py_file {
+	uint32_t file_id;
+	bool python;			  /* holds an interpreter (the symbols were found) */
+	bool warned;			  /* its unknown version was reported */
+	uint16_t version;		  /* 0x030b, from the file name; 0 when it has none */
+	uint64_t eval[PY_EVAL_RANGES][2]; /* ELF vaddr ranges of the eval loop */
+	uint64_t runtime;		  /* _PyRuntime */
+	uint64_t py_version;		  /* Py_Version (3.11+), 0 when absent */
+	uint32_t nsegs;
+	struct {
+		uint64_t offset, vaddr, filesz;
+	} segs[MAX_SEGS];
+};
+
+struct py_code {
+	uint64_t addr;
+	uint16_t tag; /* low bits of co_firstlineno, as BPF read it */
+	uint32_t func;
+	int firstlineno;
+	uint8_t *lines;
+	uint32_t nlines;
+};
+
+struct py_process {
+	uint32_t pid;
+	struct py_version_info info;
+	struct hmap codes; /* struct py_code by addr */
+};
+
+struct py_func {
+	uint32_t id;
+	char *qualname;
+	char *file;
+};
+
+struct python {
+	pthread_mutex_t lock; /* everything below: the tracker's thread and ingest share it */
+	struct proc_table *procs;
+	int map_fd;
+	struct hmap files; /* struct py_file by file id */
+	struct hmap procs_by_pid;
+	struct hmap funcs_by_name;
+	struct py_func **funcs; /* by id; funcs[0] stands for unreadable code */
+	uint32_t nfuncs, funcs_cap;
+	struct python_stats st;
+};
+
+static int file_eq(const void *e, const void *k)
+{
+	return ((const struct py_file *)e)->file_id == *(const uint32_t *)k;
+}
+
+static int proc_eq(const void *e, const void *k)
+{
+	return ((const struct py_process *)e)->pid == *(const uint32_t *)k;
+}
+
+static int code_eq(const void *e, const void *k)
+{
+	return ((const struct py_code *)e)->addr == *(const uint64_t *)k;
+}
+
+static int func_eq(const void *e, const void *k)
+{
+	const struct py_func *a = e, *b = k;
+
+	return !strcmp(a->qualname, b->qualname) && !strcmp(a->file, b->file);
+}
+
+static uint64_t func_hash(const char *qualname, const char *file)
+{
+	return hash_bytes(file, strlen(file), hash_bytes(qualname, strlen(qualname), 0));
+}
+
+/* Returns the id of (qualname, file), adding it when new; 0 on ENOMEM. */
+static uint32_t intern_func(struct python *py, const char *qualname, const char *file)
+{
+	struct py_func key = {.qualname = (char *)qualname, .file = (char *)file}, *f;
+	uint64_t h = func_hash(qualname, file);
+
+	f = hmap_find(&py->funcs_by_name, h, &key);
+	if (f)
+		return f->id;
+	if (py->nfuncs == py->funcs_cap) {
+		uint32_t cap = py->funcs_cap * 2;
+		struct py_func **v = realloc(py->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return 0;
+		py->funcs = v;
+		py->funcs_cap = cap;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return 0;
+	f->qualname = strdup(qualname);
+	f->file = strdup(file);
+	f->id = py->nfuncs;
+	if (!f->qualname || !f->file || hmap_insert(&py->funcs_by_name, h, f)) {
+		free(f->qualname);
+		free(f->file);
+		free(f);
+		return 0;
+	}
+	py->funcs[py->nfuncs++] = f;
+	return f->id;
+}
+
+struct python *python__new(struct proc_table *procs, int pid_to_python_fd)
+{
+	struct python *py = calloc(1, sizeof(*py));
+
+	if (!py)
+		return NULL;
+	pthread_mutex_init(&py->lock, NULL);
+	py->procs = procs;
+	py->map_fd = pid_to_python_fd;
+	hmap_init(&py->files, file_eq);
+	hmap_init(&py->procs_by_pid, proc_eq);
+	hmap_init(&py->funcs_by_name, func_eq);
+	py->funcs_cap = 64;
+	py->funcs = calloc(py->funcs_cap, sizeof(*py->funcs));
+	py->nfuncs = 1; /* id 0: code that could not be read */
+	if (!py->funcs) {
+		python__free(py);
+		return NULL;
+	}
+	return py;
+}
+
+static void free_codes(struct hmap *codes)
+{
+	hmap_for_each(codes, i)
+	{
+		struct py_code *c = codes->slots[i].entry;
+
+		free(c->lines);
+		free(c);
+	}
+	hmap_free(codes);
+}
+
+static void free_process(struct py_process *p)
+{
+	if (!p)
+		return;
+	free_codes(&p->codes);
+	free(p);
+}
+
+void python__free(struct python *py)
+{
+	if (!py)
+		return;
+	hmap_for_each(&py->files, i) free(py->files.slots[i].entry);
+	hmap_free(&py->files);
+	hmap_for_each(&py->procs_by_pid, i) free_process(py->procs_by_pid.slots[i].entry);
+	hmap_free(&py->procs_by_pid);
+	hmap_free(&py->funcs_by_name);
+	for (uint32_t i = 1; i < py->nfuncs; i++) {
+		free(py->funcs[i]->qualname);
+		free(py->funcs[i]->file);
+		free(py->funcs[i]);
+	}
+	free(py->funcs);
+	pthread_mutex_destroy(&py->lock);
+	free(py);
+}
+
+/* ---- detection ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* 0x030b from "python3.11", "libpython3.11.so.1.0"; 0 when the name has no version. */
+static uint16_t version_from_name(const char *name)
+{
+	const char *p = strstr(name, "python3.");
+	char *end;
+	unsigned long minor;
+
+	if (!p)
+		return 0;
+	minor = strtoul(p + 8, &end, 10);
+	if (end == p + 8 || minor > 255)
+		return 0;
+	return 0x0300 | (uint16_t)minor;
+}
+
+static void note_symbol(struct py_file *pf, const char *name, const GElf_Sym *s)
+{
+	if (!strcmp(name, "_PyEval_EvalFrameDefault") && s->st_size) {
+		pf->eval[0][0] = s->st_value;
+		pf->eval[0][1] = s->st_value + s->st_size;
+	} else if (!strcmp(name, "_PyEval_EvalFrameDefault.cold") && s->st_size) {
+		pf->eval[1][0] = s->st_value;
+		pf->eval[1][1] = s->st_value + s->st_size;
+	} else if (!strcmp(name, "_PyRuntime")) {
+		pf->runtime = s->st_value;
+	} else if (!strcmp(name, "Py_Version")) {
+		pf->py_version = s->st_value;
+	}
+}
+
+static void read_symbols(Elf *elf, struct py_file *pf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (name && name[0] == '_' ? name[1] == 'P' : name && name[0] == 'P')
+				note_symbol(pf, name, &s);
+		}
+	}
+}
+
+static void read_segments(Elf *elf, struct py_file *pf)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (size_t i = 0; i < n && pf->nsegs < MAX_SEGS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		pf->segs[pf->nsegs].offset = ph.p_offset;
+		pf->segs[pf->nsegs].vaddr = ph.p_vaddr;
+		pf->segs[pf->nsegs].filesz = ph.p_filesz;
+		pf->nsegs++;
+	}
+}
+
+/* Reads what makes fd an interpreter. Leaves pf->python false when it is not one. */
+static void inspect_file(struct py_file *pf, int fd)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return;
+	if (elf_kind(elf) == ELF_K_ELF) {
+		read_symbols(elf, pf);
+		read_segments(elf, pf);
+	}
+	elf_end(elf);
+	pf->python = pf->eval[0][1] && pf->runtime && pf->nsegs;
+}
+
+/* Returns what file id is, inspecting it the first time; NULL on ENOMEM. */
+static struct py_file *file_info(struct python *py, uint32_t file_id, uint32_t pid)
+{
+	struct py_file *pf = hmap_find(&py->files, hash_u64(file_id), &file_id);
+	struct file_entry *f;
+	char path[4096] = "";
+	int fd = -1;
+
+	if (pf)
+		return pf;
+	pf = calloc(1, sizeof(*pf));
+	if (!pf)
+		return NULL;
+	pf->file_id = file_id;
+	pthread_mutex_lock(&py->procs->lock);
+	f = file_table__get(py->procs->files, file_id);
+	if (f && f->path && strstr(base_name(f->path), "python")) {
+		snprintf(path, sizeof(path), "%s", f->path);
+		fd = f->fd >= 0 ? dup(f->fd) : -1;
+	}
+	pthread_mutex_unlock(&py->procs->lock);
+	if (fd >= 0) {
+		pf->version = version_from_name(base_name(path));
+		inspect_file(pf, fd);
+		close(fd);
+		if (pf->python)
+			pr_debug("python: %s is an interpreter (pid %u)", path, pid);
+	}
+	if (hmap_insert(&py->files, hash_u64(file_id), pf)) {
+		free(pf);
+		return NULL;
+	}
+	return pf;
+}
+
+/* ---- process memory ---- */
+
+/* Reads len bytes at addr of pid. Returns 0, or -errno (ESRCH: the process is gone). */
+static int read_mem(uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)addr, .iov_len = len};
+	ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/* The load bias (process address - ELF vaddr) of the mapping m of file pf. */
+static bool load_bias(const struct py_file *pf, const struct proc_mapping *m, uint64_t *bias)
+{
+	for (uint32_t i = 0; i < pf->nsegs; i++) {
+		uint64_t off = pf->segs[i].offset;
+
+		if (m->pgoff >= (off & ~4095ULL) && m->pgoff < off + pf->segs[i].filesz) {
+			*bias = m->start - m->pgoff + off - pf->segs[i].vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The version the process runs: Py_Version when the interpreter has it (3.11+), else
+ * the file name's. */
+static uint16_t running_version(const struct py_file *pf, uint32_t pid, uint64_t bias)
+{
+	uint64_t hex = 0;
+
+	if (pf->py_version && !read_mem(pid, pf->py_version + bias, &hex, sizeof(hex)))
+		return (uint16_t)((hex >> 16) & 0xffff);
+	return pf->version;
+}
+
+/* Fills info for the interpreter of pid. Returns 0, or -ENOTSUP for a version ebprof
+ * has no layout for, or another negative errno from reading the process. */
+static int version_info(const struct py_file *pf, uint32_t pid, uint64_t bias,
+			struct py_version_info *info)
+{
+	uint16_t v = running_version(pf, pid, bias);
+	const struct py_version_info *t = py_offsets__table(v);
+	uint8_t dbg[PY_DEBUG_OFFSETS_313_SIZE];
+	int err;
+
+	if (t) {
+		*info = *t;
+		return 0;
+	}
+	if (v != 0x030d)
+		return -ENOTSUP;
+	err = read_mem(pid, pf->runtime + bias, dbg, sizeof(dbg));
+	if (err)
+		return err;
+	return py_offsets__from_debug(dbg, sizeof(dbg), info) ? -ENOTSUP : 0;
+}
+
+/* Says once per file that its interpreter is one ebprof has no layout for. */
+static void warn_unknown(struct python *py, struct py_file *pf, uint32_t pid, uint16_t v)
+{
+	char path[4096] = "?";
+	struct file_entry *f;
+
+	if (pf->warned)
+		return;
+	pf->warned = true;
+	pthread_mutex_lock(&py->procs->lock);
+	f = file_table__get(py->procs->files, pf->file_id);
+	if (f && f->path)
+		snprintf(path, sizeof(path), "%s", f->path);
+	pthread_mutex_unlock(&py->procs->lock);
+	pr_warn("python: %s (pid %u) is CPython %u.%u, which ebprof cannot unwind (it knows 3.9 "
+		"to 3.13): its processes get native stacks",
+		path, pid, v >> 8, v & 0xff);
+}
+
+/* Finds the interpreter among maps: its file and the mapping that gives the bias. */
+static struct py_file *find_interpreter(struct python *py, uint32_t pid,
+					const struct proc_mapping *maps, uint32_t n, uint64_t *bias)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct py_file *pf;
+
+		if (!maps[i].file_id)
+			continue;
+		pf = file_info(py, maps[i].file_id, pid);
+		if (pf && pf->python && load_bias(pf, &maps[i], bias))
+			return pf;
+	}
+	return NULL;
+}
+
+static void fill_proc(struct py_proc *bp, const struct py_file *pf, uint64_t bias,
+		      const struct py_version_info *info)
+{
+	memset(bp, 0, sizeof(*bp));
+	for (int r = 0; r < PY_EVAL_RANGES; r++) {
+		if (!pf->eval[r][1])
+			continue;
+		bp->eval_start[r] = pf->eval[r][0] + bias;
+		bp->eval_end[r] = pf->eval[r][1] + bias;
+	}
+	bp->runtime = pf->runtime + bias;
+	bp->layout = info->layout;
+	/* Before 3.11 a thread state knows its thread only by pthread_self(). */
+	bp->tid_is_fsbase = info->version < 0x030b;
+	bp->off = info->bpf;
+}
+
+/* Replaces pid's entry (and its code cache) with p, or removes it when p is NULL. */
+static void set_process(struct python *py, uint32_t pid, struct py_process *p)
+{
+	free_process(hmap_remove(&py->procs_by_pid, hash_u64(pid), &pid));
+	if (p && hmap_insert(&py->procs_by_pid, hash_u64(pid), p))
+		free_process(p);
+}
+
+void python__describe(struct python *py, uint32_t pid, const struct proc_mapping *maps, uint32_t n)
+{
+	struct py_process *p = NULL;
+	struct py_version_info info;
+	struct py_proc bp;
+	struct py_file *pf;
+	uint64_t bias = 0;
+	int err;
+
+	pthread_mutex_lock(&py->lock);
+	pf = find_interpreter(py, pid, maps, n, &bias);
+	if (!pf)
+		goto none;
+	err = version_info(pf, pid, bias, &info);
+	if (err == -ENOTSUP) {
+		py->st.unknown_version++;
+		warn_unknown(py, pf, pid, running_version(pf, pid, bias));
+	}
+	if (err)
+		goto none;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto none;
+	p->pid = pid;
+	p->info = info;
+	hmap_init(&p->codes, code_eq);
+	fill_proc(&bp, pf, bias, &info);
+	if (bpf_map_update_elem(py->map_fd, &pid, &bp, BPF_ANY)) {
+		pr_debug("python: describing pid %u: %s", pid, strerror(errno));
+		free_process(p);
+		goto none;
+	}
+	set_process(py, pid, p);
+	py->st.processes++;
+	pthread_mutex_unlock(&py->lock);
+	return;
+none:
+	bpf_map_delete_elem(py->map_fd, &pid);
+	set_process(py, pid, NULL);
+	pthread_mutex_unlock(&py->lock);
+}
+
+void python__forget(struct python *py, uint32_t pid)
+{
+	pthread_mutex_lock(&py->lock);
+	bpf_map_delete_elem(py->map_fd, &pid);
+	set_process(py, pid, NULL);
+	pthread_mutex_unlock(&py->lock);
+}
+
+/* ---- code objects ---- */
+
+static uint64_t field_ptr(const uint8_t *head, uint16_t off)
+{
+	uint64_t v = 0;
+
+	if (off != PY_NO_OFFSET && off + 8 <= CODE_HEAD)
+		memcpy(&v, head + off, 8);
+	return v;
+}
+
+/* Reads the str object at addr into out (UTF-8). Returns 0 or a negative errno. */
+static int read_str(uint32_t pid, const struct py_code_offsets *o, uint64_t addr, char *out,
+		    size_t cap)
+{
+	uint8_t head[48], data[MAX_TEXT * 4];
+	uint64_t len;
+	uint32_t state, kind;
+	int err;
+
+	if (!addr)
+		return -EINVAL;
+	err = read_mem(pid, addr, head, sizeof(head));
+	if (err)
+		return err;
+	memcpy(&len, head + 16, 8);   /* PyASCIIObject.length */
+	memcpy(&state, head + 32, 4); /* interned:2 kind:3 compact:1 ascii:1 ... */
+	kind = (state >> 2) & 7;
+	if (!((state >> 5) & 1)) /* not compact: a legacy string, never a code name */
+		return -EINVAL;
+	if (len > MAX_TEXT)
+		len = MAX_TEXT;
+	err = read_mem(pid, addr + ((state >> 6) & 1 ? o->ascii_size : o->compact_size), data,
+		       len * kind);
+	if (err)
+		return err;
+	return py_text_utf8(data, len, kind, out, cap) < 0 ? -EINVAL : 0;
+}
+
+/* Reads the bytes object at addr into a malloc'd buffer. Returns 0 or a negative errno. */
+static int read_bytes(uint32_t pid, const struct py_code_offsets *o, uint64_t addr, uint8_t **out,
+		      uint32_t *n)
+{
+	int64_t size;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!addr)
+		return -EINVAL;
+	err = read_mem(pid, addr + 16, &size, sizeof(size)); /* PyVarObject.ob_size */
+	if (err)
+		return err;
+	if (size <= 0)
+		return 0;
+	if (size > MAX_LINETABLE)
+		size = MAX_LINETABLE;
+	*out = malloc(size);
+	if (!*out)
+		return -ENOMEM;
+	err = read_mem(pid, addr + o->bytes_data, *out, size);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		return err;
+	}
+	*n = (uint32_t)size;
+	return 0;
+}
+
+/* Reads the code object at addr of p into c (its function, first line and line table). */
+static int read_code(struct python *py, const struct py_process *p, uint64_t addr,
+		     struct py_code *c)
+{
+	const struct py_code_offsets *o = &p->info.code;
+	char name[MAX_TEXT * 4 + 1], file[MAX_TEXT * 4 + 1];
+	uint8_t head[CODE_HEAD];
+	int32_t first;
+	int err;
+
+	err = read_mem(p->pid, addr, head, sizeof(head));
+	if (err)
+		return err;
+	memcpy(&first, head + o->firstlineno, sizeof(first));
+	err = read_str(p->pid, o,
+		       field_ptr(head, o->qualname != PY_NO_OFFSET ? o->qualname : o->name), name,
+		       sizeof(name));
+	if (!err)
+		err = read_str(p->pid, o, field_ptr(head, o->filename), file, sizeof(file));
+	if (!err)
+		err = read_bytes(p->pid, o, field_ptr(head, o->linetable), &c->lines, &c->nlines);
+	if (err)
+		return err;
+	c->addr = addr;
+	c->tag = (uint16_t)first;
+	c->firstlineno = first;
+	c->func = intern_func(py, name, file);
+	return 0;
+}
+
+/* Returns the cached code object at addr with tag, reading it on a miss; NULL when it
+ * cannot be read. */
+static struct py_code *code_at(struct python *py, struct py_process *p, uint64_t addr, uint16_t tag)
+{
+	struct py_code *c = hmap_find(&p->codes, hash_u64(addr), &addr);
+	int err;
+
+	if (c && c->tag == tag)
+		return c;
+	if (c) {
+		/* Another code object lives where this one was. */
+		py->st.code_reused++;
+		hmap_remove(&p->codes, hash_u64(addr), &addr);
+		free(c->lines);
+		free(c);
+	}
+	if (p->codes.len >= MAX_CODES) {
+		free_codes(&p->codes);
+		hmap_init(&p->codes, code_eq);
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	py->st.code_reads++;
+	err = read_code(py, p, addr, c);
+	if (err || hmap_insert(&p->codes, hash_u64(addr), c)) {
+		py->st.read_failures += err != 0;
+		free(c->lines);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void python__frame(struct python *py, uint32_t pid, const struct user_frame *uf, struct frame *out)
+{
+	uint64_t addr = uf->addr & PY_ADDR_MASK;
+	uint16_t tag = (uint16_t)(uf->addr >> PY_TAG_SHIFT);
+	struct py_process *p;
+	struct py_code *c = NULL;
+	int line;
+
+	*out = (struct frame){.kind = FRAME_PYTHON};
+	pthread_mutex_lock(&py->lock);
+	p = hmap_find(&py->procs_by_pid, hash_u64(pid), &pid);
+	if (p)
+		c = code_at(py, p, addr, tag);
+	else
+		py->st.read_failures++;
+	if (c) {
+		line = py_line_of(p->info.lines, c->lines, c->nlines, c->firstlineno, uf->pad);
+		out->file_id = c->func;
+		out->addr = line > 0 ? (uint64_t)line : 0;
+	}
+	pthread_mutex_unlock(&py->lock);
+}
+
+void python__function(const struct python *py, uint32_t id, const char **qualname,
+		      const char **file)
+{
+	/* Only called once recording is over: no lock needed for the registry. */
+	if (!id || id >= py->nfuncs) {
+		*qualname = "[python: unreadable code]";
+		*file = "?";
+		return;
+	}
+	*qualname = py->funcs[id]->qualname;
+	*file = py->funcs[id]->file;
+}
+
+void python__stats(struct python *py, struct python_stats *out)
+{
+	pthread_mutex_lock(&py->lock);
+	*out = py->st;
+	pthread_mutex_unlock(&py->lock);
+}
+
+void python__print_stats(struct python *py, FILE *out)
+{
+	struct python_stats s;
+
+	python__stats(py, &s);
+	if (!s.processes && !s.unknown_version)
+		return;
+	fprintf(out,
+		"  python: %llu processes, %llu of an unknown version; %llu code objects read "
+		"(%llu replaced at a reused address), %llu reads failed (process gone)\n",
+		(unsigned long long)s.processes, (unsigned long long)s.unknown_version,
+		(unsigned long long)s.code_reads, (unsigned long long)s.code_reused,
+		(unsigned long long)s.read_failures);
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Python frames in mixed stacks, for Debian's python3 (3.11) and the python3.13 of a
+# minimal Debian trixie root (scripts/install-deps.sh test makes it; SKIP without it):
+# a pure Python chain with lines, Python -> C extension -> Python with the extension's
+# frames in between, and two threads that each show their own stack. More interpreters
+# can be named in EBPROF_TEST_PYTHONS="LABEL=/path/to/python3.X ..." (run as they are).
+. "$(dirname "$0")/lib.sh"
+
+WL=tests/workloads/python
+SECS=${PYTHON_TEST_SECONDS:-5}
+TRIXIE=${EBPROF_TRIXIE_ROOT:-/var/cache/ebprof/trixie}
+PY=(/usr/bin/python3)
+# Python frames have "(file.py:LINE)"; [^;(]* is one native (or kernel) frame.
+NATIVE='([^;(]*;)*'
+
+# record NAME SCRIPT: runs SCRIPT under ebprof with the interpreter in PY (a command,
+# maybe a chroot), the script copied where that interpreter sees it. Sets OUT.
+record() {
+	local name=$1 script=$2 dir=$TMP/$1 where
+	mkdir -p "$dir"
+	if [ -n "${ROOT:-}" ]; then
+		where=$(mktemp -d "$ROOT/tmp/ebprof-test.XXXXXX")
+		cp "$WL/$script" "$where/"
+		where=${where#"$ROOT"}
+	else
+		where=$PWD/$WL
+	fi
+	OUT=$dir/out
+	if ! "$EBPROF" record -F 199 -o "$OUT" -- "${PY[@]}" "$where/$script" "$SECS" \
+		>"$dir/stdout" 2>"$dir/stderr"; then
+		fail "$name" "record failed: $(head -2 "$dir/stderr")"
+		OUT=
+	fi
+	[ -n "${ROOT:-}" ] && rm -rf "${ROOT:?}$where"
+	return 0
+}
+
+# expect NAME WHAT PATTERN TOTAL_PATTERN MIN: of the samples of $COMM matching
+# TOTAL_PATTERN (at least MIN), >= 90 % must match PATTERN.
+expect() {
+	local name=$1 what=$2 pat=$3 of=$4 min=$5 total hit
+	[ -n "$OUT" ] || return 0
+	total=$(folded_match "$OUT/stacks.folded" "$COMM" "$of")
+	hit=$(folded_match "$OUT/stacks.folded" "$COMM" "$pat")
+	echo "$name: $hit of $total samples ($what)" >&2
+	if [ "$total" -lt "$min" ]; then
+		fail "$name" "only $total samples matching $of"
+		sort -t' ' -k2 -nr "$OUT/stacks.folded" | head -3 | cut -c1-400 >&2
+	elif [ "$(pct "$hit" "$total")" -lt 90 ]; then
+		fail "$name" "$what in $(pct "$hit" "$total") % of samples, want >= 90"
+		grep -vE "$pat" "$OUT/stacks.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-600 >&2
+	else
+		pass "$name"
+	fi
+}
+
+# suite LABEL: the three workloads with the interpreter in PY (and ROOT for a chroot).
+suite() {
+	local l=$1 minor chain
+	if ! minor=$("${PY[@]}" -c 'import sys; print(sys.version_info[1])' 2>&1); then
+		fail "python_$l" "the interpreter does not run: $minor"
+		return
+	fi
+	COMM=$(basename "${PY[-1]}")
+	COMM=${COMM:0:15}
+	echo "python_$l: CPython 3.$minor, comm $COMM" >&2
+	# From 3.11 on, Python-to-Python calls stay in one eval loop: nothing between.
+	chain="outer \(chain\.py:[0-9]+\);middle \(chain\.py:[0-9]+\);leaf \(chain\.py:[0-9]+\)"
+	[ "$minor" -ge 11 ] || chain="outer \(chain\.py:[0-9]+\);${NATIVE}middle \(chain\.py:[0-9]+\);${NATIVE}leaf \(chain\.py:[0-9]+\)"
+	record "python_${l}_chain" chain.py
+	expect "python_${l}_chain" "outer -> middle -> leaf with lines" "$chain" '' 100
+	record "python_${l}_cext" cext.py
+	# The C encoder (the _json module, built in or not) calls hook through
+	# PyObject_CallOneArg (inlined before 3.11, where encoder_listencode_obj shows):
+	# a named native frame of its own between the two Python ones.
+	local c_enc="([^;(]*_json[^;(]*|PyObject_CallOneArg|encoder_[^;(]*)"
+	expect "python_${l}_cext" "the C encoder's frames between iterencode and hook" \
+		"iterencode \(encoder\.py:[0-9]+\);${NATIVE}${c_enc};${NATIVE}hook \(cext\.py:[0-9]+\)" \
+		'hook \(cext\.py' 30
+	record "python_${l}_threads" threads.py
+	# Each thread's Python frames under its own native start, nothing of the other's.
+	local run="^${COMM};${NATIVE}(Thread\.)?_bootstrap \(threading\.py:[0-9]+\);${NATIVE}(Thread\.)?_bootstrap_inner \(threading\.py:[0-9]+\);${NATIVE}(Thread\.)?run \(threading\.py:[0-9]+\);${NATIVE}"
+	expect "python_${l}_threads_a" "a_hook in its thread, under json's encoder" \
+		"${run}a_main \(threads\.py:[0-9]+\);${NATIVE}dumps \(__init__\.py:[0-9]+\);.*\(encoder\.py:[0-9]+\);${NATIVE}${c_enc};${NATIVE}a_hook \(threads\.py:[0-9]+\)" \
+		'a_hook \(' 30
+	expect "python_${l}_threads_b" "b_leaf in its thread, under b_main" \
+		"${run}b_main \(threads\.py:[0-9]+\);${NATIVE}b_leaf \(threads\.py:[0-9]+\)" \
+		'b_leaf \(' 30
+}
+
+ROOT=''
+suite debian
+if [ -x "$TRIXIE/usr/bin/python3.13" ]; then
+	ROOT=$TRIXIE
+	PY=(chroot "$TRIXIE" /usr/bin/python3.13)
+	suite trixie
+	ROOT=''
+else
+	echo "SKIP python_trixie: no $TRIXIE (scripts/install-deps.sh test creates it)"
+fi
+for spec in ${EBPROF_TEST_PYTHONS:-}; do
+	PY=("${spec#*=}")
+	suite "${spec%%=*}"
+done
