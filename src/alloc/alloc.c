@@ -459,7 +459,14 @@ int alloc__sample(struct alloc *a, struct ingest *in, const struct sample_record
 	values[1] = weight_bytes(a, r);
 	values[0] = r->alloc_size ? round_unbiased(a, (double)values[1] / r->alloc_size) : 0;
 	a->samples++;
+	/* The marker the uprobe sits on is in the library, so the innermost frame names
+	 * its file: the library's own frames (marker, sampler, malloc wrapper) are left
+	 * out and the stack starts at the caller that allocated. Kernel-only samples
+	 * start in libc's allocator, which is left as it is. */
+	if (a->inuse_event >= 0 && r->ustack_len && r->ustack[0].file_id)
+		in->skip_file = r->ustack[0].file_id;
 	err = ingest__event(in, r, now_ns, values);
+	in->skip_file = 0;
 	if (err)
 		return err;
 	if (a->inuse_event < 0)

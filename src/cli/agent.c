@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc/alloc.h"
 #include "cli/agent.h"
 #include "cli/version.h"
 #include "cli/host.h"
@@ -191,6 +192,7 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	session_opts__init(&o->s, DEFAULT_FREQ);
 	o->s.by_cpu = true;
 	o->s.keep_times = true;
+	o->s.continuous = true;
 	o->s.ringbuf = 0; /* sized below from the CPUs and the frequency, unless given */
 	otlp_flags__init(&o->otlp);
 	optind = 1;
@@ -314,6 +316,11 @@ static void export_interval(struct agent *a)
 			;
 	end_ns = session__clock_ns(CLOCK_MONOTONIC);
 	a->intervals++;
+	/* In-use memory is a snapshot of the sampled blocks still live at the interval's
+	 * end, sent with each interval. */
+	if (a->s->alloc && alloc__add_inuse(a->s->alloc, &a->s->profile))
+		pr_warn("interval %llu: in-use profile incomplete: out of memory",
+			(unsigned long long)a->intervals + 1);
 	if (!a->s->profile.samples) {
 		a->empty_intervals++;
 		goto next;

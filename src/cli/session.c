@@ -181,6 +181,10 @@ static int on_record(void *ctx, const void *data, size_t size)
 				alloc__freed(s->alloc, n->pid, n->addr);
 			return 0;
 		}
+		/* A long-running agent must not report an exited process's blocks as in use
+		 * forever; record keeps them, its in-use profile is of the whole run. */
+		if (n->type == RECORD_PROCESS_EXIT && s->alloc && s->continuous)
+			alloc__forget_pid(s->alloc, n->pid);
 		if (s->native)
 			native__notice(s->native, n->type, n->pid);
 		return 0;
@@ -391,6 +395,7 @@ struct session *session__start(const struct session_opts *o)
 		return NULL;
 	libbpf_set_print(libbpf_log);
 	s->freq = o->freq;
+	s->continuous = o->continuous;
 	file_table__init(&s->files);
 	proc_table__init(&s->procs, &s->files);
 	profile__init(&s->profile);

@@ -31,6 +31,7 @@ struct session_opts {
 	struct alloc_opts alloc;   /* --alloc / --alloc-kernel */
 	bool by_cpu;		   /* split stacks by CPU (OTLP's cpu.logical_number) */
 	bool keep_times;	   /* keep every sample's time (OTLP's timestamps_unix_nano) */
+	bool continuous;	   /* runs for days: forget what exited processes left behind */
 	struct probe_spec *probes; /* --probe, each its own event; malloc'd */
 	size_t nprobes;
 	uint32_t off_cpu_ppm; /* --off-cpu: share of blocks sampled (ppm); 0: off */
@@ -114,6 +115,7 @@ struct session {
 	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
 	char alloc_lib[4096];
 	unsigned long freq;
+	bool continuous;
 	uint64_t start_unix_ns;
 	uint64_t start_ns; /* CLOCK_MONOTONIC */
 	uint64_t end_ns;

@@ -39,10 +39,13 @@ static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at
 			     const struct sample_record *r, uint64_t now_ns)
 {
 	unsigned int n = r->ustack_len < UNW_MAX_FRAMES ? r->ustack_len : UNW_MAX_FRAMES;
+	unsigned int first = 0;
 
-	for (unsigned int i = 0; i < n; i++) {
+	while (in->skip_file && first < n && r->ustack[first].file_id == in->skip_file)
+		first++;
+	for (unsigned int i = first; i < n; i++) {
 		const struct user_frame *uf = &r->ustack[i];
-		struct frame *f = &s->frames[at + i];
+		struct frame *f = &s->frames[at + i - first];
 		struct proc_addr a;
 
 		if (uf->file_id == PY_FILE_ID) {
@@ -65,7 +68,7 @@ static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at
 		if (!a.mapped)
 			in->unmapped_frames++;
 	}
-	return n;
+	return n - first;
 }
 
 /* BPF's string reads stop at the NUL and leave the rest of the buffer as it was. */

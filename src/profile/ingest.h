@@ -15,6 +15,7 @@ struct ingest {
 	struct python *python;	  /* resolves Python frames; NULL: they stay unnamed */
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
 	uint64_t mono_to_unix_ns; /* added to BPF's CLOCK_MONOTONIC times */
+	uint32_t skip_file;	  /* leave out the innermost user frames in this file (0: none) */
 	union {
 		struct stack stack;
 		char bytes[sizeof(struct stack) + PROFILE_MAX_FRAMES * sizeof(struct frame)];

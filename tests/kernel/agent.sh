@@ -79,6 +79,22 @@ check agent_events_content "$(node $OTLP/check.mjs "$TMP/events.jsonl" 2>&1 | ta
 	--sample-type samples/count --sample-type events/count --sample-type off_cpu/nanoseconds
 kill "$rpid"
 
+# Allocations of a process started with the library preloaded: alloc and in-use
+# profiles, the in-use one a snapshot at each interval's end.
+receiver alloc grpc-receiver.mjs 0
+(sleep 1 && EBPROF_ALLOC_MEAN=65536 LD_PRELOAD=$PWD/$BUILD/libebprof-alloc.so \
+	"$W/alloc_sites" 3 >/dev/null) &
+PIDS+=($!)
+"$EBPROF" agent --alloc=64K --endpoint "127.0.0.1:$port" --report-interval 1s -d 6 \
+	>"$TMP/alloc.out" 2>"$TMP/alloc.err"
+rc=$?
+check agent_alloc_runs "exit $rc: $(tail -3 "$TMP/alloc.err")" [ "$rc" -eq 0 ]
+check agent_alloc_content "$(node $OTLP/check.mjs "$TMP/alloc.jsonl" 2>&1 | tail -3)" \
+	node $OTLP/check.mjs "$TMP/alloc.jsonl" --function site_small --function site_medium \
+	--sample-type alloc_space/bytes --sample-type alloc_objects/count \
+	--sample-type inuse_space/bytes --sample-type inuse_objects/count
+kill "$rpid"
+
 # HTTP/protobuf, configured by the standard variables alone.
 receiver http http-receiver.mjs 0
 OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$port OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \

@@ -6,7 +6,9 @@
  * kernel test compares ebprof's estimates with these figures. It starts with one 4 MiB
  * block (sampled for certain at the test's mean) and a second's sleep: ebprof describes
  * the process when its first event arrives, and until then stacks are cut short (frame
- * pointers only), which would hide the sites. */
+ * pointers only), which would hide the sites. With an argument it then stays alive that
+ * many seconds holding site_kept's blocks, for an agent's in-use snapshots. Usage:
+ * alloc_sites [HOLD_SECONDS] */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,7 +63,7 @@ __attribute__((noinline)) static void warm_up(void)
 	free(sink);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static void *kept[KEPT_COUNT];
 
@@ -71,5 +73,7 @@ int main(void)
 	site_medium();
 	site_kept(kept);
 	sink = kept;
+	if (argc > 1)
+		usleep((useconds_t)(atof(argv[1]) * 1e6));
 	return 0;
 }
