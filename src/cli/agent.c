@@ -59,13 +59,6 @@ struct agent {
 	uint64_t encode_failures;
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(
@@ -237,17 +230,6 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	return err;
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 /* The encoder's view of a process (it falls back to the process name itself). */
 static int lookup_process(void *ctx, uint32_t pid, struct otlp_process *out)
 {
@@ -367,7 +349,7 @@ static int run(struct agent *a, const struct agent_opts *o)
 	uint64_t deadline = next_deadline(a->s->start_ns, o->interval), now;
 	int n;
 
-	while (!stop_signal) {
+	while (!session_stop_signal) {
 		n = session__poll(a->s, POLL_MS);
 		if (n < 0 && n != -EINTR) {
 			pr_err("reading samples: %s", strerror(-n));
@@ -471,7 +453,7 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	srand(getpid() ^ (unsigned)session__clock_ns(CLOCK_MONOTONIC));
 	proc_info_cache__init(&a.procs);
-	install_signals();
+	session__install_signals();
 	err = start(&a, &o);
 	if (!err)
 		err = run(&a, &o);

@@ -39,13 +39,6 @@ struct record_opts {
 	const char *outdir;
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(
@@ -165,22 +158,12 @@ static int prepare_outdir(const char *dir)
 	return 0;
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 static int run_loop(struct session *s, const struct record_opts *o)
 {
 	uint64_t deadline = o->seconds > 0 ? s->start_ns + (uint64_t)(o->seconds * 1e9) : 0;
 	int n;
 
-	while (!stop_signal) {
+	while (!session_stop_signal) {
 		n = session__poll(s, POLL_MS);
 		if (n < 0 && n != -EINTR) {
 			pr_err("reading samples: %s", strerror(-n));
@@ -424,7 +407,7 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto out;
 	startup__mark(STARTUP_CHECKED);
-	install_signals();
+	session__install_signals();
 	s = session__start(&o.s);
 	if (!s) {
 		err = -errno;

@@ -152,6 +152,24 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	return 1;
 }
 
+volatile sig_atomic_t session_stop_signal;
+
+static void on_signal(int sig)
+{
+	session_stop_signal = sig;
+}
+
+void session__install_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 uint64_t session__clock_ns(clockid_t id)
 {
 	struct timespec ts;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <time.h>
 
 #include "alloc/alloc.h"
@@ -141,5 +142,9 @@ void session__read_counters(struct session *s);
 void session__stop(struct session *s);
 void session__free(struct session *s);
 uint64_t session__clock_ns(clockid_t id);
+/* SIGINT, SIGTERM and SIGHUP set session_stop_signal (the verbs' loops end and clean up);
+ * SIGPIPE is ignored, so a collector closing a connection is an error, not death. */
+extern volatile sig_atomic_t session_stop_signal;
+void session__install_signals(void);
 
 #endif

@@ -211,6 +211,19 @@ static int32_t enc__string(struct enc *e, const char *s)
 	return err ? err : ent->idx;
 }
 
+/* An attribute's value: the string when there is one, else the integer. */
+static void any_set(pb_any *any, const char *sval, int64_t ival)
+{
+	PB_COMMON(any_value__init)(any);
+	if (sval) {
+		any->value_case = ANY_STRING;
+		any->string_value = (char *)sval;
+	} else {
+		any->value_case = ANY_INT;
+		any->int_value = ival;
+	}
+}
+
 /* Returns the attribute_table index of key = string value (is_str) or key = ival. */
 static int32_t enc__attr(struct enc *e, const char *key, const char *sval, int64_t ival)
 {
@@ -235,14 +248,7 @@ static int32_t enc__attr(struct enc *e, const char *key, const char *sval, int64
 	if (!ent || !kvu || !any)
 		return -ENOMEM;
 	PB(key_value_and_unit__init)(kvu);
-	PB_COMMON(any_value__init)(any);
-	if (sval) {
-		any->value_case = ANY_STRING;
-		any->string_value = (char *)sval;
-	} else {
-		any->value_case = ANY_INT;
-		any->int_value = ival;
-	}
+	any_set(any, sval, ival);
 	kvu->key_strindex = probe.key;
 	kvu->value = any;
 	*ent = probe;
@@ -713,14 +719,7 @@ static int enc__kv(struct enc *e, struct ptrvec *kvs, const char *key, const cha
 	if (!kv || !any)
 		return -ENOMEM;
 	PB_COMMON(key_value__init)(kv);
-	PB_COMMON(any_value__init)(any);
-	if (sval) {
-		any->value_case = ANY_STRING;
-		any->string_value = (char *)sval;
-	} else {
-		any->value_case = ANY_INT;
-		any->int_value = ival;
-	}
+	any_set(any, sval, ival);
 	kv->key = (char *)key;
 	kv->value = any;
 	return ptrvec__push(kvs, kv);
