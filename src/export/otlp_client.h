@@ -12,6 +12,10 @@
 #define OTLP_GRPC_PATH \
 	"/opentelemetry.proto.collector.profiles.v1development.ProfilesService/Export"
 #define OTLP_HTTP_PATH "/v1development/profiles"
+/* The OTLP Profiles development version of the schema in proto/ (OTLP 1.10+ field
+ * numbers), sent with every request; a server reads a missing one as "1" too. */
+#define OTLP_DEV_VERSION_HEADER "otlp-profiles-development-version"
+#define OTLP_DEV_VERSION "1"
 #define OTLP_DEFAULT_MAX_QUEUE 16
 #define OTLP_DEFAULT_TIMEOUT_MS 10000
 /* The spec's recommended limits: requests over 64 MiB (before compression) are not sent,

@@ -210,13 +210,17 @@ static int add_header(struct curl_slist **list, const char *fmt, ...)
 }
 
 /* The protocol's headers, then the user's. "Expect:" stops libcurl waiting for a
- * 100 Continue on large HTTP/1.1 bodies; "Accept:" drops its default "*\/\*". */
+ * 100 Continue on large HTTP/1.1 bodies; "Accept:" drops its default "*\/\*". The
+ * Profiles development version (gRPC metadata, or an HTTP header: the same name, case
+ * aside) tells a server which v1development schema the body uses before it decodes
+ * it, so an unsupported one is refused with a clear error instead of misread. */
 static int build_headers(struct otlp_exchange *x)
 {
 	const struct otlp_client_opts *o = x->opts;
 	int err = add_header(&x->hdrs, "Expect:");
 	size_t i;
 
+	err = err ?: add_header(&x->hdrs, "%s: %s", OTLP_DEV_VERSION_HEADER, OTLP_DEV_VERSION);
 	if (o->protocol == OTLP_PROTO_GRPC) {
 		err = err ?: add_header(&x->hdrs, "content-type: application/grpc");
 		err = err ?: add_header(&x->hdrs, "te: trailers");

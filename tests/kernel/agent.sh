@@ -60,7 +60,7 @@ rc=$?
 check agent_grpc_runs "exit $rc: $(tail -3 "$TMP/grpc.err")" [ "$rc" -eq 0 ]
 check agent_grpc_content "$(node $OTLP/check.mjs "$TMP/grpc.jsonl" 2>&1 | tail -3)" \
 	node $OTLP/check.mjs "$TMP/grpc.jsonl" --min-requests 3 --function chain_leaf \
-	--function chain_a --pid "$victim" --frame-type kernel --frame-type native \
+	--function chain_a --pid "$victim" --frame-type kernel --frame-type native --dev-version 1 \
 	--resource-attr process.executable.name --resource-attr host.name \
 	--sample-attr thread.name --sample-attr cpu.logical_number
 kill "$rpid"
@@ -104,7 +104,7 @@ rc=$?
 check agent_http_env_runs "exit $rc: $(tail -3 "$TMP/http.err")" [ "$rc" -eq 0 ]
 check agent_http_content "$(node $OTLP/check.mjs "$TMP/http.jsonl" 2>&1 | tail -3)" \
 	node $OTLP/check.mjs "$TMP/http.jsonl" --min-requests 2 --function chain_leaf \
-	--pid "$victim" --resource-attr deployment.environment
+	--pid "$victim" --resource-attr deployment.environment --dev-version 1
 check agent_http_service_name "OTEL_SERVICE_NAME not in the requests" \
 	grep -q '"ebprof-test"' "$TMP/http.jsonl"
 kill "$rpid"

@@ -14,6 +14,7 @@ const USAGE = `usage: node check.mjs FILE.jsonl [options]
   --sample-attr KEY      every sample has attribute KEY (default: thread.id)
   --frame-type TYPE      some location has profile.frame.type TYPE (repeatable)
   --sample-type T/UNIT   some profile has sample_type T in UNIT (repeatable)
+  --dev-version V        every request carried otlp-profiles-development-version V
   --min-requests N       at least N requests (default 1)
   --min-samples N        at least N samples in all (default 1)
 example: node check.mjs /tmp/req.jsonl --function main --function work --pid 1234
@@ -21,7 +22,7 @@ example: node check.mjs /tmp/req.jsonl --function main --function work --pid 123
 
 function parseArgs(argv) {
   const a = {
-    file: null, functions: [], pid: null, frameTypes: [], sampleTypes: [],
+    file: null, functions: [], pid: null, frameTypes: [], sampleTypes: [], devVersion: null,
     resourceAttrs: null, sampleAttrs: null, minRequests: 1, minSamples: 1,
   };
   const intArg = (flag, v) => {
@@ -35,6 +36,7 @@ function parseArgs(argv) {
     else if (f === '--function') a.functions.push(v());
     else if (f === '--frame-type') a.frameTypes.push(v());
     else if (f === '--sample-type') a.sampleTypes.push(v());
+    else if (f === '--dev-version') a.devVersion = v();
     else if (f === '--pid') a.pid = intArg(f, v());
     else if (f === '--resource-attr') (a.resourceAttrs ??= []).push(v());
     else if (f === '--sample-attr') (a.sampleAttrs ??= []).push(v());
@@ -274,6 +276,10 @@ lines.forEach((line, n) => {
   }
   if (!entry.request) problem(`line ${n + 1}`, 'no "request"');
   else checkRequest(`line ${n + 1} request`, entry.request);
+  if (args.devVersion !== null) {
+    const got = (entry.metadata ?? entry.headers ?? {})['otlp-profiles-development-version'];
+    if (got !== args.devVersion) problem(`line ${n + 1}`, `otlp-profiles-development-version ${got ?? '(none)'}, expected ${args.devVersion}`);
+  }
 });
 
 if (totals.requests < args.minRequests) problem(args.file, `${totals.requests} requests, expected at least ${args.minRequests}`);

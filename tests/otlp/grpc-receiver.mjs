@@ -8,7 +8,7 @@ import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import {
   PROTO_ROOT, SERVICE_PROTO, SERVICE_PATH, TO_OBJECT, COMMON_FLAGS, COMMON_USAGE,
-  parseOptions, behaviour, tlsOptions, recorder, announce, die,
+  parseOptions, behaviour, tlsOptions, recorder, announce, die, devVersionError, DEV_VERSION_HEADER,
 } from './lib.mjs';
 
 const USAGE = `usage: node grpc-receiver.mjs [flags]
@@ -63,6 +63,12 @@ function metadataOf(call) {
 }
 
 function exportHandler(call, callback) {
+  const versions = call.metadata.get(DEV_VERSION_HEADER).map(String);
+  const bad = devVersionError(versions.length > 1 ? versions : versions[0]);
+  if (bad) {
+    callback({ code: grpc.status.INVALID_ARGUMENT, details: bad });
+    return;
+  }
   const seq = rec.next();
   const how = decide(seq);
   const md = metadataOf(call);

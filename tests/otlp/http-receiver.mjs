@@ -9,7 +9,8 @@ import http2 from 'node:http2';
 import zlib from 'node:zlib';
 import {
   HTTP_PATH, TO_OBJECT, COMMON_FLAGS, COMMON_USAGE,
-  parseOptions, behaviour, tlsOptions, recorder, announce, die, intOption,
+  parseOptions, behaviour, tlsOptions, recorder, announce, die, intOption, devVersionError,
+  DEV_VERSION_HEADER,
   requestType, responseType, statusType,
 } from './lib.mjs';
 
@@ -66,6 +67,11 @@ async function handle(req, res) {
   const type = (req.headers['content-type'] || '').split(';')[0].trim();
   if (type !== 'application/x-protobuf') {
     replyStatus(res, 415, `content-type ${type || '(none)'}: this receiver takes application/x-protobuf`);
+    return;
+  }
+  const bad = devVersionError(req.headers[DEV_VERSION_HEADER]);
+  if (bad) {
+    replyStatus(res, 400, bad);
     return;
   }
   const encoding = (req.headers['content-encoding'] || 'identity').toLowerCase();

@@ -153,3 +153,13 @@ export const COMMON_USAGE = `  --host ADDR            address to listen on (defa
   --delay-ms MS          wait before answering (timeouts)
 Every flag can also be set as OTLP_RECEIVER_<FLAG> (e.g. OTLP_RECEIVER_FAIL_FIRST=2).
 `;
+
+// The OTLP Profiles development version a request carries (gRPC metadata or HTTP
+// header, one name), checked as the collector does before decoding: absent means "1",
+// anything but exactly one "1" is refused. Returns an error message or null.
+export const DEV_VERSION_HEADER = 'otlp-profiles-development-version';
+export function devVersionError(value) {
+  const v = value === undefined ? '1' : value;
+  if (Array.isArray(v) || String(v).includes(',')) return `${DEV_VERSION_HEADER} must have exactly one value`;
+  return String(v) === '1' ? null : `unsupported ${DEV_VERSION_HEADER} '${v}': supported version is 1`;
+}

@@ -153,9 +153,11 @@ test_grpc_tls() {
 	# An https:// endpoint, the CA given as a flag.
 	ok=$("$send" --protocol grpc --endpoint "https://localhost:$rport" --ca-file "$tmp/ca.pem" \
 		--count 2 "$tmp/req.bin" 2>"$tmp/tls.err" | grep '^final')
-	# host:port without a scheme means TLS; the CA from the environment this time.
+	# The CA from the environment this time. (A host:port without a scheme is TLS too,
+	# but not on the loopback, where it is plaintext: test_otlp_config covers both.)
 	bare=$(OTEL_EXPORTER_OTLP_CERTIFICATE="$tmp/ca.pem" OTEL_EXPORTER_OTLP_PROTOCOL=grpc \
-		"$send" --endpoint "localhost:$rport" "$tmp/req.bin" 2>>"$tmp/tls.err" | grep '^final')
+		"$send" --endpoint "https://localhost:$rport" "$tmp/req.bin" 2>>"$tmp/tls.err" |
+		grep '^final')
 	# Without the CA the server's certificate must not be trusted.
 	untrusted=$("$send" --protocol grpc --endpoint "https://localhost:$rport" \
 		--retry-max-ms 300 --backoff 50,100 "$tmp/req.bin" 2>"$tmp/untrusted.err" | grep '^final')
@@ -183,6 +185,7 @@ test_http() {
 		grep '^final')
 	# The generic variable is a base URL: /v1development/profiles is appended.
 	envout=$(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$rport" \
+		OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
 		OTEL_EXPORTER_OTLP_HEADERS="x-from-env=a%20b" "$send" "$tmp/req.bin" \
 		2>>"$tmp/http.err" | grep '^final')
 	stop_receiver "$rpid"
