@@ -57,6 +57,7 @@ struct agent {
 	uint64_t intervals;
 	uint64_t empty_intervals;
 	uint64_t encode_failures;
+	struct proc_prune_stats pruned; /* exited processes and unmapped files let go */
 };
 
 static void usage(FILE *out)
@@ -332,6 +333,8 @@ next:
 	report__free(r);
 	profile__clear(&a->s->profile);
 	proc_info_cache__age(&a->procs);
+	/* What exited processes left is exported now: let their entries and files go. */
+	proc_table__prune(&a->s->procs, &a->pruned);
 	a->interval_start_ns = end_ns;
 	a->interval_start_unix_ns = end_ns + a->s->ingest.mono_to_unix_ns;
 }
@@ -387,6 +390,9 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 	       (unsigned long long)st->dropped_expired, (unsigned long long)st->dropped_at_close,
 	       (unsigned long long)st->failed_attempts, (unsigned long long)st->partial_success,
 	       (unsigned long long)st->bytes_raw, (unsigned long long)st->bytes_sent);
+	printf("  processes: %llu exited ones forgotten, %llu files closed that no process "
+	       "mapped any more\n",
+	       (unsigned long long)a->pruned.procs, (unsigned long long)a->pruned.files);
 }
 
 static int start(struct agent *a, const struct agent_opts *o)

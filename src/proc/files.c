@@ -30,6 +30,17 @@ void file_table__init(struct file_table *t)
 	hmap_init(&t->by_key, file_eq);
 }
 
+void file_entry__release(struct file_entry *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	elf_syms__free(f->syms);
+	f->fd = -1;
+	f->syms = NULL;
+	f->syms_err = 0;
+	f->open_err = 0;
+}
+
 void file_table__free(struct file_table *t)
 {
 	for (uint32_t i = 0; i < t->count; i++) {

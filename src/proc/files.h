@@ -40,5 +40,8 @@ struct file_entry *file_table__get(const struct file_table *t, uint32_t id);
 /* Opens the file if not yet open, through /proc/PID/map_files (works for deleted files
  * and other mount namespaces), else /proc/PID/root/PATH. Returns 0 or negative errno. */
 int file_entry__open(struct file_entry *f, pid_t pid, uint64_t start, uint64_t end);
+/* Closes the descriptor and drops the parsed symbols of a file no live process maps;
+ * the id stays, and the next process to map the file opens it again. */
+void file_entry__release(struct file_entry *f);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,65 @@ int proc_table__init(struct proc_table *t, struct file_table *files)
 	t->files = files;
 	t->vdso_file = vdso_register(t);
 	return 0;
+}
+
+static bool pid_exists(uint32_t pid)
+{
+	return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
+/* Removes the processes that exited; removal shifts slots, so in batches. */
+static void prune_procs(struct proc_table *t, struct proc_prune_stats *st)
+{
+	struct proc *gone[256];
+	size_t n;
+
+	do {
+		n = 0;
+		hmap_for_each(&t->by_pid, i)
+		{
+			struct proc *p = t->by_pid.slots[i].entry;
+
+			if (n < 256 && p->pid && !pid_exists(p->pid))
+				gone[n++] = p;
+		}
+		for (size_t i = 0; i < n; i++) {
+			hmap_remove(&t->by_pid, hash_u64(gone[i]->pid), &gone[i]->pid);
+			free(gone[i]->maps);
+			free(gone[i]);
+		}
+		st->procs += n;
+	} while (n == 256);
+}
+
+void proc_table__prune(struct proc_table *t, struct proc_prune_stats *st)
+{
+	uint8_t *mapped;
+
+	pthread_mutex_lock(&t->lock);
+	prune_procs(t, st);
+	mapped = calloc(t->files->count + 1, 1);
+	if (!mapped)
+		goto out;
+	hmap_for_each(&t->by_pid, i)
+	{
+		const struct proc *p = t->by_pid.slots[i].entry;
+
+		for (uint32_t m = 0; m < p->nmaps; m++)
+			if (p->maps[m].file_id <= t->files->count)
+				mapped[p->maps[m].file_id] = 1;
+	}
+	for (uint32_t id = 1; id <= t->files->count; id++) {
+		struct file_entry *f = file_table__get(t->files, id);
+
+		if (!f || mapped[id] || id == t->vdso_file || (f->fd < 0 && !f->syms))
+			continue;
+		file_entry__release(f);
+		st->files++;
+	}
+	free(mapped);
+out:
+	pthread_mutex_unlock(&t->lock);
 }
 
 void proc_table__free(struct proc_table *t)

@@ -58,6 +58,17 @@ struct proc_addr proc_table__resolve(struct proc_table *t, uint32_t pid, uint64_
 int proc_table__snapshot(struct proc_table *t, uint32_t pid, uint64_t now_ns,
 			 struct proc_mapping **out);
 
+struct proc_prune_stats {
+	uint64_t procs; /* exited processes forgotten */
+	uint64_t files; /* files released: no live process maps them */
+};
+
+/* For a long-running agent, after an export: forgets processes that no longer exist
+ * and releases (file_entry__release) every open file no remaining process maps, so
+ * descriptors and symbol tables do not pile up over days. Adds to *st. Whatever an
+ * exited process left must already have been symbolized: its files are closed. */
+void proc_table__prune(struct proc_table *t, struct proc_prune_stats *st);
+
 /* Parses one /proc/PID/maps line; exposed for tests. Returns true for an executable
  * mapping and fills the fields (path points into line). */
 bool maps_parse_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff, uint64_t *dev,
