@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -106,19 +107,27 @@ static struct table_entry *describe_mapping(struct tracker *t, const struct proc
 					    struct unw_mapping *um)
 {
 	struct table_entry *te = NULL;
-	struct file_entry *f;
+	struct file_entry *f, copy;
 	uint64_t bias;
 
 	*um = (struct unw_mapping){.start = pm->start, .end = pm->end, .file_id = pm->file_id};
 	if (!pm->file_id)
 		return NULL;
 	um->off_bias = pm->start - pm->pgoff;
+	/* The table is compiled outside the lock, from a descriptor of our own: an agent's
+	 * prune may close the file's (and the number be reused) in the meantime. */
 	pthread_mutex_lock(&t->procs->lock);
 	f = file_table__get(t->procs->files, pm->file_id);
+	if (f) {
+		copy = *f;
+		copy.fd = f->fd >= 0 ? dup(f->fd) : -1;
+	}
 	pthread_mutex_unlock(&t->procs->lock);
 	if (!f)
 		return NULL;
-	te = table_pool__acquire(t->pool, f);
+	te = table_pool__acquire(t->pool, &copy);
+	if (copy.fd >= 0)
+		close(copy.fd);
 	if (te->id && table_entry__vaddr_bias(te, pm->start, pm->pgoff, &bias)) {
 		um->vaddr_bias = bias;
 		um->table = te->id;
