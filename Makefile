@@ -10,12 +10,15 @@ BPFTOOL ?= bpftool
 PROTOC_C ?= protoc-c
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
-PKGS := libbpf libelf libdw zlib libprotobuf-c libcurl libcrypto
+PKGS := libbpf libelf libdw zlib libprotobuf-c
+# Headers only: the agent loads libcurl (and libcrypto) with dlopen (src/export/curl_lib.c),
+# so record's start-up does not map their 30 dependent libraries.
+DLOPEN_PKGS := libcurl
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
-	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread -lm
+	  $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
+LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread -lm -ldl
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))

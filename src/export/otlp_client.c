@@ -13,7 +13,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include <curl/curl.h>
+#include "export/curl_lib.h"
 
 #include "export/otlp_client.h"
 #include "export/otlp_exchange.h"
@@ -318,11 +318,6 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static int copy_str(char **dst, const char *src)
 {
 	*dst = src ? strdup(src) : NULL;
@@ -397,7 +392,6 @@ static void client_free(struct otlp_client *c)
 
 struct otlp_client *otlp_client__new(const struct otlp_client_opts *opts)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct otlp_client *c;
 	pthread_condattr_t ca;
 	int err;
@@ -406,7 +400,8 @@ struct otlp_client *otlp_client__new(const struct otlp_client_opts *opts)
 		pr_err("OTLP: no endpoint URL or a zero queue size");
 		return NULL;
 	}
-	pthread_once(&once, curl_init_once);
+	if (!curl_lib__get())
+		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto nomem;

@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
+#include "export/curl_lib.h"
 
 #include "cli/options.h"
 #include "export/otlp_config.h"
@@ -340,14 +340,17 @@ static char *request_path(const char *path, enum otlp_protocol proto, const stru
 static int build_url(struct otlp_client_opts *o, const struct source *s, const char *endpoint,
 		     bool *tls)
 {
-	CURLU *u = curl_url();
+	const struct curl_lib *c = curl_lib__get();
 	char *given = NULL, *path = NULL, *url = NULL;
 	int err = -EINVAL;
+	CURLU *u;
 
+	if (!c)
+		return -ENOENT;
+	u = c->url();
 	if (!u)
 		return -ENOMEM;
-	if (curl_url_set(u, CURLUPART_URL, endpoint, 0) ||
-	    curl_url_get(u, CURLUPART_PATH, &given, 0)) {
+	if (c->url_set(u, CURLUPART_URL, endpoint, 0) || c->url_get(u, CURLUPART_PATH, &given, 0)) {
 		pr_err("%s: '%s' is not a URL", s->name, endpoint);
 		goto cleanup;
 	}
@@ -359,9 +362,8 @@ static int build_url(struct otlp_client_opts *o, const struct source *s, const c
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	if (curl_url_set(u, CURLUPART_PATH, path, 0) ||
-	    curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) ||
-	    curl_url_get(u, CURLUPART_URL, &url, 0)) {
+	if (c->url_set(u, CURLUPART_PATH, path, 0) || c->url_set(u, CURLUPART_FRAGMENT, NULL, 0) ||
+	    c->url_get(u, CURLUPART_URL, &url, 0)) {
 		pr_err("%s: '%s' is not a URL", s->name, endpoint);
 		goto cleanup;
 	}
@@ -369,10 +371,10 @@ static int build_url(struct otlp_client_opts *o, const struct source *s, const c
 	*tls = has_scheme(url, "https");
 	err = o->url ? 0 : -ENOMEM;
 cleanup:
-	curl_free(url);
+	c->free(url);
 	free(path);
-	curl_free(given);
-	curl_url_cleanup(u);
+	c->free(given);
+	c->url_cleanup(u);
 	return err;
 }
 

@@ -14,14 +14,19 @@
 #include <strings.h>
 #include <time.h>
 
-#include <curl/curl.h>
-#include <openssl/evp.h>
+#include "export/curl_lib.h"
 
 #include "export/otlp.h"
 #include "export/otlp_exchange.h"
 #include "rpc_status.pb-c.h"
 #include "util/gzip.h"
 #include "util/log.h"
+
+/* libcurl's table: loaded by otlp_client__new before any exchange exists. */
+static inline const struct curl_lib *cl(void)
+{
+	return curl_lib__get();
+}
 
 #define GRPC_PREFIX 5
 #define RETRY_INFO_TYPE "type.googleapis.com/google.rpc.RetryInfo"
@@ -202,7 +207,7 @@ static int add_header(struct curl_slist **list, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	grown = curl_slist_append(*list, line);
+	grown = cl()->slist_append(*list, line);
 	if (!grown)
 		return -ENOMEM;
 	*list = grown;
@@ -251,45 +256,45 @@ static bool has_scheme_https(const char *url)
  * 10634, fixed in 8.0). There, plaintext gRPC opens a connection per request. */
 static bool curl_before_8(void)
 {
-	return curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
+	return cl()->version_info(CURLVERSION_NOW)->version_num < 0x080000;
 }
 
 static CURL *open_handle(struct otlp_exchange *x)
 {
 	const struct otlp_client_opts *o = x->opts;
-	CURL *h = curl_easy_init();
+	CURL *h = cl()->easy_init();
 
 	if (!h)
 		return NULL;
-	curl_easy_setopt(h, CURLOPT_URL, o->url);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* threads: no SIGALRM for DNS timeouts */
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->hdrs);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "ebprof");
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x->resp);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x->resp);
-	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h, CURLOPT_VERBOSE, (long)log_verbose); /* the wire, with -v */
+	cl()->easy_setopt(h, CURLOPT_URL, o->url);
+	cl()->easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* threads: no SIGALRM for DNS timeouts */
+	cl()->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	cl()->easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+	cl()->easy_setopt(h, CURLOPT_HTTPHEADER, x->hdrs);
+	cl()->easy_setopt(h, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "ebprof");
+	cl()->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	cl()->easy_setopt(h, CURLOPT_WRITEDATA, &x->resp);
+	cl()->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	cl()->easy_setopt(h, CURLOPT_HEADERDATA, &x->resp);
+	cl()->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	cl()->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	cl()->easy_setopt(h, CURLOPT_XFERINFODATA, x);
+	cl()->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
+	cl()->easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	cl()->easy_setopt(h, CURLOPT_VERBOSE, (long)log_verbose); /* the wire, with -v */
 	if (o->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
+		cl()->easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
 	if (o->protocol == OTLP_PROTO_GRPC) {
 		/* h2c without an Upgrade round trip; over TLS, ALPN is still used and the
 		 * version is checked after the call. */
-		curl_easy_setopt(h, CURLOPT_HTTP_VERSION,
-				 (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+		cl()->easy_setopt(h, CURLOPT_HTTP_VERSION,
+				  (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
 		if (!has_scheme_https(o->url) && curl_before_8())
-			curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
+			cl()->easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
 	} else {
 		/* HTTP/2 where TLS offers it, else HTTP/1.1; gzip'd answers are inflated. */
-		curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-		curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "gzip");
+		cl()->easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+		cl()->easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "gzip");
 	}
 	return h;
 }
@@ -315,8 +320,8 @@ void otlp_exchange__free(struct otlp_exchange *x)
 	if (!x)
 		return;
 	if (x->h)
-		curl_easy_cleanup(x->h);
-	curl_slist_free_all(x->hdrs);
+		cl()->easy_cleanup(x->h);
+	cl()->slist_free_all(x->hdrs);
 	free(x->resp.body);
 	free(x);
 }
@@ -392,7 +397,7 @@ static bool read_details_bin(const char *b64, struct otlp_result *r)
 		return false;
 	memcpy(in, b64, n);
 	memset(in + n, '=', pad);
-	len = EVP_DecodeBlock(out, in, padded);
+	len = cl()->decode_base64(out, in, padded);
 	if (len < (int)pad)
 		return false;
 	return read_status(out, len - pad, r);
@@ -498,8 +503,8 @@ static void classify_grpc(struct otlp_exchange *x, struct otlp_result *r)
 	int status = resp->grpc_status;
 	bool retry_info;
 
-	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_getinfo(x->h, CURLINFO_HTTP_VERSION, &version);
+	cl()->easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	cl()->easy_getinfo(x->h, CURLINFO_HTTP_VERSION, &version);
 	if (version != CURL_HTTP_VERSION_2_0) {
 		r->verdict = OTLP_REJECTED;
 		set_what(r, "HTTP %ld over HTTP/1", code);
@@ -541,7 +546,7 @@ static void classify_http(struct otlp_exchange *x, struct otlp_result *r)
 	curl_off_t after = -1;
 	long code = 0;
 
-	curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+	cl()->easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
 	set_what(r, "HTTP %ld", code);
 	if (code >= 200 && code < 300) {
 		r->verdict = OTLP_ACCEPTED;
@@ -550,7 +555,7 @@ static void classify_http(struct otlp_exchange *x, struct otlp_result *r)
 	}
 	r->verdict = http_retryable(code) ? OTLP_RETRY : OTLP_REJECTED;
 	/* libcurl reads both forms of Retry-After (seconds, or an HTTP date). */
-	if (r->verdict == OTLP_RETRY && !curl_easy_getinfo(x->h, CURLINFO_RETRY_AFTER, &after) &&
+	if (r->verdict == OTLP_RETRY && !cl()->easy_getinfo(x->h, CURLINFO_RETRY_AFTER, &after) &&
 	    after > 0 && after < 86400)
 		r->retry_after_ms = after * 1000;
 	if (!strncasecmp(resp->content_type, "application/x-protobuf", 22))
@@ -583,10 +588,10 @@ static void transfer_failed(struct otlp_exchange *x, CURLcode rc, struct otlp_re
 		set_what(r, "stopped");
 		snprintf(r->message, sizeof(r->message), "the close deadline passed");
 	} else {
-		set_what(r, "%s", curl_easy_strerror(rc));
+		set_what(r, "%s", cl()->easy_strerror(rc));
 		snprintf(r->message, sizeof(r->message), "%s", x->errbuf);
 	}
-	curl_easy_cleanup(x->h);
+	cl()->easy_cleanup(x->h);
 	x->h = NULL;
 }
 
@@ -605,9 +610,9 @@ void otlp_exchange__send(struct otlp_exchange *x, const uint8_t *wire, size_t wi
 	}
 	reset_response(&x->resp);
 	x->errbuf[0] = 0;
-	curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, wire);
-	curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire_len);
-	rc = curl_easy_perform(x->h);
+	cl()->easy_setopt(x->h, CURLOPT_POSTFIELDS, wire);
+	cl()->easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire_len);
+	rc = cl()->easy_perform(x->h);
 	if (rc != CURLE_OK)
 		transfer_failed(x, rc, r);
 	else if (x->opts->protocol == OTLP_PROTO_GRPC)
