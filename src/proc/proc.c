@@ -275,28 +275,15 @@ static bool pid_exists(uint32_t pid)
 	return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
 }
 
-/* Removes the processes that exited; removal shifts slots, so in batches. */
-static void prune_procs(struct proc_table *t, struct proc_prune_stats *st)
+static bool drop_exited(void *entry, void *ctx)
 {
-	struct proc *gone[256];
-	size_t n;
+	struct proc *p = entry;
 
-	do {
-		n = 0;
-		hmap_for_each(&t->by_pid, i)
-		{
-			struct proc *p = t->by_pid.slots[i].entry;
-
-			if (n < 256 && p->pid && !pid_exists(p->pid))
-				gone[n++] = p;
-		}
-		for (size_t i = 0; i < n; i++) {
-			hmap_remove(&t->by_pid, hash_u64(gone[i]->pid), &gone[i]->pid);
-			free(gone[i]->maps);
-			free(gone[i]);
-		}
-		st->procs += n;
-	} while (n == 256);
+	if (!p->pid || pid_exists(p->pid))
+		return false;
+	free(p->maps);
+	free(p);
+	return true;
 }
 
 void proc_table__prune(struct proc_table *t, struct proc_prune_stats *st)
@@ -304,7 +291,7 @@ void proc_table__prune(struct proc_table *t, struct proc_prune_stats *st)
 	uint8_t *mapped;
 
 	pthread_mutex_lock(&t->lock);
-	prune_procs(t, st);
+	st->procs += hmap_filter(&t->by_pid, drop_exited, NULL);
 	mapped = calloc(t->files->count + 1, 1);
 	if (!mapped)
 		goto out;

@@ -193,25 +193,18 @@ const struct proc_info *proc_info__get(struct proc_info_cache *c, uint32_t pid, 
 	return p;
 }
 
+static bool drop_stale(void *entry, void *ctx)
+{
+	struct proc_info *p = entry;
+
+	if (p->generation == *(uint32_t *)ctx)
+		return false;
+	info_free(p);
+	return true;
+}
+
 void proc_info_cache__age(struct proc_info_cache *c)
 {
-	struct proc_info *stale[256];
-	size_t n;
-
-	/* Removal shifts slots, so collect a batch, remove it, and scan again. */
-	do {
-		n = 0;
-		hmap_for_each(&c->by_pid, i)
-		{
-			struct proc_info *p = c->by_pid.slots[i].entry;
-
-			if (p->generation != c->generation && n < 256)
-				stale[n++] = p;
-		}
-		for (size_t i = 0; i < n; i++) {
-			hmap_remove(&c->by_pid, hash_u64(stale[i]->pid), &stale[i]->pid);
-			info_free(stale[i]);
-		}
-	} while (n == 256);
+	hmap_filter(&c->by_pid, drop_stale, &c->generation);
 	c->generation++;
 }

@@ -102,6 +102,34 @@ void *hmap_remove(struct hmap *m, uint64_t hash, const void *key)
 	return found;
 }
 
+size_t hmap_filter(struct hmap *m, hmap_drop_fn drop, void *ctx)
+{
+	struct hmap_slot *slots;
+	size_t dropped = 0;
+
+	if (!m->len)
+		return 0;
+	slots = calloc(m->cap, sizeof(*slots));
+	if (!slots)
+		return 0; /* nothing removed; the caller tries again next time */
+	/* Rebuilding from the stored hashes keeps every probe run intact. */
+	for (size_t i = 0; i < m->cap; i++) {
+		void *e = m->slots[i].entry;
+
+		if (!e)
+			continue;
+		if (drop(e, ctx)) {
+			dropped++;
+			continue;
+		}
+		place(slots, m->cap, m->slots[i].hash, e);
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->len -= dropped;
+	return dropped;
+}
+
 uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;

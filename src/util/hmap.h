@@ -5,6 +5,7 @@
 #ifndef EBPROF_HMAP_H
 #define EBPROF_HMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,11 @@ void *hmap_find(const struct hmap *m, uint64_t hash, const void *key);
 int hmap_insert(struct hmap *m, uint64_t hash, void *entry);
 /* Removes the entry equal to key; returns it, or NULL. */
 void *hmap_remove(struct hmap *m, uint64_t hash, const void *key);
+/* Called by hmap_filter for each entry: returns true after freeing an entry to remove. */
+typedef bool (*hmap_drop_fn)(void *entry, void *ctx);
+/* Removes every entry drop() takes. Returns how many. On ENOMEM it removes none and
+ * calls drop() on none. */
+size_t hmap_filter(struct hmap *m, hmap_drop_fn drop, void *ctx);
 
 #define hmap_for_each(m, i)                   \
 	for (size_t i = 0; i < (m)->cap; i++) \
