@@ -650,6 +650,19 @@ static int enc__profile(struct enc *e, const uint32_t *run, size_t n, uint32_t v
 			return -ENOMEM;
 		p->period = ev->period > INT64_MAX ? INT64_MAX : (int64_t)ev->period;
 	}
+	/* Two probes both count events/count: the event's name tells their profiles apart
+	 * (no semantic convention names a profile's trigger yet, hence our namespace). */
+	if (is_set(ev->name)) {
+		int32_t *attr = arena_alloc(&e->arena, sizeof(*attr));
+
+		if (!attr)
+			return -ENOMEM;
+		*attr = enc__attr(e, OTLP_EVENT_ATTR, ev->name, 0);
+		if (*attr < 0)
+			return *attr;
+		p->n_attribute_indices = 1;
+		p->attribute_indices = attr;
+	}
 	p->time_unix_nano = e->r->start_unix_ns;
 	p->duration_nano = e->r->duration_ns;
 	/* Optional, and only useful when unique: without randomness, leave it out. */

@@ -12,6 +12,9 @@
 struct report;
 
 #define OTLP_SCOPE_NAME "ebprof"
+/* Profile attribute naming the event a profile counts: "cpu", "off-cpu", "alloc",
+ * "inuse", or the probe as given ("uprobe:/usr/bin/app:handle"). */
+#define OTLP_EVENT_ATTR "ebprof.event"
 
 /* A string-valued resource attribute, e.g. from OTEL_RESOURCE_ATTRIBUTES. */
 struct otlp_attr {

@@ -633,6 +633,13 @@ out:
 }
 
 /* A report with events: one Profile per (process, event, value type). */
+static bool event_is(const pb_dict *d, const pb_profile *p, const char *name)
+{
+	const pb_any *v = attr_of(d, p->n_attribute_indices, p->attribute_indices, OTLP_EVENT_ATTR);
+
+	return v && v->value_case == ANY_STRING && !strcmp(v->string_value, name);
+}
+
 static void test_events_and_values(void)
 {
 	static const struct report_event events[] = {
@@ -691,6 +698,9 @@ static void test_events_and_values(void)
 		CHECK(off->period == 1);
 		/* the off-CPU stack is the CPU one: same Stack */
 		CHECK(off->samples[0]->stack_index == cpu->samples[0]->stack_index);
+		/* each profile names its event, so two probes' events/count stay apart */
+		CHECK(event_is(d, cpu, "cpu") && event_is(d, sw, "off_cpu") &&
+		      event_is(d, off, "off_cpu"));
 		nsamples = cpu->n_samples + sw->n_samples + off->n_samples;
 	}
 	CHECK(nsamples == 4);
