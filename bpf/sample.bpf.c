@@ -144,7 +144,9 @@ static __always_inline int wanted(__u32 pid)
 
 /* Tells userspace about pid, at most once per notice_interval_ns per process and kind:
  * an "unknown process" notice must not mute the "unknown mapping" that follows when
- * the process was described before ld.so had mapped its libraries. */
+ * the process was described before ld.so had mapped its libraries. It wakes userspace
+ * at once (see on_exec): notices are rare and every ms before the tracker acts is a
+ * sample without its stack. */
 static __always_inline void notice(__u32 type, __u32 pid, __u64 addr)
 {
 	__u32 key = pid | type << 28; /* pids fit in 22 bits (PID_MAX_LIMIT) */
@@ -154,7 +156,7 @@ static __always_inline void notice(__u32 type, __u32 pid, __u64 addr)
 	if (last && now - *last < notice_interval_ns)
 		return;
 	bpf_map_update_elem(&notice_times, &key, &now, BPF_ANY);
-	if (bpf_ringbuf_output(&samples, &n, sizeof(n), 0))
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
 		count(CTR_NOTICES_LOST);
 }
 
@@ -508,7 +510,10 @@ int on_exec(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (described)
 		bpf_map_delete_elem(&pid_to_mappings, &pid);
-	if (bpf_ringbuf_output(&samples, &n, sizeof(n), 0))
+	/* Wake userspace now: behind batched samples a plain output would wait for the
+	 * next poll (100 ms), and until the tracker describes the new image its samples
+	 * have no user stack. */
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
 		count(CTR_NOTICES_LOST);
 	return 0;
 }

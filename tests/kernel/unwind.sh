@@ -21,7 +21,9 @@ expect_chain() {
 		fail "$name" "only $total samples"
 	elif [ "$(pct "$chain" "$total")" -lt 95 ]; then
 		fail "$name" "chain in $(pct "$chain" "$total") % of samples, want >= 95"
-		sort -t' ' -k2 -nr "$out/stacks.folded" | head -5 | cut -c1-300 >&2
+		echo "$name: the stacks without the chain, most samples first:" >&2
+		grep "^$comm;" "$out/stacks.folded" | grep -Ev -- "$pat" |
+			awk '{ print $NF " " $0 }' | sort -nr | head -5 | cut -c1-300 >&2
 	else
 		pass "$name"
 	fi
