@@ -463,10 +463,9 @@ int alloc__sample(struct alloc *a, struct ingest *in, const struct sample_record
 	 * its file: the library's own frames (marker, sampler, malloc wrapper) are left
 	 * out and the stack starts at the caller that allocated. Kernel-only samples
 	 * start in libc's allocator, which is left as it is. */
-	if (a->inuse_event >= 0 && r->ustack_len && r->ustack[0].file_id)
-		in->skip_file = r->ustack[0].file_id;
+	in->trim_innermost_file = a->inuse_event >= 0;
 	err = ingest__event(in, r, now_ns, values);
-	in->skip_file = 0;
+	in->trim_innermost_file = false;
 	if (err)
 		return err;
 	if (a->inuse_event < 0)

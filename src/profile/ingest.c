@@ -39,13 +39,10 @@ static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at
 			     const struct sample_record *r, uint64_t now_ns)
 {
 	unsigned int n = r->ustack_len < UNW_MAX_FRAMES ? r->ustack_len : UNW_MAX_FRAMES;
-	unsigned int first = 0;
 
-	while (in->skip_file && first < n && r->ustack[first].file_id == in->skip_file)
-		first++;
-	for (unsigned int i = first; i < n; i++) {
+	for (unsigned int i = 0; i < n; i++) {
 		const struct user_frame *uf = &r->ustack[i];
-		struct frame *f = &s->frames[at + i - first];
+		struct frame *f = &s->frames[at + i];
 		struct proc_addr a;
 
 		if (uf->file_id == PY_FILE_ID) {
@@ -68,7 +65,24 @@ static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at
 		if (!a.mapped)
 			in->unmapped_frames++;
 	}
-	return n - first;
+	return n;
+}
+
+/* Leaves out the innermost user frames that share the innermost one's file (resolved
+ * by BPF or here alike). Returns how many user frames remain. */
+static unsigned int trim_innermost_file(struct stack *s, unsigned int at, unsigned int n)
+{
+	uint32_t file = n ? s->frames[at].file_id : 0;
+	unsigned int skip = 0;
+
+	if (!file)
+		return n;
+	while (skip < n && s->frames[at + skip].file_id == file &&
+	       s->frames[at + skip].kind == FRAME_NATIVE)
+		skip++;
+	memmove(&s->frames[at], &s->frames[at + skip], (n - skip) * sizeof(s->frames[0]));
+	memset(&s->frames[at + n - skip], 0, skip * sizeof(s->frames[0]));
+	return n - skip;
 }
 
 /* BPF's string reads stop at the NUL and leave the rest of the buffer as it was. */
@@ -100,8 +114,13 @@ int ingest__event(struct ingest *in, const struct sample_record *r, uint64_t now
 	else
 		s->truncated = r->flags & SAMPLE_F_KERNEL_TRUNCATED;
 	n = add_kernel(s, r);
-	if (r->pid)
-		n += add_user(in, s, n, r, now_ns);
+	if (r->pid) {
+		unsigned int user = add_user(in, s, n, r, now_ns);
+
+		if (in->trim_innermost_file)
+			user = trim_innermost_file(s, n, user);
+		n += user;
+	}
 	s->nframes = n;
 	return profile__add(in->profile, s, values, r->time_ns + in->mono_to_unix_ns);
 }

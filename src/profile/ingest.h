@@ -5,6 +5,8 @@
 #ifndef EBPROF_INGEST_H
 #define EBPROF_INGEST_H
 
+#include <stdbool.h>
+
 #include "profile/profile.h"
 #include "proc/proc.h"
 #include "sample.h"
@@ -15,7 +17,9 @@ struct ingest {
 	struct python *python;	  /* resolves Python frames; NULL: they stay unnamed */
 	uint64_t unmapped_frames; /* user addresses outside every known mapping */
 	uint64_t mono_to_unix_ns; /* added to BPF's CLOCK_MONOTONIC times */
-	uint32_t skip_file;	  /* leave out the innermost user frames in this file (0: none) */
+	/* Leave out the innermost user frames that share the innermost one's file (the
+	 * allocation library's marker, sampler and malloc wrapper). */
+	bool trim_innermost_file;
 	union {
 		struct stack stack;
 		char bytes[sizeof(struct stack) + PROFILE_MAX_FRAMES * sizeof(struct frame)];
