@@ -6,6 +6,7 @@
  * delays reading the ring buffer. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,7 +143,8 @@ static int parse_otlp(struct agent_opts *o, int c, const char *arg)
 		o->otlp.timeout = arg;
 		return 0;
 	case OPT_MAX_QUEUE:
-		return opt_uint("--max-queue", arg, 1, 100000, &o->otlp.max_queue);
+		/* The range is otlp_config__resolve's to check, with the other settings. */
+		return opt_uint("--max-queue", arg, 1, ULONG_MAX, &o->otlp.max_queue);
 	}
 	return 1;
 }

@@ -9,15 +9,15 @@
 . "$(dirname "$0")/lib.sh"
 
 OTLP=tests/otlp
+OTLP_DIR=$PWD/$OTLP
+. $OTLP/lib.sh
 if ! command -v node >/dev/null; then
 	echo "SKIP agent: node is missing (scripts/install-deps.sh test installs it)"
 	exit 0
 fi
-if [ ! -d $OTLP/node_modules/@grpc/grpc-js ]; then
-	(cd $OTLP && npm ci --no-audit --no-fund) >&2 || {
-		echo "FAIL agent: npm ci in $OTLP failed"
-		exit 0
-	}
+if ! otlp_node_modules; then
+	echo "FAIL agent: npm ci in $OTLP failed"
+	exit 0
 fi
 
 PIDS=()
@@ -27,22 +27,15 @@ cleanup_all() {
 }
 trap cleanup_all EXIT
 
-# receiver NAME SCRIPT [PORT] [ARGS...]: starts it (writing $TMP/NAME.jsonl), sets $port
+# receiver NAME SCRIPT PORT [ARGS...]: starts it (writing $TMP/NAME.jsonl), sets $port
 # and $rpid.
 receiver() {
-	local name=$1 script=$2 want=${3:-0}
+	local name=$1 kind=${2%-receiver.mjs} want=$3
 	shift 3
-	rm -f "$TMP/$name.port"
-	node $OTLP/"$script" --port "$want" --port-file "$TMP/$name.port" --out "$TMP/$name.jsonl" \
-		"$@" >"$TMP/$name.log" 2>&1 &
-	rpid=$!
+	otlp_receiver "$TMP" "$name" "$kind" "$want" "$@"
+	rpid=$receiver_pid
 	PIDS+=("$rpid")
-	for _ in $(seq 100); do
-		[ -s "$TMP/$name.port" ] && break
-		sleep 0.1
-	done
-	port=$(cat "$TMP/$name.port" 2>/dev/null)
-	[ -n "$port" ] || echo "receiver $name did not start: $(cat "$TMP/$name.log")" >&2
+	port=$receiver_port
 }
 
 requests() { [ -f "$1" ] && wc -l <"$1" || echo 0; }

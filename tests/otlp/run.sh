@@ -20,11 +20,11 @@ if [ ! -x "$bin" ]; then
 	echo "FAIL otlp_receivers: $bin not built (make $bin)"
 	exit 1
 fi
-if [ ! -d "$here/node_modules/@grpc/grpc-js" ] || [ ! -d "$here/node_modules/protobufjs" ]; then
-	(cd "$here" && npm ci --no-audit --no-fund) >&2 || {
-		echo "FAIL otlp_receivers: npm ci failed"
-		exit 1
-	}
+OTLP_DIR=$here
+. "$here/lib.sh"
+if ! otlp_node_modules; then
+	echo "FAIL otlp_receivers: npm ci failed"
+	exit 1
 fi
 
 tmp=$(mktemp -d)
@@ -51,22 +51,11 @@ failed=0
 # start NAME SCRIPT ARGS...: starts a receiver writing $tmp/NAME.jsonl; sets $port.
 start() {
 	name=$1
-	script=$2
+	kind=${2%-receiver.mjs}
 	shift 2
-	rm -f "$tmp/$name.port"
-	node "$here/$script" --out "$tmp/$name.jsonl" --port-file "$tmp/$name.port" "$@" \
-		>"$tmp/$name.log" 2>&1 &
-	pids="$pids $!"
-	i=0
-	while [ ! -s "$tmp/$name.port" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	port=$(cat "$tmp/$name.port" 2>/dev/null)
-	[ -n "$port" ] || {
-		cat "$tmp/$name.log" >&2
-		return 1
-	}
+	otlp_receiver "$tmp" "$name" "$kind" 0 "$@" || return 1
+	pids="$pids $receiver_pid"
+	port=$receiver_port
 }
 
 stop() { # stops the receiver started last

@@ -36,11 +36,11 @@ for tool in node npm protoc openssl; do
 		exit 1
 	fi
 done
-if [ ! -d "$here/node_modules/@grpc/grpc-js" ]; then
-	(cd "$here" && npm ci --no-audit --no-fund) >&2 || {
-		echo "FAIL otlp_transport: npm ci in tests/otlp failed"
-		exit 1
-	}
+OTLP_DIR=$here
+. "$here/lib.sh"
+if ! otlp_node_modules; then
+	echo "FAIL otlp_transport: npm ci in tests/otlp failed"
+	exit 1
 fi
 
 tmp=$(mktemp -d)
@@ -70,25 +70,14 @@ if ! protoc -I "$root/proto" --encode=opentelemetry.proto.collector.profiles.v1d
 fi
 
 # start_receiver NAME KIND [receiver flags...]: starts KIND-receiver.mjs writing to
-# $tmp/NAME.jsonl; sets rpid and rport (rport is kept if already set for a restart).
+# $tmp/NAME.jsonl, on port $RECEIVER_PORT (default: any free one); sets rpid and rport.
 start_receiver() {
-	local name=$1 kind=$2 i
+	local name=$1 kind=$2
 	shift 2
-	rm -f "$tmp/$name.port"
-	node "$here/$kind-receiver.mjs" --out "$tmp/$name.jsonl" --port-file "$tmp/$name.port" \
-		"$@" >"$tmp/$name.log" 2>&1 &
-	rpid=$!
+	otlp_receiver "$tmp" "$name" "$kind" "${RECEIVER_PORT:-0}" "$@" || return 1
+	rpid=$receiver_pid
 	pids+=("$rpid")
-	for i in $(seq 300); do
-		[ -s "$tmp/$name.port" ] && break
-		kill -0 "$rpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ ! -s "$tmp/$name.port" ]; then
-		cat "$tmp/$name.log" >&2
-		return 1
-	fi
-	rport=$(cat "$tmp/$name.port")
+	rport=$receiver_port
 }
 
 stop_receiver() {
@@ -301,7 +290,7 @@ test_outage() {
 		return
 	fi
 	drops_down=$(field queue_full "$(last_stats)")
-	start_receiver up2 grpc --port "$rport" || {
+	RECEIVER_PORT=$rport start_receiver up2 grpc || {
 		fail outage "receiver did not restart on port $rport"
 		return
 	}
