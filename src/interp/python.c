@@ -521,9 +521,10 @@ static uint64_t field_ptr(const uint8_t *head, uint16_t off)
 static int read_str(uint32_t pid, const struct py_code_offsets *o, uint64_t addr, char *out,
 		    size_t cap)
 {
-	uint8_t head[48], data[MAX_TEXT * 4];
-	uint64_t len;
-	uint32_t state, kind;
+	uint8_t head[PY_STR_HEAD], data[MAX_TEXT * 4];
+	unsigned int kind;
+	uint64_t off;
+	size_t len;
 	int err;
 
 	if (!addr)
@@ -531,15 +532,9 @@ static int read_str(uint32_t pid, const struct py_code_offsets *o, uint64_t addr
 	err = read_mem(pid, addr, head, sizeof(head));
 	if (err)
 		return err;
-	memcpy(&len, head + 16, 8);   /* PyASCIIObject.length */
-	memcpy(&state, head + 32, 4); /* interned:2 kind:3 compact:1 ascii:1 ... */
-	kind = (state >> 2) & 7;
-	if (!((state >> 5) & 1)) /* not compact: a legacy string, never a code name */
+	if (py_str_layout(head, o, MAX_TEXT, &off, &kind, &len))
 		return -EINVAL;
-	if (len > MAX_TEXT)
-		len = MAX_TEXT;
-	err = read_mem(pid, addr + ((state >> 6) & 1 ? o->ascii_size : o->compact_size), data,
-		       len * kind);
+	err = read_mem(pid, addr + off, data, len * kind);
 	if (err)
 		return err;
 	return py_text_utf8(data, len, kind, out, cap) < 0 ? -EINVAL : 0;
@@ -586,6 +581,9 @@ static int read_code(struct python *py, const struct py_process *p, uint64_t add
 	int32_t first;
 	int err;
 
+	/* 3.13's offsets come from the process itself: one past the head reads nothing. */
+	if (o->firstlineno > CODE_HEAD - sizeof(first))
+		return -EINVAL;
 	err = read_mem(p->pid, addr, head, sizeof(head));
 	if (err)
 		return err;
@@ -635,6 +633,13 @@ static struct py_code *code_at(struct python *py, struct py_process *p, uint64_t
 		py->st.read_failures += err != 0;
 		free(c->lines);
 		free(c);
+		return NULL;
+	}
+	/* Samples are read a moment after they were taken: a module's top-level code, for
+	 * one, is freed as soon as its import ends. What lives at addr now is not the code
+	 * the sample ran; kept for later samples, never named for this one. */
+	if (c->tag != tag) {
+		py->st.code_freed++;
 		return NULL;
 	}
 	return c;
@@ -692,8 +697,9 @@ void python__print_stats(struct python *py, FILE *out)
 		return;
 	fprintf(out,
 		"  python: %llu processes, %llu of an unknown version; %llu code objects read "
-		"(%llu replaced at a reused address), %llu reads failed (process gone)\n",
+		"(%llu replaced at a reused address), %llu reads failed (process gone), %llu "
+		"freed before they were read\n",
 		(unsigned long long)s.processes, (unsigned long long)s.unknown_version,
 		(unsigned long long)s.code_reads, (unsigned long long)s.code_reused,
-		(unsigned long long)s.read_failures);
+		(unsigned long long)s.read_failures, (unsigned long long)s.code_freed);
 }

@@ -21,6 +21,7 @@ struct python_stats {
 	uint64_t code_reads;	  /* code objects read (cache misses) */
 	uint64_t code_reused;	  /* cached code objects replaced: freed, address reused */
 	uint64_t read_failures;	  /* reads that failed, most often the process had exited */
+	uint64_t code_freed;	  /* sampled code objects gone before they were read */
 };
 
 /* pid_to_python_fd: the BPF map of described processes. Returns NULL on ENOMEM. */

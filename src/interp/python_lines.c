@@ -132,6 +132,24 @@ static void put_utf8(char *o, uint32_t c)
 	}
 }
 
+int py_str_layout(const uint8_t head[PY_STR_HEAD], const struct py_code_offsets *o, size_t max,
+		  uint64_t *off, unsigned int *kind, size_t *len)
+{
+	int64_t n;
+	uint32_t state, k;
+
+	memcpy(&n, head + 16, 8);     /* PyASCIIObject.length */
+	memcpy(&state, head + 32, 4); /* interned:2 kind:3 compact:1 ascii:1 ... */
+	k = (state >> 2) & 7;
+	/* Not compact: a legacy string, never a code object's name or file. */
+	if (n < 0 || !((state >> 5) & 1) || (k != 1 && k != 2 && k != 4))
+		return -1;
+	*off = (state >> 6) & 1 ? o->ascii_size : o->compact_size;
+	*kind = k;
+	*len = (uint64_t)n < max ? (size_t)n : max;
+	return 0;
+}
+
 int py_text_utf8(const void *data, size_t len, unsigned int kind, char *out, size_t cap)
 {
 	const uint8_t *p = data;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Pure decoders for what the Python symbolizer reads out of a process: the line table
- * of a code object (three encodings across 3.9 to 3.13) and the text of a str object.
+ * of a code object (three encodings across 3.9 to 3.13), the header and the text of a
+ * str object.
  * No I/O, so unit tests feed them the bytes CPython itself produced. */
 #ifndef EBPROF_PYTHON_LINES_H
 #define EBPROF_PYTHON_LINES_H
@@ -14,6 +15,16 @@
  * each) of a code object whose first line is first, from its line table t[0..n) in
  * format fmt; -1 when the instruction has no line (or lasti lies past the table). */
 int py_line_of(enum py_line_format fmt, const uint8_t *t, size_t n, int first, uint32_t lasti);
+
+/* The first PY_STR_HEAD bytes of a str object: enough for its length and state. */
+#define PY_STR_HEAD 48
+
+/* Where the text of the str object whose header is head lies and how long it is: sets
+ * *off (from the object's start), *kind (bytes per character) and *len (characters,
+ * at most max). The header is the traced process's memory, so nothing in it is
+ * trusted: returns -1 unless it describes a compact str of kind 1, 2 or 4. */
+int py_str_layout(const uint8_t head[PY_STR_HEAD], const struct py_code_offsets *o, size_t max,
+		  uint64_t *off, unsigned int *kind, size_t *len);
 
 /* Decodes the text of a compact str object: len characters of kind bytes each (1, 2
  * or 4: Latin-1, UCS-2, UCS-4) from data into UTF-8 in out (size cap, always

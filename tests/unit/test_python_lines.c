@@ -12,6 +12,7 @@
  *               total -= 1
  *       return total
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "harness.h"
@@ -122,6 +123,47 @@ static void test_text(void)
 	CHECK(py_text_utf8(ucs4, 2, 4, out, 4) == 1 && !strcmp(out, "f"));
 }
 
+/* A str header as the traced process holds it: length and state word. */
+static void str_head(uint8_t head[PY_STR_HEAD], int64_t len, uint32_t kind, bool compact,
+		     bool ascii)
+{
+	uint32_t state = kind << 2 | (uint32_t)compact << 5 | (uint32_t)ascii << 6;
+
+	memset(head, 0, PY_STR_HEAD);
+	memcpy(head + 16, &len, 8);
+	memcpy(head + 32, &state, 4);
+}
+
+/* The header decides how many bytes are read into a fixed buffer: whatever it says,
+ * the read stays within max characters of 4 bytes. */
+static void test_str_layout(void)
+{
+	const struct py_code_offsets o = {.ascii_size = 40, .compact_size = 56};
+	uint8_t head[PY_STR_HEAD];
+	unsigned int kind;
+	uint64_t off;
+	size_t len;
+
+	str_head(head, 5, 1, true, true);
+	CHECK(py_str_layout(head, &o, 512, &off, &kind, &len) == 0 && off == 40 && kind == 1 &&
+	      len == 5);
+	str_head(head, 3, 4, true, false);
+	CHECK(py_str_layout(head, &o, 512, &off, &kind, &len) == 0 && off == 56 && kind == 4 &&
+	      len == 3);
+	str_head(head, 100000, 2, true, false);
+	CHECK(py_str_layout(head, &o, 512, &off, &kind, &len) == 0 && len == 512);
+	/* Kinds 3, 5, 6 and 7 do not exist; 7 * 512 bytes would overrun the reader's buffer. */
+	for (uint32_t k = 0; k < 8; k++) {
+		str_head(head, 512, k, true, false);
+		CHECK((py_str_layout(head, &o, 512, &off, &kind, &len) == 0) ==
+		      (k == 1 || k == 2 || k == 4));
+	}
+	str_head(head, -1, 1, true, true);
+	CHECK(py_str_layout(head, &o, 512, &off, &kind, &len) == -1);
+	str_head(head, 4, 1, false, true);
+	CHECK(py_str_layout(head, &o, 512, &off, &kind, &len) == -1);
+}
+
 int main(void)
 {
 	RUN_TEST(test_lnotab_39);
@@ -130,5 +172,6 @@ int main(void)
 	RUN_TEST(test_locations_313);
 	RUN_TEST(test_bad_tables);
 	RUN_TEST(test_text);
+	RUN_TEST(test_str_layout);
 	HARNESS_EXIT();
 }
