@@ -7,6 +7,7 @@
 #include "cli/host.h"
 #include "cli/record.h"
 #include "cli/version.h"
+#include "util/crash.h"
 
 static void usage(FILE *out)
 {
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 {
 	const char *verb = argc > 1 ? argv[1] : NULL;
 
+	crash__install();
 	if (!verb) {
 		usage(stderr);
 		return 2;

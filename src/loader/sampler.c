@@ -4,6 +4,7 @@
  * CPU and attach the program to each (start), and poll the ring buffer. Every failure
  * path unwinds through sampler__free. */
 #include <errno.h>
+#include <signal.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdlib.h>
@@ -265,12 +266,15 @@ static int attach_fork(struct sampler *s, struct loader *l)
 	return err;
 }
 
-/* Test hook: EBPROF_INJECT_FAILURE=after-attach fails once everything is attached, so
- * the suite can prove that a late failure leaves nothing behind. */
+/* Test hook: EBPROF_INJECT_FAILURE=after-attach fails once everything is attached, and
+ * =crash-after-attach crashes there, so the suite can prove that a late failure leaves
+ * nothing behind and that a crash says where it happened. */
 static int injected_failure(void)
 {
 	const char *v = getenv("EBPROF_INJECT_FAILURE");
 
+	if (v && strcmp(v, "crash-after-attach") == 0)
+		raise(SIGSEGV);
 	if (v && strcmp(v, "after-attach") == 0) {
 		pr_err("injected failure after attaching (EBPROF_INJECT_FAILURE)");
 		return -ECANCELED;

@@ -16,6 +16,16 @@ check() { # check NAME DESCRIPTION CMD...
 	if "$@"; then pass "$name"; else fail "$name" "$what"; fi
 }
 
+# how_ended RC STDERR_FILE: why a command failed, in one line: its exit status or the
+# signal that killed it, and its last words (ebprof's crash report and the top of its
+# backtrace when it crashed).
+how_ended() {
+	local why="exit $1" words
+	[ "$1" -gt 128 ] && why="killed by SIG$(kill -l $(($1 - 128)) 2>/dev/null || echo $(($1 - 128)))"
+	words=$(grep -A5 '^ebprof: crashed' "$2" || tail -2 "$2")
+	echo "$why: $(echo "$words" | tr '\n' ' ')"
+}
+
 # Samples in a folded file whose first field is comm ($2), and how many of them
 # contain the pattern $3 (an ERE on the whole line).
 folded_count() { awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }' "$1"; }

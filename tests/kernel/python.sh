@@ -17,7 +17,7 @@ NATIVE='([^;(]*;)*'
 # record NAME SCRIPT: runs SCRIPT under ebprof with the interpreter in PY (a command,
 # maybe a chroot), the script copied where that interpreter sees it. Sets OUT.
 record() {
-	local name=$1 script=$2 dir=$TMP/$1 where
+	local name=$1 script=$2 dir=$TMP/$1 where rc
 	mkdir -p "$dir"
 	if [ -n "${ROOT:-}" ]; then
 		where=$(mktemp -d "$ROOT/tmp/ebprof-test.XXXXXX")
@@ -27,9 +27,11 @@ record() {
 		where=$PWD/$WL
 	fi
 	OUT=$dir/out
-	if ! "$EBPROF" record -F 199 -o "$OUT" -- "${PY[@]}" "$where/$script" "$SECS" \
-		>"$dir/stdout" 2>"$dir/stderr"; then
-		fail "$name" "record failed: $(head -2 "$dir/stderr")"
+	"$EBPROF" record -F 199 -o "$OUT" -- "${PY[@]}" "$where/$script" "$SECS" \
+		>"$dir/stdout" 2>"$dir/stderr"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "$name" "record failed, $(how_ended "$rc" "$dir/stderr")"
 		OUT=
 	fi
 	[ -n "${ROOT:-}" ] && rm -rf "${ROOT:?}$where"

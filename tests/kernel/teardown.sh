@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Nothing is left in the kernel: the sets of BPF programs, maps and links are the same
-# before and after a recording that succeeds, one stopped by SIGINT, and one that fails
-# after attaching everything.
+# before and after a recording that succeeds, one stopped by SIGINT, one that fails
+# after attaching everything, and one that crashes there (which also says where).
 . "$(dirname "$0")/lib.sh"
 
 before=$(bpf_ids)
@@ -28,6 +28,14 @@ rc=$?
 check teardown_failure_exit "exit $rc on an injected failure" [ $rc -eq 1 ]
 check teardown_failure_message "no message" grep -q 'injected failure' "$TMP/err"
 check teardown_failure_clean "BPF objects differ after a failure" settled "$before"
+
+EBPROF_INJECT_FAILURE=crash-after-attach "$EBPROF" record -d 1 -o "$TMP/e" >/dev/null 2>"$TMP/err"
+rc=$?
+check teardown_crash_signal "exit $rc on an injected crash, want 139 (SIGSEGV)" [ $rc -eq 139 ]
+check teardown_crash_report "no crash report: $(head -2 "$TMP/err")" \
+	grep -q '^ebprof: crashed: SIGSEGV (a bug in ebprof' "$TMP/err"
+check teardown_crash_backtrace "no backtrace through the binary" grep -q 'ebprof(+0x' "$TMP/err"
+check teardown_crash_clean "BPF objects differ after a crash" settled "$before"
 
 # A verifier rejection of one program among several: every failure reported, the log
 # shown once, and nothing attached or left loaded.

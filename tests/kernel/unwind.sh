@@ -8,9 +8,11 @@
 expect_chain() {
 	local name=$1 comm=$2 pat=$3
 	shift 3
-	local out=$TMP/$name
-	if ! "$EBPROF" record -F 199 -o "$out" -- "$@" >"$out.stdout" 2>"$out.stderr"; then
-		fail "$name" "record failed: $(head -2 "$out.stderr")"
+	local out=$TMP/$name rc
+	"$EBPROF" record -F 199 -o "$out" -- "$@" >"$out.stdout" 2>"$out.stderr"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "$name" "record failed, $(how_ended "$rc" "$out.stderr")"
 		return
 	fi
 	local total chain

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Fatal signal reporter. The handler writes with write(2) only and then lets the signal
+ * kill the process as it would have: the kernel closes every BPF program, link, map and
+ * perf event with the file descriptors, so a crash leaves nothing behind either; what
+ * it loses is the report, and that is why this says where it happened. */
+#include <execinfo.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/crash.h"
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+
+/* A stack overflow leaves no stack to report it on: the main thread's handler runs on
+ * this one. */
+static char alt_stack[64 << 10];
+
+static void put(const char *s)
+{
+	if (write(STDERR_FILENO, s, strlen(s)) < 0)
+		return;
+}
+
+static void put_hex(uintptr_t v)
+{
+	char buf[2 + 2 * sizeof(v) + 1], *p = buf + sizeof(buf) - 1;
+
+	*p = '\0';
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	put(p);
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uctx)
+{
+	void *frames[48];
+	const char *name = sigabbrev_np(sig);
+	int n;
+
+	put("ebprof: crashed: SIG");
+	put(name ? name : "?");
+	/* A fault the kernel raised has an address; a signal sent by kill() has none. */
+	if (si->si_code > 0 && sig != SIGABRT) {
+		put(" at address ");
+		put_hex((uintptr_t)si->si_addr);
+	}
+	put(" (a bug in ebprof: please report it with this backtrace)\n");
+	n = backtrace(frames, sizeof(frames) / sizeof(frames[0]));
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	/* SA_RESETHAND restored the default action: the signal now ends the process. */
+	raise(sig);
+}
+
+void crash__install(void)
+{
+	struct sigaction sa = {.sa_sigaction = on_fatal,
+			       .sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK};
+	stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof(alt_stack)};
+	void *warm;
+
+	/* backtrace() loads libgcc_s on first use, which a signal handler must not do. */
+	backtrace(&warm, 1);
+	sigaltstack(&ss, NULL);
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, NULL);
+}
