@@ -143,8 +143,7 @@ static int parse_otlp(struct agent_opts *o, int c, const char *arg)
 		o->otlp.timeout = arg;
 		return 0;
 	case OPT_MAX_QUEUE:
-		/* The range is otlp_config__resolve's to check, with the other settings. */
-		return opt_uint("--max-queue", arg, 1, ULONG_MAX, &o->otlp.max_queue);
+		return opt_uint("--max-queue", arg, 1, OTLP_MAX_QUEUE_LIMIT, &o->otlp.max_queue);
 	}
 	return 1;
 }
@@ -397,22 +396,26 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 	       (unsigned long long)a->pruned.procs, (unsigned long long)a->pruned.files);
 }
 
-static int start(struct agent *a, const struct agent_opts *o)
+/* Settings from flags and environment: an invalid one is a usage error, found before
+ * anything touches the kernel. */
+static int configure(struct agent *a, const struct agent_opts *o, struct otlp_client_opts *co)
 {
-	struct otlp_client_opts co = {0};
 	char msg[256];
 	int err;
 
-	err = otlp_config__resolve(&o->otlp, environ, &co);
+	err = otlp_config__resolve(&o->otlp, environ, co);
 	if (err)
 		return err;
-	co.user_agent = "ebprof/" EBPROF_VERSION;
+	co->user_agent = "ebprof/" EBPROF_VERSION;
 	err = otlp_env__parse(&a->env, getenv("OTEL_RESOURCE_ATTRIBUTES"),
 			      getenv("OTEL_SERVICE_NAME"), msg, sizeof(msg));
-	if (err) {
+	if (err)
 		pr_err("%s", err == -EINVAL ? msg : strerror(-err));
-		goto out;
-	}
+	return err;
+}
+
+static int start(struct agent *a, const struct agent_opts *o, const struct otlp_client_opts *co)
+{
 	if (gethostname(a->host_name, sizeof(a->host_name) - 1))
 		a->host_name[0] = '\0';
 	a->enc = (struct otlp_options){
@@ -424,45 +427,46 @@ static int start(struct agent *a, const struct agent_opts *o)
 	    .lookup = lookup_process,
 	    .lookup_ctx = a,
 	};
-	a->client = otlp_client__new(&co);
-	if (!a->client) {
-		err = -EINVAL;
-		goto out;
-	}
+	a->client = otlp_client__new(co);
+	if (!a->client)
+		return -EINVAL;
 	a->ksyms = ksyms__load("/proc/kallsyms");
 	if (!a->ksyms)
 		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
 			strerror(errno));
 	a->s = session__start(&o->s);
-	if (!a->s) {
-		err = -errno;
-		goto out;
-	}
+	if (!a->s)
+		return -errno;
 	a->interval_start_ns = a->s->start_ns;
 	a->interval_start_unix_ns = a->s->start_unix_ns;
 	pr_info("agent: sampling at %lu Hz, exporting every %gs to %s", o->s.freq, o->interval,
-		co.url);
-out:
-	otlp_client_opts__release(&co);
-	return err;
+		co->url);
+	return 0;
 }
 
 int cmd_agent(int argc, char **argv)
 {
 	struct otlp_client_stats st = {0};
+	struct otlp_client_opts co = {0};
 	struct agent a = {0};
 	struct agent_opts o;
+	bool usage_err = false;
 	int err, cerr;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
+	if (configure(&a, &o, &co)) {
+		usage_err = true;
+		err = -EINVAL;
+		goto out;
+	}
 	err = host__require_recording();
 	if (err)
 		goto out;
 	srand(getpid() ^ (unsigned)session__clock_ns(CLOCK_MONOTONIC));
 	proc_info_cache__init(&a.procs);
 	session__install_signals();
-	err = start(&a, &o);
+	err = start(&a, &o, &co);
 	if (!err)
 		err = run(&a, &o);
 out:
@@ -478,6 +482,7 @@ out:
 	proc_info_cache__free(&a.procs);
 	ksyms__free(a.ksyms);
 	otlp_env__free(&a.env);
+	otlp_client_opts__release(&co);
 	session_opts__free(&o.s);
-	return err ? 1 : 0;
+	return usage_err ? 2 : err ? 1 : 0;
 }

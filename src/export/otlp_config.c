@@ -25,7 +25,6 @@
 #define ENV_SIGNAL "PROFILES_"
 #define DEFAULT_GRPC_ENDPOINT "http://localhost:4317"
 #define DEFAULT_HTTP_ENDPOINT "http://localhost:4318"
-#define MAX_QUEUE_LIMIT 65536
 
 /* One setting and where it came from, for messages and for the endpoint rules. */
 struct source {
@@ -452,8 +451,9 @@ static int resolve_max_queue(const struct otlp_flags *f, struct otlp_client_opts
 	o->max_queue = OTLP_DEFAULT_MAX_QUEUE;
 	if (!f->max_queue)
 		return 0;
-	if (f->max_queue > MAX_QUEUE_LIMIT) {
-		pr_err("--max-queue: %lu is out of range (1 to %d)", f->max_queue, MAX_QUEUE_LIMIT);
+	if (f->max_queue > OTLP_MAX_QUEUE_LIMIT) {
+		pr_err("--max-queue: %lu is out of range (1 to %d)", f->max_queue,
+		       OTLP_MAX_QUEUE_LIMIT);
 		return -EINVAL;
 	}
 	o->max_queue = f->max_queue;

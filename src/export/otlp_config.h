@@ -26,6 +26,9 @@ struct otlp_flags {
 	int n_headers;
 };
 
+/* The most exports --max-queue may hold waiting for the collector. */
+#define OTLP_MAX_QUEUE_LIMIT 65536
+
 /* Sets every field of f to "not given". */
 void otlp_flags__init(struct otlp_flags *f);
 

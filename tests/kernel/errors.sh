@@ -29,6 +29,14 @@ expect errors_pid_and_cmd 2 'exclude' "$EBPROF" record -p 1 -- true
 expect errors_unknown_verb 2 'unknown command' "$EBPROF" frobnicate
 expect errors_outdir 1 'cannot (create|write).*output directory' "$EBPROF" record -d 1 -o /proc/ebprof-no
 expect errors_missing_command 1 'cannot run no-such-command-xyz' "$EBPROF" record -- no-such-command-xyz
+# The agent's settings, from flags or the environment, are checked before the host is.
+expect errors_agent_max_queue 2 '--max-queue: 0 is out of range \(1 to 65536\)' \
+	"$EBPROF" agent --max-queue 0
+expect errors_agent_endpoint 2 '--endpoint:.*scheme' "$EBPROF" agent --endpoint 'ftp://x:1'
+expect errors_agent_env 2 'OTEL_RESOURCE_ATTRIBUTES:.*no' \
+	env OTEL_RESOURCE_ATTRIBUTES=x "$EBPROF" agent
+expect errors_agent_env_protocol 2 'OTEL_EXPORTER_OTLP_PROTOCOL' \
+	env OTEL_EXPORTER_OTLP_PROTOCOL=carrier-pigeon "$EBPROF" agent
 expect errors_help_main 0 'record' "$EBPROF" --help
 expect errors_help_record 0 'examples' "$EBPROF" record --help
 expect errors_check 0 'btf +ok' "$EBPROF" check
