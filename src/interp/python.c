@@ -488,8 +488,10 @@ void python__describe(struct python *py, uint32_t pid, const struct proc_mapping
 		free_process(p);
 		goto none;
 	}
+	/* The tracker describes a process again whenever its mappings change. */
+	if (!hmap_find(&py->procs_by_pid, hash_u64(pid), &pid))
+		py->st.processes++;
 	set_process(py, pid, p);
-	py->st.processes++;
 	pthread_mutex_unlock(&py->lock);
 	return;
 none:
