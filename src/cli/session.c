@@ -407,10 +407,13 @@ static int start(struct session *s, const struct session_opts *o)
 struct session *session__start(const struct session_opts *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
+	unsigned int errors;
 	int err;
 
-	if (!s)
+	if (!s) {
+		pr_err("starting the recording: %s", strerror(errno));
 		return NULL;
+	}
 	libbpf_set_print(libbpf_log);
 	s->freq = o->freq;
 	s->continuous = o->continuous;
@@ -420,8 +423,12 @@ struct session *session__start(const struct session_opts *o)
 	s->profile.by_cpu = o->by_cpu;
 	s->profile.keep_times = o->keep_times;
 	ingest__init(&s->ingest, &s->procs, &s->profile);
+	errors = log_errors();
 	err = start(s, o);
 	if (err) {
+		/* Every failure below should say what failed; if one did not, say this much. */
+		if (log_errors() == errors)
+			pr_err("starting the recording: %s", strerror(-err));
 		session__free(s);
 		errno = -err;
 		return NULL;

@@ -9,6 +9,12 @@
 #include "util/log.h"
 
 bool log_verbose;
+static unsigned int errors;
+
+unsigned int log_errors(void)
+{
+	return __atomic_load_n(&errors, __ATOMIC_RELAXED);
+}
 
 void log_msg(const char *level, const char *fmt, ...)
 {
@@ -16,6 +22,8 @@ void log_msg(const char *level, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (strcmp(level, "error: ") == 0)
+		__atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
 	n = snprintf(buf, sizeof(buf), "ebprof: %s", level);
 	va_start(ap, fmt);
 	n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
