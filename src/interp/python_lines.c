@@ -2,13 +2,21 @@
 /* Line tables and str text of CPython objects. The line table encodings are the ones
  * CPython documents for each version (Objects/lnotab_notes.txt, Objects/locations.md):
  * 3.9 co_lnotab, 3.10 co_linetable, 3.11+ the location table. */
+#include <limits.h>
 #include <string.h>
 
 #include "interp/python_lines.h"
 
+/* The first line and the deltas come from the traced process: lines run in 64 bits
+ * (64 KiB of deltas cannot overflow them) and one that is no line number is none. */
+static int line_or_none(int64_t line)
+{
+	return line < 0 || line > INT_MAX ? -1 : (int)line;
+}
+
 /* 3.9: (bytecode offset increment, signed line increment) pairs; an instruction takes
  * the line reached before the first pair whose offset passes it. */
-static int line_lnotab(const uint8_t *t, size_t n, int line, uint32_t off)
+static int line_lnotab(const uint8_t *t, size_t n, int64_t line, uint32_t off)
 {
 	uint32_t addr = 0;
 
@@ -18,12 +26,12 @@ static int line_lnotab(const uint8_t *t, size_t n, int line, uint32_t off)
 			break;
 		line += (int8_t)t[i + 1];
 	}
-	return line;
+	return line_or_none(line);
 }
 
 /* 3.10: (range length in bytes, signed line delta) pairs, each range in order; a delta
  * of -128 marks a range without a line, the running line unchanged. */
-static int line_310(const uint8_t *t, size_t n, int line, uint32_t off)
+static int line_310(const uint8_t *t, size_t n, int64_t line, uint32_t off)
 {
 	uint32_t end = 0;
 
@@ -34,7 +42,7 @@ static int line_310(const uint8_t *t, size_t n, int line, uint32_t off)
 		end += t[i];
 		if (delta != -128) {
 			line += delta;
-			here = line;
+			here = line_or_none(line);
 		}
 		if (off < end)
 			return here;
@@ -60,17 +68,17 @@ static uint32_t varint(const uint8_t *t, size_t n, size_t *i)
 	return v;
 }
 
-static int svarint(const uint8_t *t, size_t n, size_t *i)
+static int64_t svarint(const uint8_t *t, size_t n, size_t *i)
 {
 	uint32_t v = varint(t, n, i);
 
-	return v & 1 ? -(int)(v >> 1) : (int)(v >> 1);
+	return v & 1 ? -(int64_t)(v >> 1) : (int64_t)(v >> 1);
 }
 
 /* 3.11+: entries that open with a byte 1CCCCLLL (code C, L + 1 code units). Code 15
  * has no location; 14 (long form) and 13 (no columns) carry a signed line delta; 10 to
  * 12 mean a delta of C - 10; the short forms 0 to 9 keep the line. */
-static int line_locations(const uint8_t *t, size_t n, int line, uint32_t lasti)
+static int line_locations(const uint8_t *t, size_t n, int64_t line, uint32_t lasti)
 {
 	uint32_t end = 0;
 	size_t i = 0;
@@ -88,7 +96,7 @@ static int line_locations(const uint8_t *t, size_t n, int line, uint32_t lasti)
 		else if (code >= 10 && code <= 12)
 			line += code - 10;
 		if (lasti < end)
-			return none ? -1 : line;
+			return none ? -1 : line_or_none(line);
 		while (i < n && !(t[i] & 0x80))
 			i++;
 	}
@@ -97,6 +105,8 @@ static int line_locations(const uint8_t *t, size_t n, int line, uint32_t lasti)
 
 int py_line_of(enum py_line_format fmt, const uint8_t *t, size_t n, int first, uint32_t lasti)
 {
+	if (lasti > UINT32_MAX / 2) /* past any table: a line table is at most 64 KiB read */
+		return -1;
 	switch (fmt) {
 	case PY_LINES_LNOTAB:
 		return line_lnotab(t, n, first, lasti * 2);

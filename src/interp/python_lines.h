@@ -13,7 +13,8 @@
 
 /* Returns the source line of the instruction at index lasti (code units, two bytes
  * each) of a code object whose first line is first, from its line table t[0..n) in
- * format fmt; -1 when the instruction has no line (or lasti lies past the table). */
+ * format fmt; -1 when the instruction has no line, lasti lies past the table, or the
+ * line the table arrives at is not a line number (negative or past INT_MAX). */
 int py_line_of(enum py_line_format fmt, const uint8_t *t, size_t n, int first, uint32_t lasti);
 
 /* The first PY_STR_HEAD bytes of a str object: enough for its length and state. */

@@ -104,6 +104,13 @@ static void test_bad_tables(void)
 	CHECK(py_line_of(PY_LINES_LOCATIONS, not_entry, sizeof(not_entry), 2, 0) == -1);
 	CHECK(py_line_of(PY_LINES_310, NULL, 0, 2, 0) == -1);
 	CHECK(py_line_of(PY_LINES_LNOTAB, NULL, 0, 7, 3) == 7);
+	/* The first line and the deltas are the process's: no overflow, no negative line. */
+	static const uint8_t down[] = {0x02, 0xdd}; /* 3.10: 2 bytes, line - 35 */
+	CHECK(py_line_of(PY_LINES_310, down, sizeof(down), -2147483646, 0) == -1);
+	CHECK(py_line_of(PY_LINES_310, down, sizeof(down), 40, 0) == 5);
+	static const uint8_t up[] = {0xe8, 0x7e, 0x01}; /* 3.11+: no columns, line + 63 */
+	CHECK(py_line_of(PY_LINES_LOCATIONS, up, sizeof(up), 2147483600, 0) == -1);
+	CHECK(py_line_of(PY_LINES_LNOTAB, NULL, 0, 7, 0x80000000u) == -1);
 }
 
 static void test_text(void)
