@@ -43,6 +43,7 @@ fi
 [ -x tests/otlp/transport.sh ] && run otlp/transport tests/otlp/transport.sh
 [ -x tests/fuzz/run_elfsym.sh ] && run fuzz/elfsym tests/fuzz/run_elfsym.sh
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
+[ -x tests/fuzz/run_python.sh ] && run fuzz/python tests/fuzz/run_python.sh
 
 if make -s check-format >/dev/null 2>&1; then
 	echo "PASS format: clang-format clean" | tee -a "$log"
