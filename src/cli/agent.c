@@ -453,8 +453,11 @@ int cmd_agent(int argc, char **argv)
 	bool usage_err = false;
 	int err, cerr;
 
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o)) {
+		session_opts__free(&o.s);
 		return 2;
+	}
+	proc_info_cache__init(&a.procs);
 	if (configure(&a, &o, &co)) {
 		usage_err = true;
 		err = -EINVAL;
@@ -464,7 +467,6 @@ int cmd_agent(int argc, char **argv)
 	if (err)
 		goto out;
 	srand(getpid() ^ (unsigned)session__clock_ns(CLOCK_MONOTONIC));
-	proc_info_cache__init(&a.procs);
 	session__install_signals();
 	err = start(&a, &o, &co);
 	if (!err)

@@ -399,8 +399,10 @@ int cmd_record(int argc, char **argv)
 	int err;
 
 	startup__mark(STARTUP_MAIN);
-	if (parse_args(argc, argv, &o))
+	if (parse_args(argc, argv, &o)) {
+		session_opts__free(&o.s);
 		return 2;
+	}
 	err = host__require_recording();
 	if (!err)
 		err = prepare_outdir(o.outdir);
