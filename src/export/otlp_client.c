@@ -17,6 +17,7 @@
 
 #include "export/otlp_client.h"
 #include "export/otlp_exchange.h"
+#include "util/crash.h"
 #include "util/log.h"
 
 #define NSEC_PER_MS 1000000ull
@@ -369,7 +370,7 @@ static int start_thread(struct otlp_client *c)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&c->thread, NULL, sender_main, c);
+	err = crash__thread_create(&c->thread, sender_main, c);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	c->thread_started = !err;
 	return -err;

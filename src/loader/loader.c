@@ -19,6 +19,7 @@
 
 #include "loader/loader.h"
 #include "loader/load_costs.h"
+#include "util/crash.h"
 #include "util/log.h"
 
 #define LOG_BUF_SIZE (1u << 20) /* a verifier log of the full 1 M-instruction walk fits */
@@ -330,7 +331,7 @@ static void run_pool(struct loader *l)
 
 	/* The calling thread is a worker too, so a failed thread start only slows us. */
 	for (unsigned int i = 1; t && i < n; i++) {
-		if (pthread_create(&t[started], NULL, worker, l) == 0)
+		if (crash__thread_create(&t[started], worker, l) == 0)
 			started++;
 	}
 	worker(l);

@@ -14,6 +14,7 @@
 
 #include "proc/tracker.h"
 #include "sample.h"
+#include "util/crash.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -249,6 +250,7 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 			       struct python *python, const uint32_t *pids, size_t npids)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
+	int err;
 
 	if (!t)
 		return NULL;
@@ -267,9 +269,8 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 	} else if (list_all(&t->scan, &t->nscan)) {
 		pr_warn("cannot list /proc: processes are described as they are sampled");
 	}
-	if (pthread_create(&t->thread, NULL, tracker_main, t)) {
-		int err = errno;
-
+	err = crash__thread_create(&t->thread, tracker_main, t);
+	if (err) {
 		free(t->scan);
 		free(t);
 		errno = err;

@@ -3,9 +3,11 @@
  * kill the process as it would have: the kernel closes every BPF program, link, map and
  * perf event with the file descriptors, so a crash leaves nothing behind either; what
  * it loses is the report, and that is why this says where it happened. */
+#include <errno.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,9 +15,10 @@
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
-/* A stack overflow leaves no stack to report it on: the main thread's handler runs on
- * this one. */
-static char alt_stack[64 << 10];
+/* A stack overflow leaves no stack to report it on, and then the kernel kills the
+ * process without running the handler: each thread's handler runs on a stack of its own. */
+#define ALT_STACK_SIZE (64 << 10)
+static char main_alt_stack[ALT_STACK_SIZE];
 
 static void put(const char *s)
 {
@@ -61,7 +64,7 @@ void crash__install(void)
 {
 	struct sigaction sa = {.sa_sigaction = on_fatal,
 			       .sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK};
-	stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof(alt_stack)};
+	stack_t ss = {.ss_sp = main_alt_stack, .ss_size = sizeof(main_alt_stack)};
 	void *warm;
 
 	/* backtrace() loads libgcc_s on first use, which a signal handler must not do. */
@@ -70,4 +73,50 @@ void crash__install(void)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
 		sigaction(fatal_signals[i], &sa, NULL);
+}
+
+struct thread_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *run_with_alt_stack(void *p)
+{
+	struct thread_start ts = *(struct thread_start *)p;
+	stack_t ss = {.ss_size = ALT_STACK_SIZE}, off = {.ss_flags = SS_DISABLE};
+	sigset_t fatal;
+	void *ret;
+
+	free(p);
+	/* A fault under a blocked signal kills at once: a thread started with every signal
+	 * blocked (the OTLP sender) still gets these. */
+	sigemptyset(&fatal);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(&fatal, fatal_signals[i]);
+	pthread_sigmask(SIG_UNBLOCK, &fatal, NULL);
+	ss.ss_sp = malloc(ALT_STACK_SIZE);
+	if (ss.ss_sp && sigaltstack(&ss, NULL)) {
+		free(ss.ss_sp);
+		ss.ss_sp = NULL;
+	}
+	ret = ts.fn(ts.arg);
+	if (ss.ss_sp) {
+		sigaltstack(&off, NULL);
+		free(ss.ss_sp);
+	}
+	return ret;
+}
+
+int crash__thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	struct thread_start *ts = malloc(sizeof(*ts));
+	int err;
+
+	if (!ts)
+		return ENOMEM;
+	*ts = (struct thread_start){.fn = fn, .arg = arg};
+	err = pthread_create(thread, NULL, run_with_alt_stack, ts);
+	if (err)
+		free(ts);
+	return err;
 }

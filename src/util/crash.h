@@ -4,8 +4,16 @@
 #ifndef EBPROF_CRASH_H
 #define EBPROF_CRASH_H
 
-/* Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT. Call once,
- * first thing in main. */
+#include <pthread.h>
+
+/* Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT, with an
+ * alternate stack for the calling thread. Call once, first thing in main. */
 void crash__install(void);
+
+/* pthread_create(thread, NULL, fn, arg) for a thread that gets an alternate signal
+ * stack of its own while fn runs, so that its stack overflow is reported too, and the
+ * fatal signals unblocked whatever mask it inherits. fn must return (not
+ * pthread_exit). Returns 0 or a positive errno, as pthread_create. */
+int crash__thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 #endif

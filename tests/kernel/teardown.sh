@@ -29,7 +29,8 @@ check teardown_failure_exit "exit $rc on an injected failure" [ $rc -eq 1 ]
 check teardown_failure_message "no message" grep -q 'injected failure' "$TMP/err"
 check teardown_failure_clean "BPF objects differ after a failure" settled "$before"
 
-EBPROF_INJECT_FAILURE=crash-after-attach "$EBPROF" record -d 1 -o "$TMP/e" >/dev/null 2>"$TMP/err"
+(ulimit -c 0 && EBPROF_INJECT_FAILURE=crash-after-attach exec "$EBPROF" record -d 1 -o "$TMP/e") \
+	>/dev/null 2>"$TMP/err"
 rc=$?
 check teardown_crash_signal "exit $rc on an injected crash, want 139 (SIGSEGV)" [ $rc -eq 139 ]
 check teardown_crash_report "no crash report: $(head -2 "$TMP/err")" \
