@@ -699,8 +699,8 @@ void python__print_stats(struct python *py, FILE *out)
 		return;
 	fprintf(out,
 		"  python: %llu processes, %llu of an unknown version; %llu code objects read "
-		"(%llu replaced at a reused address), %llu reads failed (process gone), %llu "
-		"freed before they were read\n",
+		"(%llu replaced at a reused address); frames left unnamed: %llu unreadable (code "
+		"freed or process gone), %llu whose code was replaced before it was read\n",
 		(unsigned long long)s.processes, (unsigned long long)s.unknown_version,
 		(unsigned long long)s.code_reads, (unsigned long long)s.code_reused,
 		(unsigned long long)s.read_failures, (unsigned long long)s.code_freed);

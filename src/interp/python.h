@@ -20,8 +20,8 @@ struct python_stats {
 	uint64_t unknown_version; /* processes of an interpreter ebprof has no layout for */
 	uint64_t code_reads;	  /* code objects read (cache misses) */
 	uint64_t code_reused;	  /* cached code objects replaced: freed, address reused */
-	uint64_t read_failures;	  /* reads that failed, most often the process had exited */
-	uint64_t code_freed;	  /* sampled code objects gone before they were read */
+	uint64_t read_failures;	  /* reads that failed: freed code (mostly) or exited process */
+	uint64_t code_freed;	  /* sampled code objects replaced before they were read */
 };
 
 /* pid_to_python_fd: the BPF map of described processes. Returns NULL on ENOMEM. */
