@@ -24,7 +24,6 @@
 #include "util/log.h"
 
 #define MAX_SEGS 8
-#define MAX_TEXT 512		 /* characters of a name or file kept */
 #define MAX_LINETABLE (64 << 10) /* bytes of a line table read */
 #define MAX_CODES (64 << 10)	 /* code objects cached per process; then it starts over */
 #define CODE_HEAD 256		 /* bytes of a code object read: every field used lies there */
@@ -523,7 +522,7 @@ static uint64_t field_ptr(const uint8_t *head, uint16_t off)
 static int read_str(uint32_t pid, const struct py_code_offsets *o, uint64_t addr, char *out,
 		    size_t cap)
 {
-	uint8_t head[PY_STR_HEAD], data[MAX_TEXT * 4];
+	uint8_t head[PY_STR_HEAD], data[PY_TEXT_MAX * 4];
 	unsigned int kind;
 	uint64_t off;
 	size_t len;
@@ -534,7 +533,7 @@ static int read_str(uint32_t pid, const struct py_code_offsets *o, uint64_t addr
 	err = read_mem(pid, addr, head, sizeof(head));
 	if (err)
 		return err;
-	if (py_str_layout(head, o, MAX_TEXT, &off, &kind, &len))
+	if (py_str_layout(head, o, PY_TEXT_MAX, &off, &kind, &len))
 		return -EINVAL;
 	err = read_mem(pid, addr + off, data, len * kind);
 	if (err)
@@ -578,7 +577,7 @@ static int read_code(struct python *py, const struct py_process *p, uint64_t add
 		     struct py_code *c)
 {
 	const struct py_code_offsets *o = &p->info.code;
-	char name[MAX_TEXT * 4 + 1], file[MAX_TEXT * 4 + 1];
+	char name[PY_TEXT_MAX * 4 + 1], file[PY_TEXT_MAX * 4 + 1];
 	uint8_t head[CODE_HEAD];
 	int32_t first;
 	int err;

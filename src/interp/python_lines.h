@@ -17,6 +17,10 @@
  * line the table arrives at is not a line number (negative or past INT_MAX). */
 int py_line_of(enum py_line_format fmt, const uint8_t *t, size_t n, int first, uint32_t lasti);
 
+/* Characters of a code object's name or file the symbolizer keeps; its buffers hold
+ * PY_TEXT_MAX * 4 bytes of text (UCS-4). */
+#define PY_TEXT_MAX 512
+
 /* The first PY_STR_HEAD bytes of a str object: enough for its length and state. */
 #define PY_STR_HEAD 48
 

@@ -11,8 +11,6 @@
 #include "interp/python_offsets.h"
 #include "python_proc.h"
 
-#define MAX_TEXT 512 /* as the symbolizer: characters kept of a name */
-
 static uint8_t *copy(const uint8_t *data, size_t size)
 {
 	uint8_t *p = malloc(size ? size : 1);
@@ -45,18 +43,18 @@ static void line_table(const uint8_t *data, size_t size)
 static void str_object(const uint8_t *data, size_t size)
 {
 	const struct py_code_offsets o = {.ascii_size = 40, .compact_size = 56};
-	char out[MAX_TEXT * 4 + 1];
+	char out[PY_TEXT_MAX * 4 + 1];
 	unsigned int kind;
 	uint64_t off;
 	size_t len;
 	uint8_t *text;
 	int n;
 
-	if (size < PY_STR_HEAD || py_str_layout(data, &o, MAX_TEXT, &off, &kind, &len))
+	if (size < PY_STR_HEAD || py_str_layout(data, &o, PY_TEXT_MAX, &off, &kind, &len))
 		return;
 	if (kind != 1 && kind != 2 && kind != 4)
 		abort();
-	if (len > MAX_TEXT || len * kind > sizeof(out)) /* what the symbolizer's buffer holds */
+	if (len > PY_TEXT_MAX || len * kind > sizeof(out)) /* what the symbolizer's buffer holds */
 		abort();
 	if (len * kind > size - PY_STR_HEAD)
 		return;
