@@ -115,7 +115,7 @@ for rep in $(seq "$REPEAT"); do
 			[ -n "$map" ] || die "ebprof did not load: $(tail -3 "$TMP/out.log")"
 			sleep 2 # tables built, the process described
 			a=$(snapshot "$prog" "$map")
-			sleep $((SECS - 3))
+			sleep $((SECS - 4))
 			z=$(snapshot "$prog" "$map")
 			wait "$EP" || die "ebprof failed: $(tail -3 "$TMP/out.log")"
 			EP=
@@ -149,7 +149,7 @@ cat <<'EOT'
 
 ns per unwound sample: on_cpu_sample's run_time_ns (the kernel counts a tail-called
 program's time in the program that started the chain) over the window (2 s after the start to
-1 s before the end) divided by the samples it did not filter out (counters CTR_SAMPLES -
+2 s before the end) divided by the samples it did not filter out (counters CTR_SAMPLES -
 CTR_FILTERED), so the cheap runs on the other CPU's processes are charged to those runs;
 medians over the repeats. Filtered runs cost a few hundred ns and are not subtracted.
 EOT
