@@ -252,14 +252,15 @@ bool elf_file__vaddr_bias(const struct elf_file *e, uint64_t start, uint64_t pgo
 	return elf_segments__vaddr_bias(e->segs, e->nsegs, start, pgoff, bias);
 }
 
-bool elf_file__off_to_vaddr(const struct elf_file *e, uint64_t off, uint64_t *vaddr)
+bool elf_segments__off_to_vaddr(const struct elf_segment *segs, size_t n, uint64_t off,
+				uint64_t *vaddr)
 {
 	int pass;
 
 	/* Executable segments first, so they win where segments overlap. */
 	for (pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < e->nsegs; i++) {
-			const struct elf_segment *s = &e->segs[i];
+		for (size_t i = 0; i < n; i++) {
+			const struct elf_segment *s = &segs[i];
 
 			if (!in_pass(s, pass))
 				continue;
@@ -270,6 +271,11 @@ bool elf_file__off_to_vaddr(const struct elf_file *e, uint64_t off, uint64_t *va
 		}
 	}
 	return false;
+}
+
+bool elf_file__off_to_vaddr(const struct elf_file *e, uint64_t off, uint64_t *vaddr)
+{
+	return elf_segments__off_to_vaddr(e->segs, e->nsegs, off, vaddr);
 }
 
 size_t elf_file__build_id(const struct elf_file *e, const uint8_t **id)

@@ -63,6 +63,8 @@ bool elf_segments__vaddr_bias(const struct elf_segment *segs, size_t n, uint64_t
 /* The file offset -> ELF vaddr of a byte in a segment's file range, executable segments
  * first. Returns false when no segment holds off. */
 bool elf_file__off_to_vaddr(const struct elf_file *e, uint64_t off, uint64_t *vaddr);
+bool elf_segments__off_to_vaddr(const struct elf_segment *segs, size_t n, uint64_t off,
+				uint64_t *vaddr);
 
 /* The GNU build id: its length (0 when the file has none), the bytes in *id (owned by e). */
 size_t elf_file__build_id(const struct elf_file *e, const uint8_t **id);
