@@ -100,6 +100,18 @@ $(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The flame graph page's viewer is a script file of its own, embedded as a byte array. A
+# script inlined in HTML ends at the first "</script" (and "<!--" changes how it parses),
+# so the file may contain neither.
+$(BUILD)/gen/flamegraph_js.h: src/export/flamegraph.js
+	@mkdir -p $(@D)
+	@if grep -qiE '</script|<!--' $<; then echo "$<: contains </script or <!--" >&2; exit 1; fi
+	{ echo '/* Generated from $< by the Makefile. */'; \
+	  echo 'static const char flamegraph_js[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/export/flamegraph.o: $(BUILD)/gen/flamegraph_js.h
+
 $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
