@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "elf/elf_file.h"
 
-/* x86-64 DWARF register numbers (System V psABI, "DWARF Register Number Mapping"). */
-#define REG_FP 6
-#define REG_SP 7
-#define REG_RIP 16
+/* The DWARF registers the rows are made of, as the architecture numbers them. */
+#define REG_FP ARCH_DWARF_FP
+#define REG_SP ARCH_DWARF_SP
 
 #define ADDR_SIZE 8	   /* ELFCLASS64: DW_EH_PE_absptr */
 #define STATE_STACK_MAX 16 /* DW_CFA_remember_state nesting; GCC and clang use 1 or 2 */
@@ -50,7 +50,8 @@ enum cfa_how {
 enum cfa_expr {
 	EXPR_OTHER = 0, /* anything we cannot follow */
 	EXPR_REG,	/* bregN off alone: expr_reg + expr_off */
-	EXPR_PLT,	/* the x86-64 PLT expression: SP + expr_off, + 8 when (pc & 15) >= thr */
+	EXPR_PLT,	/* the PLT expression (ARCH_HAS_PLT_CFA_EXPR): SP + expr_off, + 8 when
+			 * (pc & 15) >= thr */
 };
 
 struct reg_rule {
@@ -502,11 +503,11 @@ static void restore_rule(struct interp *in, uint64_t reg)
 		*r = r == &in->st.ra ? in->cie->init.ra : in->cie->init.fp;
 }
 
-/* bregN off alone is EXPR_REG; the linkers' PLT expression
- * "breg7 off; breg16 0; lit15; and; litT; ge; lit3; shl; plus" is EXPR_PLT. */
+/* bregN off alone is EXPR_REG; the linkers' PLT expression (x86-64:
+ * "breg7 off; breg16 0; lit15; and; litT; ge; lit3; shl; plus") is EXPR_PLT. */
 static void cfa_expression(struct cfa_rule *cfa, const uint8_t *p, uint64_t len)
 {
-	static const uint8_t head[] = {DW_OP_breg16, 0, DW_OP_lit15, DW_OP_and};
+	static const uint8_t head[] = {DW_OP_breg0 + ARCH_DWARF_PC, 0, DW_OP_lit15, DW_OP_and};
 	static const uint8_t tail[] = {DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus};
 	struct cursor c = {p, p + len, false};
 	uint8_t op = cur_fixed(&c, 1);
@@ -526,8 +527,9 @@ static void cfa_expression(struct cfa_rule *cfa, const uint8_t *p, uint64_t len)
 		cfa->expr = EXPR_REG;
 		return;
 	}
-	if (cfa->expr_reg != REG_SP || c.end - c.p != 9 || memcmp(c.p, head, sizeof(head)) ||
-	    c.p[4] < DW_OP_lit0 || c.p[4] > DW_OP_lit31 || memcmp(c.p + 5, tail, sizeof(tail)))
+	if (!ARCH_HAS_PLT_CFA_EXPR || cfa->expr_reg != REG_SP || c.end - c.p != 9 ||
+	    memcmp(c.p, head, sizeof(head)) || c.p[4] < DW_OP_lit0 || c.p[4] > DW_OP_lit31 ||
+	    memcmp(c.p + 5, tail, sizeof(tail)))
 		return;
 	cfa->expr = EXPR_PLT;
 	cfa->thr = c.p[4] - DW_OP_lit0;
@@ -1147,12 +1149,13 @@ static void rows_shrink(struct unwind_table *t)
 
 /* ---- ELF ---- */
 
-/* The files we unwind: 64-bit little-endian x86-64 executables and shared objects. */
+/* The files we unwind: 64-bit little-endian executables and shared objects of the
+ * architecture we run on. */
 static int check_header(const struct elf_file *e)
 {
 	uint16_t type = elf_file__type(e);
 
-	if (!elf_file__is_64le(e) || elf_file__machine(e) != EM_X86_64 ||
+	if (!elf_file__is_64le(e) || elf_file__machine(e) != ARCH_ELF_MACHINE ||
 	    (type != ET_EXEC && type != ET_DYN))
 		return -ENOTSUP;
 	return 0;

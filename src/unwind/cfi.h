@@ -57,12 +57,13 @@ struct unwind_table {
 	struct unwind_table_stats stats;
 };
 
-/* Compiles the CFI of the x86-64 ELF file open on fd into t (which the caller zeroes or
+/* Compiles the CFI of the ELF file open on fd (of ARCH_ELF_MACHINE, src/arch/arch.h) into t (which the caller zeroes or
  * has freed), with the .debug_frame of the separate debug file open on debug_fd (-1 for
  * none) filling gaps. Reads with pread (no mapping: a file truncated under us is an error,
  * not SIGBUS); neither fd is closed or moved. A file without usable CFI gives 0 and an
  * empty table. Returns 0 or -EINVAL (not ELF, unreadable headers), -ENOTSUP (not 64-bit
- * little-endian x86-64, or a relocatable object), -ENOMEM, -EBADF. On error t is empty. */
+ * little-endian of our architecture, or a relocatable object), -ENOMEM, -EBADF. On
+ * error t is empty. */
 int unwind_table__build(int fd, int debug_fd, struct unwind_table *t);
 /* The same from files already open (debug may be NULL); neither is freed. */
 int unwind_table__build_elf(const struct elf_file *e, const struct elf_file *debug,
