@@ -198,3 +198,98 @@ run grpc_h2c_gzip http://127.0.0.1:PORT grpc gzip
 run grpc_tls_none https://localhost:PORT grpc none tls
 run http_plain_none http://127.0.0.1:PORT http/protobuf none
 run http_tls_gzip https://localhost:PORT http/protobuf gzip tls
+
+# wait_lines FILE N [PID]: waits up to 30 s until FILE has N lines (or PID is gone).
+wait_lines() {
+	for _ in $(seq 300); do
+		[ "$(lines "$1")" -ge "$2" ] && return 0
+		[ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null && return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Outage: the collector stops (SIGTERM) under a running agent and a new one comes back
+# on the same ports ~4 s later: drops counted and logged, exports resume, and every
+# request the agent counted as sent is in one of the two files.
+take_port g
+take_port h
+if collector outage_before "$g" "$h"; then
+	"$EBPROF" agent -F 49 --endpoint "http://127.0.0.1:$g" --report-interval 0.5s \
+		--max-queue 2 -d 14 >"$TMP/outage.out" 2>"$TMP/outage.err" &
+	agent=$!
+	PIDS+=("$agent")
+	wait_lines "$TMP/outage_before.jsonl" 1 "$agent"
+	stop_collector
+	sleep 4
+	collector outage_after "$g" "$h" || fail collector_outage_restart "the collector did not start again"
+	wait "$agent"
+	rc=$?
+	stop_collector
+	before=$(lines "$TMP/outage_before.jsonl") after=$(lines "$TMP/outage_after.jsonl")
+	sent=$(stat "$TMP/outage.out" sent) dropped=$(stat "$TMP/outage.out" dropped)
+	echo "collector outage: $before requests before, $after after; agent sent ${sent:-?}, dropped ${dropped:-?}" >&2
+	check collector_outage_agent "$(how_ended $rc "$TMP/outage.err")" [ "$rc" -eq 0 ]
+	check collector_outage_dropped "dropped ${dropped:-?}" [ "${dropped:-0}" -ge 1 ]
+	check collector_outage_logged "no drop warning: $(tail -2 "$TMP/outage.err")" \
+		grep -q 'dropped' "$TMP/outage.err"
+	check collector_outage_resumed "$after requests after the restart" [ "$after" -ge 2 ]
+	check collector_outage_all_sent_arrived "sent ${sent:-?}, the collectors wrote $((before + after))" \
+		[ "$((before + after))" -ge "${sent:-1}" ]
+else
+	fail collector_outage_starts "the collector did not start"
+fi
+
+# Backpressure: the memory limiter refuses everything (limit 1 MiB, below any Go heap):
+# the receiver answers HTTP 503, the agent keeps the requests and retries them; a
+# collector with the configuration's own limits then takes them.
+take_port g
+take_port h
+if collector limited "$g" "$h" --set=processors.memory_limiter.limit_mib=1 \
+	--set=processors.memory_limiter.spike_limit_mib=0 \
+	--set=processors.memory_limiter.check_interval=100ms; then
+	"$EBPROF" agent -F 49 --protocol http/protobuf --endpoint "http://127.0.0.1:$h" \
+		--report-interval 0.5s --max-queue 8 -d 8 >"$TMP/limit.out" 2>"$TMP/limit.err" &
+	agent=$!
+	PIDS+=("$agent")
+	for _ in $(seq 300); do
+		grep -q '503' "$TMP/limit.err" && break
+		kill -0 "$agent" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 1
+	scrape limited
+	stop_collector
+	refused=$(metric limited otelcol_receiver_refused_profile_samples)
+	accepted=$(metric limited otelcol_receiver_accepted_profile_samples)
+	relieved_at=$(date +%s%N)
+	collector relieved "$g" "$h" || fail collector_limit_restart "the collector did not start again"
+	wait "$agent"
+	rc=$?
+	stop_collector
+	sent=$(stat "$TMP/limit.out" sent) rejected=$(stat "$TMP/limit.out" rejected)
+	failed=$(stat "$TMP/limit.out" 'failed attempts')
+	# Profiles the relieved collector got that were made before it started: held back
+	# by the agent while the limiter refused them.
+	held=$(node -e 'const at = BigInt(process.argv[2]); let n = 0;
+		for (const l of require("fs").readFileSync(process.argv[1], "utf8").split("\n")) {
+			if (!l) continue;
+			const t = JSON.parse(l).resourceProfiles?.[0]?.scopeProfiles?.[0]?.profiles?.[0]?.timeUnixNano;
+			if (t && BigInt(t) < at) n++;
+		}
+		console.log(n);' "$TMP/relieved.jsonl" "$relieved_at" 2>/dev/null || echo 0)
+	echo "collector memory limiter: refused $refused samples (accepted $accepted); agent: $failed failed attempts, sent $sent, $rejected rejected; $held held back and delivered later" >&2
+	check collector_limit_agent "$(how_ended $rc "$TMP/limit.err")" [ "$rc" -eq 0 ]
+	check collector_limit_refused "the collector refused ${refused:-?} samples" \
+		[ "${refused:-0}" -gt 0 ]
+	check collector_limit_503_logged "stderr: $(tail -2 "$TMP/limit.err")" \
+		grep -q '503' "$TMP/limit.err"
+	check collector_limit_not_final "${rejected:-?} dropped as rejected" [ "${rejected:-1}" -eq 0 ]
+	check collector_limit_delivered_later "$held requests made while refused reached the next collector" \
+		[ "$held" -ge 1 ]
+	out=$(node $OTLP/collector-log.mjs "$TMP/relieved.log" 2>&1)
+	crc=$?
+	check collector_limit_log_clean "$(echo "$out" | tail -3 | tr '\n' ' ')" [ $crc -eq 0 ]
+else
+	fail collector_limit_starts "the collector with a 1 MiB limit did not start"
+fi

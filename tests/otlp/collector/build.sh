@@ -70,6 +70,9 @@ if [ ! -x "$bin" ]; then
 		exit 1
 	}
 	mv "$cache/$key.tmp" "$cache/$key"
+	# Builds of other trees are not needed any more (34 MB each).
+	find "$cache" -mindepth 1 -maxdepth 1 ! -name "$key" ! -name "$key.log" ! -name .lock \
+		-exec rm -rf {} +
 	[ -n "$verbose" ] && echo "ebprof-otelcol: built in $(($(date +%s) - start)) s" >&2
 fi
 echo "$bin"
