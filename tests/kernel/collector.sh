@@ -171,7 +171,7 @@ run() {
 	out=$(node $OTLP/check.mjs "$TMP/$name.jsonl" --otlp-json --min-requests 3 \
 		--function chain_leaf --function chain_a --pid "$victim" \
 		--pid-attr process.executable.name=fp_chain ${CGROUP:+--pid-attr container.id=$cid} \
-		--build-id fp_chain="$build_id" --frame-type kernel --frame-type native \
+		--build-id "$(realpath "$W/fp_chain")=$build_id" --frame-type kernel --frame-type native \
 		--resource-attr process.pid --resource-attr process.executable.name \
 		--resource-attr service.name --sample-attr thread.name --sample-attr thread.id 2>&1)
 	crc=$?

@@ -20,7 +20,7 @@ const USAGE = `usage: node check.mjs FILE.jsonl [options]
   --min-requests N       at least N requests (default 1)
   --min-samples N        at least N samples in all (default 1)
   --pid-attr KEY=VALUE   process PID's resource has attribute KEY equal to VALUE (repeatable)
-  --build-id FILE=HEX    mappings of a file named FILE (its last path part) carry GNU build id HEX
+  --build-id FILE=HEX    mappings of FILE (a path, or a bare name for any path) carry GNU build id HEX
   --otlp-json            FILE holds OTLP/JSON ProfilesData lines (the collector's file exporter)
 example: node check.mjs /tmp/req.jsonl --function main --function work --pid 1234
 `;
@@ -268,9 +268,9 @@ function checkResource(w, rp, d) {
 const buildIdsSeen = new Set();
 function checkBuildIds(where, d) {
   d.mapping_table.forEach((m, i) => {
-    const name = (d.string_table[m.filename_strindex] ?? '').split('/').pop();
+    const path = d.string_table[m.filename_strindex] ?? '';
     for (const { key: file, value: hex } of args.buildIds) {
-      if (name !== file) continue;
+      if (path !== file && (file.includes('/') || path.split('/').pop() !== file)) continue;
       const got = attrOf(m.attribute_indices, d, 'process.executable.build_id.gnu');
       if (got !== hex) problem(`${where}.mapping_table[${i}]`, `${file} has build id ${got}, expected ${hex}`);
       else buildIdsSeen.add(file);
@@ -329,7 +329,7 @@ if (totals.requests < args.minRequests) problem(args.file, `${totals.requests} r
 if (totals.samples < args.minSamples) problem(args.file, `${totals.samples} samples, expected at least ${args.minSamples}`);
 if (args.pid !== null && !pidSeen) problem(args.file, `no resource with process.pid ${args.pid}`);
 for (const f of args.functions) if (!foundFunctions.has(f)) problem(args.file, `function ${f} is in no sampled stack${args.pid !== null ? ` of pid ${args.pid}` : ''}`);
-for (const { key: f } of args.buildIds) if (!buildIdsSeen.has(f)) problem(args.file, `no mapping of a file named ${f}`);
+for (const { key: f } of args.buildIds) if (!buildIdsSeen.has(f)) problem(args.file, `no mapping of ${f}`);
 for (const t of args.frameTypes) if (!foundFrameTypes.has(t)) problem(args.file, `no location with profile.frame.type ${t}`);
 for (const t of args.sampleTypes) {
   if (!foundSampleTypes.has(t)) problem(args.file, `no profile with sample_type ${t} (found ${[...foundSampleTypes].join(', ')})`);
