@@ -6,7 +6,7 @@
 # every export arrived, a workload in a container's cgroup has its functions, pid,
 # executable name, thread names, container.id and build id; the collector logged no
 # error and refused nothing. Then the failures a real collector causes: stopped and
-# restarted under a running agent, and its memory limiter refusing data.
+# restarted under a running agent, and its memory limiter refusing data (HTTP and gRPC).
 . "$(dirname "$0")/lib.sh"
 
 OTLP=tests/otlp
@@ -74,7 +74,7 @@ collector() {
 	cpid=$!
 	PIDS+=("$cpid")
 	for _ in $(seq 300); do
-		grep -q '"msg":"Everything is ready' "$TMP/$name.log" && return 0
+		grep -q '"msg":"Everything is ready' "$TMP/$name.log" 2>/dev/null && return 0
 		kill -0 "$cpid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -240,35 +240,45 @@ else
 	fail collector_outage_starts "the collector did not start"
 fi
 
-# Backpressure: the memory limiter refuses everything (limit 1 MiB, below any Go heap):
-# the receiver answers HTTP 503, the agent keeps the requests and retries them; a
+# limited NAME PROTOCOL SAYS: backpressure. The memory limiter refuses everything (limit
+# 1 MiB, below any Go heap): the receiver answers HTTP 503 or gRPC UNAVAILABLE (SAYS,
+# an ERE on the agent's stderr), the agent keeps the requests and retries them; a
 # collector with the configuration's own limits then takes them.
-take_port g
-take_port h
-if collector limited "$g" "$h" --set=processors.memory_limiter.limit_mib=1 \
-	--set=processors.memory_limiter.spike_limit_mib=0 \
-	--set=processors.memory_limiter.check_interval=100ms; then
-	"$EBPROF" agent -F 49 --protocol http/protobuf --endpoint "http://127.0.0.1:$h" \
-		--report-interval 0.5s --max-queue 8 -d 8 >"$TMP/limit.out" 2>"$TMP/limit.err" &
-	agent=$!
+limited() {
+	local name=$1 proto=$2 says=$3 g h port
+	take_port g
+	take_port h
+	port=$g
+	[ "$proto" = http/protobuf ] && port=$h
+	if ! collector "$name" "$g" "$h" --set=processors.memory_limiter.limit_mib=1 \
+		--set=processors.memory_limiter.spike_limit_mib=0 \
+		--set=processors.memory_limiter.check_interval=100ms; then
+		fail "collector_${name}_starts" "the collector with a 1 MiB limit did not start"
+		return
+	fi
+	"$EBPROF" agent -F 49 --protocol "$proto" --endpoint "http://127.0.0.1:$port" \
+		--report-interval 0.5s --max-queue 8 -d 8 >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	local agent=$!
 	PIDS+=("$agent")
 	for _ in $(seq 300); do
-		grep -q '503' "$TMP/limit.err" && break
+		grep -qE "$says" "$TMP/$name.err" && break
 		kill -0 "$agent" 2>/dev/null || break
 		sleep 0.1
 	done
 	sleep 1
-	scrape limited
+	scrape "$name"
 	stop_collector
-	refused=$(metric limited otelcol_receiver_refused_profile_samples)
-	accepted=$(metric limited otelcol_receiver_accepted_profile_samples)
+	local refused accepted relieved_at rc sent rejected failed held out crc
+	refused=$(metric "$name" otelcol_receiver_refused_profile_samples)
+	accepted=$(metric "$name" otelcol_receiver_accepted_profile_samples)
 	relieved_at=$(date +%s%N)
-	collector relieved "$g" "$h" || fail collector_limit_restart "the collector did not start again"
+	collector "${name}_relieved" "$g" "$h" ||
+		fail "collector_${name}_restart" "the collector did not start again"
 	wait "$agent"
 	rc=$?
 	stop_collector
-	sent=$(stat "$TMP/limit.out" sent) rejected=$(stat "$TMP/limit.out" rejected)
-	failed=$(stat "$TMP/limit.out" 'failed attempts')
+	sent=$(stat "$TMP/$name.out" sent) rejected=$(stat "$TMP/$name.out" rejected)
+	failed=$(stat "$TMP/$name.out" 'failed attempts')
 	# Profiles the relieved collector got that were made before it started: held back
 	# by the agent while the limiter refused them.
 	held=$(node -e 'const at = BigInt(process.argv[2]); let n = 0;
@@ -277,19 +287,21 @@ if collector limited "$g" "$h" --set=processors.memory_limiter.limit_mib=1 \
 			const t = JSON.parse(l).resourceProfiles?.[0]?.scopeProfiles?.[0]?.profiles?.[0]?.timeUnixNano;
 			if (t && BigInt(t) < at) n++;
 		}
-		console.log(n);' "$TMP/relieved.jsonl" "$relieved_at" 2>/dev/null || echo 0)
-	echo "collector memory limiter: refused $refused samples (accepted $accepted); agent: $failed failed attempts, sent $sent, $rejected rejected; $held held back and delivered later" >&2
-	check collector_limit_agent "$(how_ended $rc "$TMP/limit.err")" [ "$rc" -eq 0 ]
-	check collector_limit_refused "the collector refused ${refused:-?} samples" \
+		console.log(n);' "$TMP/${name}_relieved.jsonl" "$relieved_at" 2>/dev/null || echo 0)
+	echo "collector $name: refused $refused samples (accepted $accepted); agent: $failed failed attempts, sent $sent, $rejected rejected; $held held back and delivered later" >&2
+	check "collector_${name}_agent" "$(how_ended $rc "$TMP/$name.err")" [ "$rc" -eq 0 ]
+	check "collector_${name}_refused" "the collector refused ${refused:-?} samples" \
 		[ "${refused:-0}" -gt 0 ]
-	check collector_limit_503_logged "stderr: $(tail -2 "$TMP/limit.err")" \
-		grep -q '503' "$TMP/limit.err"
-	check collector_limit_not_final "${rejected:-?} dropped as rejected" [ "${rejected:-1}" -eq 0 ]
-	check collector_limit_delivered_later "$held requests made while refused reached the next collector" \
-		[ "$held" -ge 1 ]
-	out=$(node $OTLP/collector-log.mjs "$TMP/relieved.log" 2>&1)
+	check "collector_${name}_logged" "stderr: $(tail -2 "$TMP/$name.err")" \
+		grep -qE "$says" "$TMP/$name.err"
+	check "collector_${name}_not_final" "${rejected:-?} dropped as rejected" \
+		[ "${rejected:-1}" -eq 0 ]
+	check "collector_${name}_delivered_later" \
+		"$held requests made while refused reached the next collector" [ "$held" -ge 1 ]
+	out=$(node $OTLP/collector-log.mjs "$TMP/${name}_relieved.log" 2>&1)
 	crc=$?
-	check collector_limit_log_clean "$(echo "$out" | tail -3 | tr '\n' ' ')" [ $crc -eq 0 ]
-else
-	fail collector_limit_starts "the collector with a 1 MiB limit did not start"
-fi
+	check "collector_${name}_log_clean" "$(echo "$out" | tail -3 | tr '\n' ' ')" [ $crc -eq 0 ]
+}
+
+limited limit_http http/protobuf '503'
+limited limit_grpc grpc 'UNAVAILABLE'

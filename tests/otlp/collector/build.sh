@@ -62,7 +62,7 @@ if [ ! -x "$bin" ]; then
 	mkdir -p "$cache/$key.tmp"
 	start=$(date +%s)
 	[ -n "$verbose" ] && echo "ebprof-otelcol: building with $go ($toolchain) into $bin" >&2
-	(cd "$here" && GOTOOLCHAIN=$toolchain GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+	(cd "$here" && GOTOOLCHAIN=$toolchain GOFLAGS="-mod=readonly -buildvcs=false" CGO_ENABLED=0 \
 		"$go" build -trimpath -ldflags='-s -w' -o "$cache/$key.tmp/ebprof-otelcol" .) \
 		>"$cache/$key.log" 2>&1 || {
 		cat "$cache/$key.log" >&2
