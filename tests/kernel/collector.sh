@@ -102,8 +102,8 @@ metric() {
 }
 
 lines() { [ -f "$1" ] && grep -c . "$1" || echo 0; }
-# stat FILE FIELD: from the agent's summary, "N sent", "N dropped", "N partial successes"...
-stat() { grep -oE "[0-9]+ $2" "$1" | head -1 | cut -d' ' -f1; }
+# agent_stat FILE FIELD: from the agent's summary, "N sent", "N dropped", "N partial successes"...
+agent_stat() { grep -oE "[0-9]+ $2" "$1" | head -1 | cut -d' ' -f1; }
 
 # TLS for the collector's receivers: a CA made for this run, a certificate for 127.0.0.1.
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=ebprof test CA" \
@@ -160,14 +160,17 @@ run() {
 	refused=$(metric "$name" otelcol_receiver_refused_profile_samples)
 	failed=$(metric "$name" otelcol_receiver_failed_profile_samples)
 
-	local sent dropped partial n out crc samples ok=0
-	sent=$(stat "$TMP/$name.out" sent) dropped=$(stat "$TMP/$name.out" dropped)
-	partial=$(stat "$TMP/$name.out" 'partial successes')
+	local intervals empty sent dropped partial n out crc samples ok=0
+	intervals=$(agent_stat "$TMP/$name.out" intervals) empty=$(agent_stat "$TMP/$name.out" empty)
+	sent=$(agent_stat "$TMP/$name.out" sent) dropped=$(agent_stat "$TMP/$name.out" dropped)
+	partial=$(agent_stat "$TMP/$name.out" 'partial successes')
 	n=$(lines "$TMP/$name.jsonl")
 	check "collector_${name}_agent" "$(how_ended $rc "$TMP/$name.err")" [ "$rc" -eq 0 ]
-	[ "${sent:-0}" -ge 3 ] && [ "${dropped:-1}" -eq 0 ] && [ "$n" -eq "$sent" ] && ok=1
+	[ "${sent:-0}" -ge 3 ] && [ "${dropped:-1}" -eq 0 ] && [ "$n" -eq "$sent" ] &&
+		[ "$((${intervals:-0} - ${empty:-0}))" -eq "$sent" ] && ok=1
 	check "collector_${name}_all_arrived" \
-		"agent sent ${sent:-?}, dropped ${dropped:-?}; the collector wrote $n" [ $ok = 1 ]
+		"${intervals:-?} intervals (${empty:-?} empty), agent sent ${sent:-?}, dropped ${dropped:-?}; the collector wrote $n" \
+		[ $ok = 1 ]
 	out=$(node $OTLP/check.mjs "$TMP/$name.jsonl" --otlp-json --min-requests 3 \
 		--function chain_leaf --function chain_a --pid "$victim" \
 		--pid-attr process.executable.name=fp_chain ${CGROUP:+--pid-attr container.id=$cid} \
@@ -227,7 +230,7 @@ if collector outage_before "$g" "$h"; then
 	rc=$?
 	stop_collector
 	before=$(lines "$TMP/outage_before.jsonl") after=$(lines "$TMP/outage_after.jsonl")
-	sent=$(stat "$TMP/outage.out" sent) dropped=$(stat "$TMP/outage.out" dropped)
+	sent=$(agent_stat "$TMP/outage.out" sent) dropped=$(agent_stat "$TMP/outage.out" dropped)
 	echo "collector outage: $before requests before, $after after; agent sent ${sent:-?}, dropped ${dropped:-?}" >&2
 	check collector_outage_agent "$(how_ended $rc "$TMP/outage.err")" [ "$rc" -eq 0 ]
 	check collector_outage_dropped "dropped ${dropped:-?}" [ "${dropped:-0}" -ge 1 ]
@@ -277,8 +280,8 @@ limited() {
 	wait "$agent"
 	rc=$?
 	stop_collector
-	sent=$(stat "$TMP/$name.out" sent) rejected=$(stat "$TMP/$name.out" rejected)
-	failed=$(stat "$TMP/$name.out" 'failed attempts')
+	sent=$(agent_stat "$TMP/$name.out" sent) rejected=$(agent_stat "$TMP/$name.out" rejected)
+	failed=$(agent_stat "$TMP/$name.out" 'failed attempts')
 	# Profiles the relieved collector got that were made before it started: held back
 	# by the agent while the limiter refused them.
 	held=$(node -e 'const at = BigInt(process.argv[2]); let n = 0;
