@@ -233,6 +233,7 @@ if collector outage_before "$g" "$h"; then
 	sent=$(agent_stat "$TMP/outage.out" sent) dropped=$(agent_stat "$TMP/outage.out" dropped)
 	echo "collector outage: $before requests before, $after after; agent sent ${sent:-?}, dropped ${dropped:-?}" >&2
 	check collector_outage_agent "$(how_ended $rc "$TMP/outage.err")" [ "$rc" -eq 0 ]
+	check collector_outage_before "$before requests before the stop" [ "$before" -ge 1 ]
 	check collector_outage_dropped "dropped ${dropped:-?}" [ "${dropped:-0}" -ge 1 ]
 	check collector_outage_logged "no drop warning: $(tail -2 "$TMP/outage.err")" \
 		grep -q 'dropped' "$TMP/outage.err"
