@@ -128,10 +128,12 @@ PIDS+=("$victim")
 cid=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$cgroot" ] || cgroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ { print $2; exit }' /proc/mounts)
-if [ -n "$cgroot" ] && mkdir -p "$cgroot/ebprof-test-$$/docker-$cid.scope" &&
-	echo "$victim" >"$cgroot/ebprof-test-$$/docker-$cid.scope/cgroup.procs"; then
+if [ -n "$cgroot" ] && mkdir -p "$cgroot/ebprof-test-$$/docker-$cid.scope"; then
 	CGROUP=$cgroot/ebprof-test-$$/docker-$cid.scope
-else
+	echo "$victim" >"$CGROUP/cgroup.procs" || CGROUP=
+fi
+if [ -z "$CGROUP" ]; then
+	rmdir "$cgroot/ebprof-test-$$/docker-$cid.scope" "$cgroot/ebprof-test-$$" 2>/dev/null
 	fail collector_container_setup "could not move the workload into a cgroup under ${cgroot:-(none)}"
 fi
 build_id=$(readelf -n "$W/fp_chain" | awk '/Build ID/ { print $3 }')
