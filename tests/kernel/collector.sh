@@ -267,7 +267,7 @@ limited() {
 	local agent=$!
 	PIDS+=("$agent")
 	for _ in $(seq 300); do
-		grep -qE "$says" "$TMP/$name.err" && break
+		grep -qE "$says" "$TMP/$name.err" 2>/dev/null && break
 		kill -0 "$agent" 2>/dev/null || break
 		sleep 0.1
 	done
