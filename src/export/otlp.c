@@ -939,11 +939,14 @@ int otlp__decode_response(const void *body, size_t len, struct otlp_partial_succ
 	resp = PB_COLLECTOR(export_profiles_service_response__unpack)(NULL, len, body);
 	if (!resp)
 		return -EBADMSG;
+	/* An empty partial_success (nothing rejected, no message) says nothing, so it is a
+	 * full success: the specification wants the field unset then, but the
+	 * OpenTelemetry Collector (0.161) sends an empty one with every answer. */
 	if (resp->partial_success) {
-		ps->present = true;
 		ps->rejected = resp->partial_success->rejected_profiles;
 		msg = resp->partial_success->error_message;
 		snprintf(ps->message, sizeof(ps->message), "%s", msg ? msg : "");
+		ps->present = ps->rejected != 0 || ps->message[0];
 	}
 	PB_COLLECTOR(export_profiles_service_response__free_unpacked)(resp, NULL);
 	return 0;

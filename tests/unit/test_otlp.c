@@ -804,8 +804,14 @@ static void test_decode_response(void)
 	CHECK(otlp__decode_response("", 0, &ps) == 0);
 	CHECK(!ps.present && ps.rejected == 0 && ps.message[0] == '\0');
 
+	/* What the OpenTelemetry Collector answers to a fully accepted request. */
 	opentelemetry__proto__collector__profiles__v1development__export_profiles_partial_success__init(
 	    &p);
+	len = pack_response(&p, buf);
+	CHECK(len == 2);
+	CHECK(otlp__decode_response(buf, len, &ps) == 0);
+	CHECK(!ps.present && ps.rejected == 0 && ps.message[0] == '\0');
+
 	p.rejected_profiles = 3;
 	p.error_message = "3 profiles without samples";
 	len = pack_response(&p, buf);
