@@ -172,7 +172,8 @@ static int index_units(struct dwarf_syms *d)
 		free(rv.v);
 		return err;
 	}
-	qsort(rv.v, rv.n, sizeof(*rv.v), range_cmp);
+	if (rv.n)
+		qsort(rv.v, rv.n, sizeof(*rv.v), range_cmp);
 	d->ranges = rv.v;
 	d->nranges = rv.n;
 	d->index_bytes += rv.cap * sizeof(*rv.v) + d->nunits * sizeof(*d->units);
@@ -331,7 +332,8 @@ static int index_unit(struct dwarf_syms *d, struct unit *u)
 		u->failed = true;
 		return err ? err : -E2BIG;
 	}
-	qsort(fv.rv.v, fv.rv.n, sizeof(*fv.rv.v), range_cmp);
+	if (fv.rv.n)
+		qsort(fv.rv.v, fv.rv.n, sizeof(*fv.rv.v), range_cmp);
 	u->funcs = fv.v;
 	u->nfuncs = fv.n;
 	u->ranges = fv.rv.v;

@@ -131,7 +131,7 @@ fi
 # Rust: the iterator adapters and closures inlined into sum_rounds, above churn.
 if [ -x "$W/inline_rust" ] && record inline_rust "$W/inline_rust"; then
 	expect_leaf inline_rust inline_rust ';inline_rust::churn \(' \
-		'inline_rust::sum_rounds \(inline_rust.rs:[0-9]+\);([^;]* \[inlined\];)*[^;]*core::iter[^;]* \[inlined\];([^;]* \[inlined\];)*inline_rust::sum_rounds::\{\{closure\}\} \(inline_rust.rs:[0-9]+\) \[inlined\];inline_rust::churn \(inline_rust.rs:[0-9]+\)( |;)'
+		'inline_rust::sum_rounds \(inline_rust.rs:[0-9]+\);([^;]* \[inlined\];)*[^;]*core::iter[^;]* \[inlined\];([^;]* \[inlined\];)*inline_rust::sum_rounds::\{[^;]*closure[^;]*\} \(inline_rust.rs:[0-9]+\) \[inlined\];inline_rust::churn \(inline_rust.rs:[0-9]+\)( |;)'
 elif [ ! -x "$W/inline_rust" ]; then
 	echo "SKIP inline_rust: rustc missing"
 fi
