@@ -35,6 +35,8 @@ folded_match() {
 # L follows a native function's name in patterns on folded stacks: the source line DWARF
 # gives it, " (file.c:42)", when the binary has debug info: ";main$L;work$L;".
 L='( \([^;]*\))?'
+# I: any frames inlined at that call, each marked " [inlined]": ";work$L;$I(__)?read".
+I='([^;]* \[inlined\];)*'
 # ratio A B: prints 100*A/B as an integer (0 when B is 0).
 pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 

@@ -29,7 +29,7 @@ within_10pct() {
 	echo "$1: $ns ns off CPU for 1000000000 slept"
 	check "$1" "$ns ns is not within 10 % of 1 s" [ "$ns" -ge 900000000 -a "$ns" -le 1100000000 ]
 }
-within_10pct offcpu_nanosleep_total ";sleeper_main$L;sleeper_wait$L;(__)?nanosleep$L;([^;]*;)?[^;]*clock_nanosleep[^;]*;.*;schedule_\[k\];__schedule_\[k\] [0-9]+\$"
+within_10pct offcpu_nanosleep_total ";sleeper_main$L;sleeper_wait$L;$I(__)?nanosleep$L;([^;]*;)?[^;]*clock_nanosleep[^;]*;.*;schedule_\[k\];__schedule_\[k\] [0-9]+\$"
 within_10pct offcpu_pipe_read_total ";reader_main$L;reader_wait$L;(__libc_)?read$L;.*anon_pipe_read_\[k\];.*schedule_\[k\];__schedule_\[k\] [0-9]+\$"
 
 # Every stack of the two waits goes through the function that blocked.
