@@ -25,7 +25,7 @@
 #define NEST_MAX 64		    /* namespaces/classes or blocks nested: deeper is hostile */
 #define WALK_BACK 16		    /* preceding ranges tried when ranges nest or overlap */
 #define NAME_MAX_LEN 4096	    /* longer DWARF names are cut */
-#define LINE_ROW_BYTES 40	    /* libdw's memory per line-table row, for the estimate */
+#define LINE_ROW_BYTES 80 /* libdw's heap per line-table row used, with its tables (bench) */
 
 struct addr_range {
 	uint64_t lo, hi; /* [lo, hi) */
