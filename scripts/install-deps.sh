@@ -64,3 +64,8 @@ if [ "${1:-build}" = test ] && [ ! -x "$trixie_root/usr/bin/python3.13" ]; then
 	}
 	mv "$trixie_root.tmp" "$trixie_root"
 fi
+
+# Go toolchains for the Go tests: bookworm-backports' 1.21-1.23 and the module proxy's.
+if [ "${1:-build}" = test ]; then
+	"$(dirname "$0")/install-go.sh"
+fi
