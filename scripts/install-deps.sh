@@ -4,10 +4,10 @@
 # Usage: scripts/install-deps.sh [build|test]   (test also installs what the suite needs)
 set -euo pipefail
 
-build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libcurl4-openssl-dev libssl-dev
+build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libdebuginfod-dev libcurl4-openssl-dev libssl-dev
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
-	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap)
+	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")

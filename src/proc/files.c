@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "proc/files.h"
+#include "symbol/dwarfsym.h"
 #include "symbol/elfsym.h"
 
 struct file_key {
@@ -35,9 +36,13 @@ void file_entry__release(struct file_entry *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	elf_syms__free(f->syms);
+	dwarf_syms__free(f->dwarf);
 	f->fd = -1;
 	f->syms = NULL;
 	f->syms_err = 0;
+	f->dwarf = NULL;
+	f->dwarf_err = 0;
+	f->debug_state = 0;
 	f->open_err = 0;
 }
 
@@ -49,6 +54,7 @@ void file_table__free(struct file_table *t)
 		if (f->fd >= 0)
 			close(f->fd);
 		elf_syms__free(f->syms);
+		dwarf_syms__free(f->dwarf);
 		free(f->path);
 		free(f);
 	}

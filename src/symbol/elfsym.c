@@ -704,10 +704,12 @@ const char *elf_syms__debuglink(const struct elf_syms *s)
 	return s ? s->debuglink : NULL;
 }
 
-static bool off_to_vaddr(const struct elf_syms *s, uint64_t off, uint64_t *va)
+bool elf_syms__vaddr(const struct elf_syms *s, uint64_t off, uint64_t *va)
 {
 	size_t i;
 
+	if (!s)
+		return false;
 	/* Executable segments come first, so they win where segments overlap. */
 	for (i = 0; i < s->nr_segs; i++) {
 		const struct segment *seg = &s->segs[i];
@@ -775,7 +777,7 @@ const char *elf_syms__lookup(struct elf_syms *s, uint64_t off, uint64_t *sym_off
 	struct sym *sym;
 	uint64_t va;
 
-	if (!s || !off_to_vaddr(s, off, &va))
+	if (!elf_syms__vaddr(s, off, &va))
 		return NULL;
 	sym = find_sym(s, va);
 	if (!sym || !sym->name[0])
