@@ -11,6 +11,7 @@
 #include "proc/files.h"
 #include "symbol/dwarfsym.h"
 #include "symbol/elfsym.h"
+#include "symbol/gopclntab.h"
 
 struct file_key {
 	uint64_t dev;
@@ -37,7 +38,10 @@ void file_entry__release(struct file_entry *f)
 		close(f->fd);
 	elf_syms__free(f->syms);
 	dwarf_syms__free(f->dwarf);
+	go_table__free(f->go);
 	f->fd = -1;
+	f->go = NULL;
+	f->go_err = 0;
 	f->syms = NULL;
 	f->syms_err = 0;
 	f->dwarf = NULL;
@@ -55,6 +59,7 @@ void file_table__free(struct file_table *t)
 			close(f->fd);
 		elf_syms__free(f->syms);
 		dwarf_syms__free(f->dwarf);
+		go_table__free(f->go);
 		free(f->path);
 		free(f);
 	}

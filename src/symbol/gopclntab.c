@@ -84,8 +84,9 @@ struct go_string {
 struct go_func {
 	uint64_t entry, end;
 	int32_t nameoff;
-	uint32_t pcfile, pcln, cuoff, pcdata_inl;
+	uint32_t pcsp, pcfile, pcln, cuoff, pcdata_inl;
 	uint64_t inltree; /* vaddr of the inline tree, 0 if none */
+	uint8_t flag;	  /* abi.FuncFlag (1.17+; 0 before) */
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -562,7 +563,9 @@ static bool read_func(const struct go_table *t, uint32_t i, struct go_func *f)
 	if (f->entry != t->entry_base + t->entries[i])
 		return false;
 	f->nameoff = (int32_t)le32(b + 4 + d);
+	f->pcsp = le32(b + 16 + d);
 	f->pcfile = le32(b + 20 + d);
+	f->flag = b[t->ver == GO_118 ? 37 : 41];
 	f->pcln = le32(b + 24 + d);
 	npcdata = le32(b + 28 + d);
 	f->cuoff = le32(b + 32 + d);
@@ -726,6 +729,83 @@ unsigned int go_table__lookup(struct go_table *t, uint64_t off, struct go_line *
 	return n + 1;
 }
 
+/* Whether function f is the signal restorer, runtime.sigreturn(__sigaction): assembly,
+ * so only asm functions (or all before 1.17, which has no flags) are read. */
+static bool is_sigreturn(const struct go_table *t, const struct go_func *f)
+{
+	static const char name[] = "runtime.sigreturn";
+	char buf[sizeof(name) + 11]; /* "__sigaction" */
+
+	if ((t->ver != GO_116 && !(f->flag & GO_FUNC_ASM)) || f->nameoff < 0 ||
+	    !read_in(t, t->funcnames, t->funcnames.start + f->nameoff, buf, sizeof(name)))
+		return false;
+	if (memcmp(buf, name, sizeof(name) - 1))
+		return false;
+	if (!buf[sizeof(name) - 1])
+		return true;
+	return read_in(t, t->funcnames, t->funcnames.start + f->nameoff, buf, sizeof(buf)) &&
+	       !memcmp(buf + sizeof(name) - 1, "__sigaction", sizeof(buf) - sizeof(name) + 1);
+}
+
+/* Reports f's SP ranges: decodes its pcsp table from the entry on. */
+static int func_sp(const struct go_table *t, const struct go_func *f, go_sp_fn fn, void *ctx)
+{
+	struct go_sp_range r = {.pc = f->entry, .end = f->end, .sp = -1, .flags = f->flag};
+	struct pc_reader rd = {.t = t};
+	uint32_t val = UINT32_MAX, uv, pcd;
+	uint64_t at = f->entry;
+	int err;
+
+	if (is_sigreturn(t, f))
+		r.flags |= GO_FUNC_SIGRETURN;
+	if ((r.flags & (GO_FUNC_TOPFRAME | GO_FUNC_SPWRITE | GO_FUNC_SIGRETURN)) || !f->pcsp ||
+	    f->pcsp >= t->pctab.end - t->pctab.start)
+		return fn(ctx, &r);
+	rd.pos = t->pctab.start + f->pcsp;
+	rd.end = t->pctab.end;
+	for (unsigned int i = 0; i < GO_PCVALUE_STEPS && at < f->end; i++) {
+		if (!uvarint(&rd, &uv) || (uv == 0 && at != f->entry) || !uvarint(&rd, &pcd))
+			break;
+		val += (uint32_t)(-(int32_t)(uv & 1)) ^ (uv >> 1);
+		r.pc = at;
+		at += (uint64_t)pcd * t->quantum;
+		r.end = at < f->end ? at : f->end;
+		r.sp = (int32_t)val;
+		err = fn(ctx, &r);
+		if (err)
+			return err;
+	}
+	if (at >= f->end)
+		return 0;
+	r = (struct go_sp_range){.pc = at, .end = f->end, .sp = -1, .flags = f->flag};
+	return fn(ctx, &r); /* the table stopped short: unknown from there */
+}
+
+int go_table__each_sp(struct go_table *t, go_sp_fn fn, void *ctx)
+{
+	struct go_func f;
+	int err;
+
+	for (uint32_t i = 0; t && i < t->nfunc; i++) {
+		if (t->entries[i] == t->entries[i + 1])
+			continue;
+		if (!read_func(t, i, &f)) {
+			struct go_sp_range r = {
+			    .pc = t->entry_base + t->entries[i],
+			    .end = t->entry_base + t->entries[i + 1],
+			    .sp = -1,
+			};
+
+			err = fn(ctx, &r);
+		} else {
+			err = func_sp(t, &f, fn, ctx);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 const char *go_table__version(const struct go_table *t)
 {
 	static const char *const names[] = {
@@ -739,9 +819,36 @@ bool go_table__has_inline(const struct go_table *t)
 	return t && t->inline_ok;
 }
 
+/* Whether a note segment holds Go's build id (owner "Go", type 4), which the Go linker
+ * writes into every ELF binary: searching the segments is only worth it then. */
+static bool has_go_note(Elf *elf)
+{
+	size_t n, off, next, name_off, desc_off;
+	GElf_Nhdr nh;
+	GElf_Phdr ph;
+	Elf_Data *d;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n && i < 64; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz > (1 << 20))
+			continue;
+		d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
+					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		for (off = 0; d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off;
+		     off = next)
+			if (nh.n_type == 4 && (nh.n_namesz == 3 || nh.n_namesz == 4) &&
+			    d->d_size >= 3 && name_off <= d->d_size - 3 &&
+			    !memcmp((const char *)d->d_buf + name_off, "Go", 3))
+				return true;
+	}
+	return false;
+}
+
 static int open_elf(struct go_table *t)
 {
 	uint64_t text_sect = 0;
+	size_t nsect;
 	struct stat st;
 	GElf_Ehdr eh;
 	Elf *elf;
@@ -763,7 +870,7 @@ static int open_elf(struct go_table *t)
 	if (err)
 		goto cleanup;
 	err = table_from_sections(t, elf, &text_sect);
-	if (err == -ENOENT)
+	if (err == -ENOENT && !elf_getshdrnum(elf, &nsect) && nsect == 0 && has_go_note(elf))
 		err = table_from_segments(t);
 	if (!err)
 		err = resolve_bases(t, text_sect);

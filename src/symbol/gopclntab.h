@@ -37,6 +37,32 @@ void go_table__free(struct go_table *t);
 unsigned int go_table__lookup(struct go_table *t, uint64_t off, struct go_line *out,
 			      unsigned int max);
 
+/* One range of a function's code for the unwinder: at pc in [pc, end) the stack pointer
+ * is sp bytes below its value at the function's entry (-1: unknown), i.e. the return
+ * address is at SP + sp. flags are the function's abi.FuncFlag bits, plus
+ * GO_FUNC_SIGRETURN for the signal restorer. Functions with TOPFRAME, SPWRITE or
+ * SIGRETURN come as one range with sp = -1: their pcsp table does not tell where the
+ * caller is. Addresses are ELF virtual addresses. */
+enum go_func_flag {
+	GO_FUNC_TOPFRAME = 1, /* outermost frame of a stack (goexit, mstart, rt0_go) */
+	GO_FUNC_SPWRITE = 2,  /* writes SP: switches stacks (systemstack, mcall, morestack) */
+	GO_FUNC_ASM = 4,      /* written in assembly */
+	GO_FUNC_SIGRETURN = 0x80,
+};
+
+struct go_sp_range {
+	uint64_t pc, end;
+	int32_t sp;
+	uint8_t flags;
+};
+
+typedef int (*go_sp_fn)(void *ctx, const struct go_sp_range *r);
+
+/* Calls fn for every range of every function, in address order; stops at and returns
+ * fn's first nonzero result. Functions whose record does not check out come as one
+ * range with sp = -1. */
+int go_table__each_sp(struct go_table *t, go_sp_fn fn, void *ctx);
+
 /* The format's first Go release: "1.16", "1.18" or "1.20". */
 const char *go_table__version(const struct go_table *t);
 /* Whether inline trees can be read (Go 1.18+ needs the module data, found only in

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 
 #include "unwind/cfi.h"
+#include "unwind/gorows.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
@@ -224,12 +225,18 @@ static int build(struct table_pool *p, struct table_entry *t, const struct file_
 {
 	struct unwind_table ut = {0};
 	struct unw_table pub;
+	uint32_t ngo = 0;
 	int64_t first;
 	int err;
 
 	err = unwind_table__build(f->fd, -1, &ut);
-	if (err)
+	if (!err)
+		err = unwind_table__add_go(&ut, f->fd, &ngo);
+	if (err) {
+		unwind_table__free(&ut);
 		return err;
+	}
+	p->st.go_tables += ngo > 0;
 	err = ut.nrows ? -ENOSPC : -ENODATA; /* no CFI: frame pointers there */
 	if (!ut.nrows || ut.nrows > p->max_rows)
 		goto out;
