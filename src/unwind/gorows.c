@@ -11,6 +11,7 @@
 #include "symbol/gopclntab.h"
 
 #define GO_FP_SLOT (-16) /* the caller's frame pointer, saved below the return address */
+#define IN_GO 1		 /* row.pad while merging: the row lies inside a Go function */
 
 struct rows {
 	struct unwind_row *v;
@@ -44,7 +45,8 @@ static int rows_push(struct rows *r, const struct unwind_row *row)
  * address as soon as it has a frame; assembly may push other things there. */
 static int add_range(void *ctx, const struct go_sp_range *g)
 {
-	struct unwind_row row = {.pc = (uint32_t)g->pc, .cfa_kind = UNW_CFA_NONE, .ra_off = -8};
+	struct unwind_row row = {
+	    .pc = (uint32_t)g->pc, .cfa_kind = UNW_CFA_NONE, .ra_off = -8, .pad = IN_GO};
 	struct rows *r = ctx;
 	int err;
 
@@ -80,8 +82,10 @@ static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
 	       a->ra_off == b->ra_off && a->fp_rule == b->fp_rule;
 }
 
-/* Merges the CFI rows and the Go rows (both sorted, each valid to the next row): CFI
- * wherever it says something, Go where CFI has nothing (NONE, or before its first row). */
+/* Merges the CFI rows and the Go rows (both sorted, each valid to the next row): Go's
+ * inside Go functions, which only the Go linker's .debug_frame describes, and that
+ * without what the pclntab says of stack switches and outermost frames; CFI elsewhere
+ * (cgo's C code). Unwinding a Go binary thus does not depend on whether it was stripped. */
 static int merge(const struct unwind_table *t, const struct rows *g, struct rows *out)
 {
 	static const struct unwind_row none = {.cfa_kind = UNW_CFA_NONE};
@@ -99,8 +103,9 @@ static int merge(const struct unwind_table *t, const struct rows *g, struct rows
 			c = &t->rows[i++];
 		while (j < g->n && g->v[j].pc == pc)
 			o = &g->v[j++];
-		row = c->cfa_kind != UNW_CFA_NONE ? *c : *o;
+		row = o->pad == IN_GO || c->cfa_kind == UNW_CFA_NONE ? *o : *c;
 		row.pc = pc;
+		row.pad = 0;
 		if (out->n && same_rule(&out->v[out->n - 1], &row))
 			continue;
 		err = rows_push(out, &row);

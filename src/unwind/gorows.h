@@ -9,7 +9,7 @@
 #include "unwind/cfi.h"
 
 /* If the ELF file on fd is a Go binary, adds rows for its Go functions to t (built by
- * unwind_table__build; CFI rows keep precedence): SP + offset from the pcsp tables, the
+ * unwind_table__build; inside Go functions they replace the CFI): SP + offset from the pcsp tables, the
  * caller's FP at CFA - 16 once a frame exists, END for the functions that start stacks
  * (goexit, mstart), SIGNAL for runtime.sigreturn, NONE for functions that switch stacks,
  * where the unwinder then follows frame pointers. *ngo gets the Go rows made. Returns 0
