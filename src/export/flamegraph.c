@@ -12,6 +12,7 @@
 
 #include "export/flamegraph.h"
 #include "profile/report_view.h"
+#include "util/arena.h"
 #include "util/atomic_file.h"
 
 #define NONE UINT32_MAX
@@ -26,6 +27,7 @@ enum fg_kind {
 	FG_NATIVE,
 	FG_UNKNOWN,
 	FG_PYTHON,
+	FG_LABELS, /* the labels the program set on the sample (pprof.Do): a filter by zoom */
 };
 
 struct fg_node {
@@ -58,6 +60,7 @@ struct fg_tree {
 	size_t nnames, names_cap;
 	struct fg_map children; /* (parent, name, kind) -> node */
 	struct fg_map strings;	/* name text -> index into names */
+	struct arena arena;	/* names made here (label sets) */
 };
 
 struct fg_child_key {
@@ -246,6 +249,24 @@ static uint32_t frame_kind(const struct report_frame *f)
 	}
 }
 
+/* The name of a label set's node: "{key=value, key=value}", keys sorted. */
+static const char *labels_name(struct fg_tree *t, const struct report_stack *s)
+{
+	size_t len = 3;
+	char *p, *q;
+
+	for (uint32_t i = 0; i < s->nlabels; i++)
+		len += strlen(s->labels[i].key) + strlen(s->labels[i].value) + 3;
+	p = q = arena_alloc(&t->arena, len);
+	if (!p)
+		return NULL;
+	*q++ = '{';
+	for (uint32_t i = 0; i < s->nlabels; i++)
+		q += sprintf(q, "%s%s=%s", i ? ", " : "", s->labels[i].key, s->labels[i].value);
+	strcpy(q, "}");
+	return p;
+}
+
 /* Adds one stack: its process, "[truncated]" if the root is missing, then its frames
  * outermost first (report stacks are leaf first). Line j of frame f has the name id
  * names[first_name[f] + j]. */
@@ -262,6 +283,13 @@ static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const u
 	err = fg_tree__intern(t, comm, &name);
 	if (!err)
 		err = fg_tree__descend(t, &node, name, FG_PROCESS, w);
+	if (!err && s->nlabels) { /* below the process: zooming on it shows only those samples */
+		const char *labels = labels_name(t, s);
+
+		err = labels ? fg_tree__intern(t, labels, &name) : -ENOMEM;
+		if (!err)
+			err = fg_tree__descend(t, &node, name, FG_LABELS, w);
+	}
 	if (!err && s->truncated)
 		err = fg_tree__intern(t, "[truncated]", &name);
 	if (!err && s->truncated)
@@ -398,6 +426,7 @@ static void fg_tree__free(struct fg_tree *t)
 	free(t->children.slots);
 	free(t->names);
 	free(t->nodes);
+	arena_free(&t->arena);
 }
 
 /* Decodes one UTF-8 sequence at p, which is NUL-terminated. Returns its length and sets
@@ -649,6 +678,7 @@ static const char page_body[] =
     "<span style=\"--c: hsl(205, 65%, 66%)\">kernel</span>\n"
     "<span style=\"--c: hsl(105, 40%, 62%)\">unknown</span>\n"
     "<span style=\"--c: hsl(260, 30%, 78%)\">process</span>\n"
+    "<span style=\"--c: hsl(170, 45%, 73%)\">labels</span>\n"
     "<span style=\"--c: hsl(295, 70%, 70%)\">match</span>\n"
     "</div>\n"
     "</div>\n"
@@ -673,9 +703,10 @@ static const char page_script[] =
     "(function () {\n"
     "'use strict';\n"
     "var ROW = 18, TEXT_MIN = 24;\n"
-    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown', 'python'];\n"
+    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown', 'python', 'labels'];\n"
     "var ABOUT = ['all processes', 'process', 'kernel frame', 'native frame',\n"
-    "\t'frame of unknown code (no file behind it)'];\n"
+    "\t'frame of unknown code (no file behind it)', 'Python frame',\n"
+    "\t'labels the program set on these samples (pprof.Do); click to see only them'];\n"
     "function $(id) { return document.getElementById(id); }\n"
     "var D = JSON.parse($('fg-data').textContent);\n"
     "var names = D.names, raw = D.nodes, N = raw.length / 4;\n"
@@ -737,6 +768,7 @@ static const char page_script[] =
     "\tcase 2: return 'hsl(' + (190 + 30 * h) + ', 65%, ' + (63 + 8 * h) + '%)';\n"
     "\tcase 4: return 'hsl(' + (90 + 35 * h) + ', 40%, ' + (60 + 8 * h) + '%)';\n"
     "\tcase 5: return 'hsl(' + (45 + 15 * h) + ', 75%, ' + (60 + 8 * h) + '%)';\n"
+    "\tcase 6: return 'hsl(' + (160 + 20 * h) + ', 45%, ' + (70 + 6 * h) + '%)';\n"
     "\tdefault: return 'hsl(' + (5 + 45 * h) + ', 85%, ' + (58 + 8 * h) + '%)';\n"
     "\t}\n"
     "}\n"

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ebprof_shared.h"
+#include "profile/labels.h"
 #include "profile/report.h"
 #include "util/hmap.h"
 
@@ -36,6 +37,7 @@ struct stack {
 	char thread[EBPROF_COMM_LEN];
 	uint16_t nframes;
 	bool truncated;
+	uint32_t labels;       /* label set id in profile.labels, 0 for none */
 	struct frame frames[]; /* innermost first */
 };
 
@@ -49,6 +51,7 @@ struct profile {
 	bool keep_times;  /* remember each event's time (OTLP's timestamps_unix_nano) */
 	uint32_t nevents;
 	struct report_event events[PROFILE_MAX_EVENTS]; /* names owned by the caller */
+	struct label_sets labels;			/* what stack.labels names */
 };
 
 void profile__init(struct profile *p);
