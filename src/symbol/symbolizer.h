@@ -10,25 +10,25 @@
 #include <stdint.h>
 
 #include "proc/files.h"
-#include "interp/python.h"
 #include "symbol/dwarfsym.h"
 #include "symbol/ksyms.h"
 
 #define SYMBOLIZER_DWARF_MEMORY (128ull << 20) /* default bound of all DWARF indexes */
 
 struct debuginfod;
+struct runtime_set;
 
 struct symbolizer {
 	struct file_table *files;
-	const struct ksyms *ksyms;     /* NULL when kallsyms was unreadable */
-	const char *debug_root;	       /* normally "/usr/lib/debug" */
-	uint32_t elf_failures;	       /* files we could not parse */
-	const struct python *python;   /* names of Python frames; NULL when none were seen */
-	bool lines;		       /* read DWARF for source lines (--no-lines: false) */
-	bool inlines;		       /* and inlined functions (--no-inline: false) */
-	struct debuginfod *debuginfod; /* fetches missing debug files; NULL when off */
-	uint64_t dwarf_budget;	       /* bytes for every file's DWARF indexes together */
-	uint32_t dwarf_evictions;      /* files whose DWARF was dropped to stay in budget */
+	const struct ksyms *ksyms;	    /* NULL when kallsyms was unreadable */
+	const char *debug_root;		    /* normally "/usr/lib/debug" */
+	uint32_t elf_failures;		    /* files we could not parse */
+	const struct runtime_set *runtimes; /* names of runtimes' frames; NULL: unnamed */
+	bool lines;			    /* read DWARF for source lines (--no-lines: false) */
+	bool inlines;			    /* and inlined functions (--no-inline: false) */
+	struct debuginfod *debuginfod;	    /* fetches missing debug files; NULL when off */
+	uint64_t dwarf_budget;		    /* bytes for every file's DWARF indexes together */
+	uint32_t dwarf_evictions;	    /* files whose DWARF was dropped to stay in budget */
 };
 
 void symbolizer__init(struct symbolizer *s, struct file_table *files, const struct ksyms *k);
