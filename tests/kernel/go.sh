@@ -3,7 +3,8 @@
 # Go stacks for every installed toolchain (tests/workloads/go/build.sh: Debian's 1.19,
 # backports' 1.21-1.23, the module proxy's 1.24 and newest), plain and stripped, all four
 # binaries of a version in one recording: the chain with its inlined middle function and
-# lines, and cgo's Go -> C -> Go callback with the C frames in call order.
+# lines, cgo's Go -> C -> Go callback with the C frames in call order, and pprof labels
+# set with pprof.Do on one goroutine's samples and not on the other's.
 # EBPROF_GO_VERSIONS='go1.19 go1.24' limits the versions.
 . "$(dirname "$0")/lib.sh"
 
@@ -41,14 +42,43 @@ CALLBACK+="runtime\.cgocallback \([^;]*\);.*main\.goLeaf \(main\.go:[0-9]+\)( |;
 # ... and the Go frames before the call into C, across the g0 stack switch.
 CONTINUOUS="main\.goLoop \([^;]*\);main\._Cfunc_c_spin \([^;]*\);runtime\.cgocall .*c_spin"
 
+# labels NAME PROFILE GO: in go tool pprof's traces, the weight of main.labeled's and
+# main.unlabeled's stacks with and without tenant=acme (and endpoint=/v1/orders).
+labels() {
+	local name=$1 with without other
+	read -r with without other < <("$3" tool pprof -traces "$2" 2>/dev/null | awk '
+		/^-----/ { flush(); next }
+		{ blk = blk "\n" $0 }
+		$1 ~ /^[0-9.]+(ms|s)$/ && w == "" { w = $1 + 0; if ($1 !~ /ms$/) w *= 1000 }
+		END { flush(); printf "%d %d %d\n", l1, l0, u1 }
+		function flush() {
+			lab = blk ~ /tenant: +acme/ && blk ~ /endpoint: +\/v1\/orders/
+			if (blk ~ /main\.labeled/) { if (lab) l1 += w; else l0 += w }
+			if (blk ~ /main\.unlabeled/ && blk ~ /tenant:/) u1 += w
+			blk = ""; w = ""
+		}')
+	echo "$name: labelled goroutine ${with:-0} ms with labels, ${without:-0} ms without;" \
+		"the other ${other:-0} ms with" >&2
+	if [ "${with:-0}" -lt 50 ]; then
+		fail "$name" "only ${with:-0} ms of the labelled goroutine carry its labels"
+	elif [ "$(pct "$with" $((with + without)))" -lt 90 ] || [ "${other:-1}" -ne 0 ]; then
+		fail "$name" "labels on $(pct "$with" $((with + without))) % of the labelled" \
+			"goroutine's samples (want >= 90) and on ${other:-?} ms of the other's (want 0)"
+	else
+		pass "$name"
+	fi
+}
+
 versions=$(tests/workloads/go/build.sh) || { fail go_build "tests/workloads/go/build.sh failed"; exit 0; }
 [ -n "$versions" ] || { echo "SKIP go: no Go toolchain (scripts/install-deps.sh test)"; exit 0; }
-while read -r v dir _; do
+while read -r v dir go; do
 	n=${v#go}
 	n=${n%.*} # 1.23
 	OUT=$TMP/$v
+	ln -sf "$dir/chain.stripped" "$TMP/golabels" # a comm of its own for the labels run
 	"$EBPROF" record -F 199 -o "$OUT" -- sh -c "'$dir/chain' chain $SECS & '$dir/chain.stripped' \
-		chain $SECS & '$dir/cgo' $SECS & '$dir/cgo.stripped' $SECS & wait" \
+		chain $SECS & '$dir/cgo' $SECS & '$dir/cgo.stripped' $SECS & \
+		'$TMP/golabels' labels $SECS & wait" \
 		>"$TMP/$v.stdout" 2>"$TMP/$v.stderr"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -63,6 +93,7 @@ while read -r v dir _; do
 		expect "go_cgo_callback_${n}_$comm" "C frames between Go and the callback" "$comm" \
 			"$CALLBACK" "main\.goLeaf \(main\.go:[0-9]+\)( |;[^;]*_\[k\])"
 	done
+	labels "go_labels_$n" "$OUT/profile.pb.gz" "$go"
 	# Not yet: the native walker stops at asmcgocall, on the g0 stack; going on from the
 	# goroutine's saved registers (g.sched) needs the thread's g, read by a Go walker.
 	hit=$(folded_match "$OUT/stacks.folded" cgo "$CONTINUOUS")
