@@ -228,7 +228,8 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 	struct go *g = priv;
 	const struct go_layout *l = NULL;
 	struct go_file gf = {0};
-	struct go_proc gp = {0};
+	struct go_proc gp = {0}, old;
+	bool known;
 
 	pthread_mutex_lock(&g->lock);
 	for (uint32_t i = 0; i < n && !gf.file_id; i++) {
@@ -252,9 +253,11 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 			      .m_curg = l->m_curg,
 			      .g_labels = l->g_labels,
 			      .labels_kind = l->kind};
+	known = !bpf_map_lookup_elem(g->procs_fd, &pid, &old); /* described again: same process */
 	if (bpf_map_update_elem(g->procs_fd, &pid, &gp, BPF_ANY))
 		return -errno;
-	__atomic_add_fetch(&g->st.processes, 1, __ATOMIC_RELAXED);
+	if (!known)
+		__atomic_add_fetch(&g->st.processes, 1, __ATOMIC_RELAXED);
 	marks->always = true; /* labels are read on every sample of the process */
 	return 0;
 }

@@ -103,6 +103,16 @@ static int make_elf(const uint8_t *data, size_t size)
 	return fd;
 }
 
+/* The unwind rows' view: every SP range, which must lie inside its function. */
+static int sp_range(void *ctx, const struct go_sp_range *r)
+{
+	size_t *n = ctx;
+
+	if (r->end < r->pc)
+		__builtin_trap();
+	return ++*n > (1u << 20); /* a bound on work per input, like the row cap */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct go_line l[GO_INLINE_MAX];
@@ -126,6 +136,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink += strlen(l[k].function) + strlen(l[k].file) + l[k].line;
 	}
 	sink += strlen(go_table__version(t)) + go_table__has_inline(t);
+	{
+		size_t ranges = 0;
+
+		go_table__each_sp(t, sp_range, &ranges);
+		sink += ranges;
+	}
 	go_table__free(t);
 	return 0;
 }
