@@ -22,6 +22,7 @@
 #include "profile/labels.h"
 #include "profile/profile.h"
 #include "sample.h"
+#include "symbol/gopclntab.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -157,31 +158,6 @@ static void inspect(Elf *elf, int fd, struct go_file *gf)
 		gf->minor = minor_from_segments(elf, fd, &rw);
 }
 
-/* Whether the ELF file is a Go binary: Go's linker writes a "Go" build-id note. */
-static bool is_go(Elf *elf)
-{
-	size_t n, off, next, name_off, desc_off;
-	GElf_Nhdr nh;
-	GElf_Phdr ph;
-	Elf_Data *d;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n && i < 64; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz > (1 << 16))
-			continue;
-		d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
-					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		for (off = 0; d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off;
-		     off = next)
-			if (nh.n_type == 4 && nh.n_namesz >= 3 && d->d_size >= 3 &&
-			    name_off <= d->d_size - 3 &&
-			    !memcmp((const char *)d->d_buf + name_off, "Go", 3))
-				return true;
-	}
-	return false;
-}
-
 static bool go_detect(void *priv, const struct runtime_file *f)
 {
 	struct go *g = priv;
@@ -193,7 +169,7 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 	elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return false;
-	yes = elf_kind(elf) == ELF_K_ELF && is_go(elf);
+	yes = elf_kind(elf) == ELF_K_ELF && go_elf__has_note(elf);
 	gf = yes ? calloc(1, sizeof(*gf)) : NULL;
 	if (gf) {
 		gf->file_id = f->file_id;

@@ -819,9 +819,9 @@ bool go_table__has_inline(const struct go_table *t)
 	return t && t->inline_ok;
 }
 
-/* Whether a note segment holds Go's build id (owner "Go", type 4), which the Go linker
- * writes into every ELF binary: searching the segments is only worth it then. */
-static bool has_go_note(Elf *elf)
+/* Go's linker writes its build id (owner "Go", type 4) into every ELF binary: searching
+ * the segments for a table is only worth it then. */
+bool go_elf__has_note(Elf *elf)
 {
 	size_t n, off, next, name_off, desc_off;
 	GElf_Nhdr nh;
@@ -870,7 +870,7 @@ static int open_elf(struct go_table *t)
 	if (err)
 		goto cleanup;
 	err = table_from_sections(t, elf, &text_sect);
-	if (err == -ENOENT && !elf_getshdrnum(elf, &nsect) && nsect == 0 && has_go_note(elf))
+	if (err == -ENOENT && !elf_getshdrnum(elf, &nsect) && nsect == 0 && go_elf__has_note(elf))
 		err = table_from_segments(t);
 	if (!err)
 		err = resolve_bases(t, text_sect);

@@ -5,6 +5,7 @@
 #ifndef EBPROF_SYMBOL_GOPCLNTAB_H
 #define EBPROF_SYMBOL_GOPCLNTAB_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -62,6 +63,9 @@ typedef int (*go_sp_fn)(void *ctx, const struct go_sp_range *r);
  * fn's first nonzero result. Functions whose record does not check out come as one
  * range with sp = -1. */
 int go_table__each_sp(struct go_table *t, go_sp_fn fn, void *ctx);
+
+/* Whether the ELF file has the note with Go's build id, as every Go binary does. */
+bool go_elf__has_note(Elf *elf);
 
 /* The format's first Go release: "1.16", "1.18" or "1.20". */
 const char *go_table__version(const struct go_table *t);
