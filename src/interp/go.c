@@ -23,6 +23,7 @@
 #include "profile/profile.h"
 #include "sample.h"
 #include "symbol/gopclntab.h"
+#include "util/arena.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -53,8 +54,18 @@ struct go_file {
 };
 
 struct go_stats {
-	uint64_t processes, unknown_release, label_reads, label_read_failures;
+	uint64_t processes, unknown_release, label_reads, label_read_failures, label_from_cache;
 };
+
+/* A label string read before, by (pid, address, length): what a sample ingested after
+ * its process exited (the end of a recording) still gets. Go strings do not change;
+ * a fresh read is tried first, so only a process that is gone is answered from here. */
+struct go_str {
+	uint32_t pid, len;
+	uint64_t addr;
+	char s[];
+};
+#define GO_STR_CACHE_MAX (1u << 16) /* entries; then the cache starts over */
 
 struct go {
 	pthread_mutex_t lock; /* files: detect and describe run on the tracker thread */
@@ -62,7 +73,59 @@ struct go {
 	int procs_fd, counters_fd;
 	struct go_stats st;
 	char strings[LABELS_MAX * 2][LABEL_VALUE_MAX + 1]; /* what labels() returned last */
+	struct hmap str_cache;				   /* struct go_str; ingest thread only */
+	struct arena str_arena;
 };
+
+static int str_eq(const void *e, const void *k)
+{
+	const struct go_str *a = e, *b = k;
+
+	return a->pid == b->pid && a->addr == b->addr && a->len == b->len;
+}
+
+static uint64_t str_hash(const struct go_str *k)
+{
+	return hash_u64(k->addr ^ ((uint64_t)k->pid << 40) ^ k->len);
+}
+
+static void str_cache_clear(struct go *g)
+{
+	hmap_free(&g->str_cache);
+	arena_free(&g->str_arena);
+	hmap_init(&g->str_cache, str_eq);
+	arena_init(&g->str_arena);
+}
+
+/* Keeps s as what (pid, uf) read; a full cache starts over. */
+static void str_cache_put(struct go *g, uint32_t pid, const struct user_frame *uf, const char *s)
+{
+	size_t n = strlen(s);
+	struct go_str key = {pid, uf->pad & UF_LABEL_LEN_MASK, uf->addr}, *e;
+
+	if (hmap_find(&g->str_cache, str_hash(&key), &key))
+		return;
+	if (g->str_cache.len >= GO_STR_CACHE_MAX)
+		str_cache_clear(g);
+	e = arena_alloc(&g->str_arena, sizeof(*e) + n + 1);
+	if (!e)
+		return;
+	*e = key;
+	memcpy(e->s, s, n + 1);
+	hmap_insert(&g->str_cache, str_hash(&key), e);
+}
+
+static bool str_cache_get(struct go *g, uint32_t pid, const struct user_frame *uf, char *buf,
+			  size_t max)
+{
+	struct go_str key = {pid, uf->pad & UF_LABEL_LEN_MASK, uf->addr};
+	const struct go_str *e = hmap_find(&g->str_cache, str_hash(&key), &key);
+
+	if (!e)
+		return false;
+	snprintf(buf, max + 1, "%s", e->s);
+	return true;
+}
 
 static int file_eq(const void *e, const void *k)
 {
@@ -280,8 +343,14 @@ static unsigned int go_labels(void *priv, uint32_t pid, const struct user_frame 
 
 		if ((uf[i].pad & UF_LABEL_VALUE) || !(uf[i + 1].pad & UF_LABEL_VALUE))
 			break; /* not a key and its value: the walker's order is broken */
-		if (read_string(pid, &uf[i], k, LABEL_KEY_MAX) ||
-		    read_string(pid, &uf[i + 1], v, LABEL_VALUE_MAX)) {
+		if (!read_string(pid, &uf[i], k, LABEL_KEY_MAX) &&
+		    !read_string(pid, &uf[i + 1], v, LABEL_VALUE_MAX)) {
+			str_cache_put(g, pid, &uf[i], k);
+			str_cache_put(g, pid, &uf[i + 1], v);
+		} else if (str_cache_get(g, pid, &uf[i], k, LABEL_KEY_MAX) &&
+			   str_cache_get(g, pid, &uf[i + 1], v, LABEL_VALUE_MAX)) {
+			g->st.label_from_cache++;
+		} else {
 			g->st.label_read_failures++;
 			continue;
 		}
@@ -318,10 +387,12 @@ static void go_print_stats(void *priv, FILE *out)
 	walker_counters(g, c);
 	fprintf(out,
 		"  go: %llu processes (%llu of a release whose labels are not known); %llu samples "
-		"with labels, %llu labels read, %llu unreadable; walker: %llu threads without a "
-		"g, %llu reads failed, %llu labels without room, %llu label maps too big\n",
+		"with labels, %llu labels read (%llu of an exited process, as read before), "
+		"%llu unreadable; walker: %llu threads without a g, %llu reads failed, %llu "
+		"labels without room, %llu label maps too big\n",
 		(unsigned long long)g->st.processes, (unsigned long long)g->st.unknown_release,
 		(unsigned long long)c[GO_CTR_LABELS], (unsigned long long)g->st.label_reads,
+		(unsigned long long)g->st.label_from_cache,
 		(unsigned long long)g->st.label_read_failures, (unsigned long long)c[GO_CTR_NO_G],
 		(unsigned long long)c[GO_CTR_READ_FAULT], (unsigned long long)c[GO_CTR_NO_ROOM],
 		(unsigned long long)c[GO_CTR_BIG_MAP]);
@@ -340,6 +411,8 @@ static int go_init(const struct runtime_env *env, struct bpf_object *obj, void *
 		return -ENOMEM;
 	pthread_mutex_init(&g->lock, NULL);
 	hmap_init(&g->files, file_eq);
+	hmap_init(&g->str_cache, str_eq);
+	arena_init(&g->str_arena);
 	g->procs_fd = bpf_map__fd(procs);
 	g->counters_fd = bpf_map__fd(ctrs);
 	*priv = g;
@@ -354,6 +427,8 @@ static void go_free(void *priv)
 		return;
 	hmap_for_each(&g->files, i) free(g->files.slots[i].entry);
 	hmap_free(&g->files);
+	hmap_free(&g->str_cache);
+	arena_free(&g->str_arena);
 	pthread_mutex_destroy(&g->lock);
 	free(g);
 }
