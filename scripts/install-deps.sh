@@ -72,3 +72,7 @@ fi
 if [ "${1:-build}" = test ] && ! "$(dirname "$0")/../tests/otlp/collector/build.sh" -v >/dev/null; then
 	echo "ebprof: warning: the collector did not build; tests/kernel/collector.sh will fail" >&2
 fi
+# Go toolchains for the Go tests: bookworm-backports' 1.21-1.23 and the module proxy's.
+if [ "${1:-build}" = test ]; then
+	"$(dirname "$0")/install-go.sh"
+fi

@@ -58,6 +58,7 @@ fi
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
 [ -x tests/fuzz/run_python.sh ] && run fuzz/python tests/fuzz/run_python.sh
 [ -x tests/fuzz/run_dwarfsym.sh ] && run fuzz/dwarfsym tests/fuzz/run_dwarfsym.sh
+[ -x tests/fuzz/run_gopclntab.sh ] && run fuzz/gopclntab tests/fuzz/run_gopclntab.sh
 
 if ! selected format; then
 	:

@@ -15,6 +15,7 @@
 #include "flamegraph_js.h" /* generated from src/export/flamegraph.js: flamegraph_js[] */
 #include "profile/frame.h"
 #include "profile/report_view.h"
+#include "util/arena.h"
 #include "util/atomic_file.h"
 
 #define NONE UINT32_MAX
@@ -27,13 +28,22 @@ enum fg_kind {
 	FG_ROOT,
 	FG_PROCESS,
 	FG_FRAME, /* + enum frame_kind */
-	FG_KINDS = FG_FRAME + FRAME_KIND__COUNT,
+	/* After the frames, so a frame kind's number does not depend on the page's own. */
+	FG_LABELS = FG_FRAME + FRAME_KIND__COUNT, /* the labels set on the sample (pprof.Do) */
+	FG_KINDS,
 };
 
 /* The nodes that are not frames; colours and descriptions as frame_kinds.c gives them. */
 static const struct frame_kind_info page_kinds[FG_FRAME] = {
     [FG_ROOT] = {.name = "root", .about = "all processes", .colour = {210, 0, 8, 82, 0}},
     [FG_PROCESS] = {.name = "process", .about = "process", .colour = {250, 25, 30, 76, 5}},
+};
+
+/* A label set's node: zooming on it shows only the samples that carry those labels. */
+static const struct frame_kind_info labels_kind = {
+    .name = "labels",
+    .about = "labels the program set on these samples (pprof.Do); click to see only them",
+    .colour = {170, 0, 45, 73, 0},
 };
 
 struct fg_node {
@@ -66,6 +76,7 @@ struct fg_tree {
 	size_t nnames, names_cap;
 	struct fg_map children; /* (parent, name, kind) -> node */
 	struct fg_map strings;	/* name text -> index into names */
+	struct arena arena;	/* names made here (label sets) */
 };
 
 struct fg_child_key {
@@ -245,6 +256,24 @@ static uint32_t frame_kind(const struct report_frame *f)
 	return FG_FRAME + ((uint32_t)f->kind < FRAME_KIND__COUNT ? f->kind : FRAME_UNKNOWN);
 }
 
+/* The name of a label set's node: "{key=value, key=value}", keys sorted. */
+static const char *labels_name(struct fg_tree *t, const struct report_stack *s)
+{
+	size_t len = 3;
+	char *p, *q;
+
+	for (uint32_t i = 0; i < s->nlabels; i++)
+		len += strlen(s->labels[i].key) + strlen(s->labels[i].value) + 3;
+	p = q = arena_alloc(&t->arena, len);
+	if (!p)
+		return NULL;
+	*q++ = '{';
+	for (uint32_t i = 0; i < s->nlabels; i++)
+		q += sprintf(q, "%s%s=%s", i ? ", " : "", s->labels[i].key, s->labels[i].value);
+	strcpy(q, "}");
+	return p;
+}
+
 /* Adds one stack: its process, "[truncated]" if the root is missing, then its frames
  * outermost first (report stacks are leaf first). Line j of frame f has the name id
  * names[first_name[f] + j]. */
@@ -261,6 +290,13 @@ static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const u
 	err = fg_tree__intern(t, comm, &name);
 	if (!err)
 		err = fg_tree__descend(t, &node, name, FG_PROCESS, w);
+	if (!err && s->nlabels) { /* below the process: zooming on it shows only those samples */
+		const char *labels = labels_name(t, s);
+
+		err = labels ? fg_tree__intern(t, labels, &name) : -ENOMEM;
+		if (!err)
+			err = fg_tree__descend(t, &node, name, FG_LABELS, w);
+	}
 	if (!err && s->truncated)
 		err = fg_tree__intern(t, "[truncated]", &name);
 	if (!err && s->truncated)
@@ -397,6 +433,7 @@ static void fg_tree__free(struct fg_tree *t)
 	free(t->children.slots);
 	free(t->names);
 	free(t->nodes);
+	arena_free(&t->arena);
 }
 
 /* Decodes one UTF-8 sequence at p, which is NUL-terminated. Returns its length and sets
@@ -531,6 +568,8 @@ static void put_nodes(FILE *f, const struct fg_tree *t)
 
 static const struct frame_kind_info *fg_kind_info(uint32_t k)
 {
+	if (k == FG_LABELS)
+		return &labels_kind;
 	return k < FG_FRAME ? &page_kinds[k] : frame_kind__info(k - FG_FRAME);
 }
 

@@ -86,7 +86,8 @@ struct stack_ent {
 struct stack_info {
 	int32_t stack;
 	uint32_t nattrs;
-	int32_t attrs[3]; /* thread.name, thread.id, cpu.logical_number */
+	/* thread.name, thread.id, cpu.logical_number, then the program's labels */
+	int32_t attrs[3 + REPORT_MAX_LABELS];
 };
 
 /* Everything the request points into; freed together by enc__free(). */
@@ -535,6 +536,19 @@ static int enc__stack_info(struct enc *e, const struct report_stack *s, struct s
 	info->attrs[info->nattrs++] = a;
 	if (s->cpu >= 0) {
 		a = enc__attr(e, "cpu.logical_number", NULL, s->cpu);
+		if (a < 0)
+			return a;
+		info->attrs[info->nattrs++] = a;
+	}
+	/* Labels as string attributes under their own keys; one that would repeat an
+	 * attribute of ours is left out (keys of one list must be unique). */
+	for (uint32_t i = 0; i < s->nlabels && i < REPORT_MAX_LABELS; i++) {
+		const char *k = s->labels[i].key;
+
+		if (!strcmp(k, "thread.name") || !strcmp(k, "thread.id") ||
+		    !strcmp(k, "cpu.logical_number"))
+			continue;
+		a = enc__attr(e, k, s->labels[i].value, 0);
 		if (a < 0)
 			return a;
 		info->attrs[info->nattrs++] = a;

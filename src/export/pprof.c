@@ -444,6 +444,16 @@ static int builder__sample(struct builder *b, size_t i, size_t *nlocs)
 	if (s->truncated)
 		builder__label(b, S_TRUNCATED, S_TRUE, 0);
 	smp->n_label = NLABELS + s->truncated;
+	/* The program's own labels (Go's pprof.Do), as Go's profiler writes them. */
+	for (j = 0; j < s->nlabels; j++) {
+		int64_t k = strtab__intern(&b->st, s->labels[j].key);
+		int64_t v = strtab__intern(&b->st, s->labels[j].value);
+
+		if (k < 0 || v < 0)
+			return -ENOSPC;
+		builder__label(b, k, v, 0);
+		smp->n_label++;
+	}
 	b->sample_ptrs[i] = smp;
 	return 0;
 }
@@ -456,7 +466,7 @@ static int builder__samples(struct builder *b)
 
 	for (i = 0; i < r->nstacks; i++) {
 		nlocs += r->stacks[i].nframes;
-		nlabels += NLABELS + r->stacks[i].truncated;
+		nlabels += NLABELS + r->stacks[i].truncated + r->stacks[i].nlabels;
 	}
 	b->samples = zalloc(r->nstacks, sizeof(*b->samples));
 	b->sample_ptrs = zalloc(r->nstacks, sizeof(*b->sample_ptrs));

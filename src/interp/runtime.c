@@ -19,7 +19,7 @@
 
 /* The registry: one line per runtime, whose struct runtime_ops is NAME_runtime in
  * src/interp/NAME.c. */
-#define EBPROF_RUNTIMES(X) X(python)
+#define EBPROF_RUNTIMES(X) X(python) X(go)
 
 #define DECLARE_RUNTIME(name) extern const struct runtime_ops name##_runtime;
 EBPROF_RUNTIMES(DECLARE_RUNTIME)
@@ -322,6 +322,16 @@ unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const str
 		return 1;
 	}
 	return e->ops->ingest(e->priv, pid, uf, out, max);
+}
+
+unsigned int runtime_set__labels(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
+				 unsigned int n, struct label *out, unsigned int max)
+{
+	const struct runtime_entry *e = rs && n ? by_walker(rs, UF_RUNTIME_OF(uf->file_id)) : NULL;
+
+	if (!e || !e->ops->labels)
+		return 0;
+	return e->ops->labels(e->priv, pid, uf, n, out, max);
 }
 
 const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a)

@@ -17,6 +17,7 @@
 struct arena;
 struct bpf_object;
 struct frame;
+struct label;
 struct loader;
 struct unw_proc;
 struct user_frame;
@@ -71,6 +72,11 @@ struct runtime_ops {
 	 * profile frames (inlined code expands here), innermost first. Returns how many. */
 	unsigned int (*ingest)(void *priv, uint32_t pid, const struct user_frame *uf,
 			       struct frame *out, unsigned int max);
+	/* Ingest, optional: the labels its walker sent for the sample (n frames flagged
+	 * UF_LABEL), read into out (strings owned by the runtime, valid until its next
+	 * call). Returns how many. */
+	unsigned int (*labels)(void *priv, uint32_t pid, const struct user_frame *uf,
+			       unsigned int n, struct label *out, unsigned int max);
 	/* Report: the name of a frame ingest made, allocated in a (or a static string). */
 	const char *(*frame_name)(void *priv, const struct frame *f, struct arena *a);
 	/* record's summary: what it described, read and could not (its own counters). */
@@ -97,6 +103,10 @@ void runtime_set__forget(struct runtime_set *rs, uint32_t pid);
  * A frame of a runtime that is not running becomes one frame of kind FRAME_UNKNOWN. */
 unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
 				 struct frame *out, unsigned int max);
+/* Ingest: the labels in uf[0, n) (frames flagged UF_LABEL of one runtime); see
+ * runtime_ops.labels. 0 when that runtime is not running or reads none. */
+unsigned int runtime_set__labels(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
+				 unsigned int n, struct label *out, unsigned int max);
 /* Report: the name of a frame of a runtime's kind, or NULL when no runtime has it. */
 const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a);
 void runtime_set__print_stats(const struct runtime_set *rs, FILE *out);

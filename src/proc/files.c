@@ -37,6 +37,9 @@ static void drop_syms(struct file_entry *f)
 	if (f->dwarf && f->dwarf_free)
 		f->dwarf_free(f->dwarf);
 	f->dwarf = NULL;
+	if (f->go && f->go_free)
+		f->go_free(f->go);
+	f->go = NULL;
 }
 
 void file_entry__release(struct file_entry *f)
@@ -45,6 +48,7 @@ void file_entry__release(struct file_entry *f)
 		close(f->fd);
 	drop_syms(f);
 	f->fd = -1;
+	f->go_err = 0;
 	f->syms_err = 0;
 	f->dwarf_err = 0;
 	f->debug_state = 0;

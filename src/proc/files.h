@@ -12,6 +12,7 @@
 
 struct elf_syms;
 struct dwarf_syms;
+struct go_table;
 
 struct file_entry {
 	uint32_t id; /* 1-based; 0 means "no file" */
@@ -29,6 +30,9 @@ struct file_entry {
 	void (*dwarf_free)(struct dwarf_syms *dwarf); /* as syms_free */
 	int dwarf_err;	     /* why there is none, so it is not retried per frame */
 	uint8_t debug_state; /* the symbolizer's: where its debug file came from */
+	struct go_table *go; /* Go's pclntab, read lazily; NULL for other files */
+	void (*go_free)(struct go_table *go); /* as syms_free */
+	int go_err;			      /* why there is none (ENOENT: not Go) */
 };
 
 struct file_table {

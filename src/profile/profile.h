@@ -11,6 +11,7 @@
 
 #include "ebprof_shared.h"
 #include "profile/frame.h"
+#include "profile/labels.h"
 #include "profile/report.h"
 #include "util/hmap.h"
 
@@ -32,6 +33,7 @@ struct stack {
 	char thread[EBPROF_COMM_LEN];
 	uint16_t nframes;
 	bool truncated;
+	uint32_t labels;       /* label set id in profile.labels, 0 for none */
 	struct frame frames[]; /* innermost first */
 };
 
@@ -45,6 +47,7 @@ struct profile {
 	bool keep_times;  /* remember each event's time (OTLP's timestamps_unix_nano) */
 	uint32_t nevents;
 	struct report_event events[PROFILE_MAX_EVENTS]; /* names owned by the caller */
+	struct label_sets labels;			/* what stack.labels names */
 };
 
 void profile__init(struct profile *p);

@@ -23,6 +23,7 @@ struct builder {
 	int32_t *file_mapping;	/* by file id: mapping index + 1, 0 when none yet */
 	int32_t kernel_mapping; /* mapping index + 1 */
 	struct symbolizer *sym;
+	struct report_label **label_copies; /* by label set id - 1, while building */
 };
 
 struct frame_ref {
@@ -199,11 +200,44 @@ static int64_t intern_frame(struct builder *b, const struct frame *f)
 	return ref->index;
 }
 
-static int add_stack(struct builder *b, struct report_stack *out, const struct stack *s)
+/* The report's copy of label set id (made once per set); NULL for none or ENOMEM, which
+ * *err tells apart. */
+static const struct report_label *stack_labels(struct builder *b, const struct profile *p,
+					       uint32_t id, uint32_t *n, int *err)
+{
+	const struct label_set *set = label_sets__get(&p->labels, id);
+	struct report_label *rl;
+
+	*n = 0;
+	if (!set || !b->label_copies)
+		return NULL;
+	if (b->label_copies[id - 1]) {
+		*n = set->n;
+		return b->label_copies[id - 1];
+	}
+	rl = arena_alloc(&b->arena, set->n * sizeof(*rl));
+	for (uint32_t i = 0; rl && i < set->n; i++) {
+		rl[i].key = arena_strdup(&b->arena, set->labels[i].key);
+		rl[i].value = arena_strdup(&b->arena, set->labels[i].value);
+		if (!rl[i].key || !rl[i].value)
+			rl = NULL;
+	}
+	if (!rl) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	b->label_copies[id - 1] = rl;
+	*n = set->n;
+	return rl;
+}
+
+static int add_stack(struct builder *b, const struct profile *p, struct report_stack *out,
+		     const struct stack *s)
 {
 	uint32_t *idx = arena_alloc(&b->arena, (s->nframes + 1) * sizeof(*idx));
 	uint64_t *values = arena_alloc(&b->arena, sizeof(s->values));
 	uint64_t *times = NULL;
+	int err = 0;
 
 	if (!idx || !values)
 		return -ENOMEM;
@@ -236,7 +270,8 @@ static int add_stack(struct builder *b, struct report_stack *out, const struct s
 	    .truncated = s->truncated,
 	    .frames = idx,
 	};
-	return out->comm && out->thread ? 0 : -ENOMEM;
+	out->labels = stack_labels(b, p, s->labels, &out->nlabels, &err);
+	return out->comm && out->thread && !err ? 0 : -ENOMEM;
 }
 
 static int build_stacks(struct builder *b, const struct profile *p)
@@ -248,9 +283,12 @@ static int build_stacks(struct builder *b, const struct profile *p)
 	if (!stacks)
 		return -ENOMEM;
 	b->r.stacks = stacks;
+	b->label_copies = calloc(p->labels.count + 1, sizeof(*b->label_copies));
+	if (!b->label_copies)
+		return -ENOMEM;
 	hmap_for_each(&p->stacks, i)
 	{
-		err = add_stack(b, &stacks[n], p->stacks.slots[i].entry);
+		err = add_stack(b, p, &stacks[n], p->stacks.slots[i].entry);
 		if (err)
 			return err;
 		b->r.nstacks = ++n;
@@ -306,7 +344,9 @@ struct report *report__build(const struct profile *p, struct symbolizer *sym, ui
 	b->r.frames = b->frames;
 	hmap_free(&b->frame_idx);
 	free(b->file_mapping);
+	free(b->label_copies);
 	b->file_mapping = NULL;
+	b->label_copies = NULL;
 	return &b->r;
 fail:
 	b->r.mappings = b->mappings;
@@ -324,6 +364,7 @@ void report__free(struct report *r)
 		return;
 	hmap_free(&b->frame_idx);
 	free(b->file_mapping);
+	free(b->label_copies);
 	free((void *)r->stacks);
 	free(b->mappings);
 	free(b->frames);

@@ -75,6 +75,14 @@ struct report_event {
 	struct report_value_type values[REPORT_MAX_VALUES]; /* values[0] is the count */
 };
 
+#define REPORT_MAX_LABELS 8 /* labels of one stack (profile/labels.h: LABELS_MAX) */
+
+/* A label of a sample (Go's pprof labels): pprof's Sample.label, an OTLP attribute. */
+struct report_label {
+	const char *key;
+	const char *value;
+};
+
 struct report_stack {
 	uint32_t pid;
 	uint32_t tid;
@@ -89,6 +97,8 @@ struct report_stack {
 	const uint64_t *values; /* report.events[event].nvalues entries, NULL: {count} */
 	uint32_t ntimes;
 	const uint64_t *times_unix_ns; /* when each event happened; ntimes may be 0 */
+	uint32_t nlabels;
+	const struct report_label *labels; /* sorted by key, keys unique */
 };
 
 struct report {

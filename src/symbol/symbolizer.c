@@ -11,6 +11,7 @@
 #include "symbol/debuginfod.h"
 #include "symbol/dwarfsym.h"
 #include "symbol/elfsym.h"
+#include "symbol/gopclntab.h"
 #include "symbol/symbolizer.h"
 #include "util/log.h"
 
@@ -144,12 +145,47 @@ static struct elf_syms *file_syms(struct symbolizer *s, struct file_entry *f)
 	return f->syms;
 }
 
+/* Reads f's Go pclntab on first use; NULL for files that are not Go (or unreadable). */
+static struct go_table *file_go(struct file_entry *f)
+{
+	if (f->go || f->go_err)
+		return f->go;
+	if (f->fd < 0) {
+		f->go_err = EBADF;
+		return NULL;
+	}
+	f->go = go_table__open(f->fd);
+	f->go_free = go_table__free;
+	f->go_err = f->go ? 0 : (errno ? errno : EINVAL);
+	if (f->go_err && f->go_err != ENOENT)
+		pr_debug("Go pclntab of %s unusable: %s", f->path, strerror(f->go_err));
+	return f->go;
+}
+
+/* Go code is named from its pclntab, stripped or not: the function the pc belongs to,
+ * and with lines the calls inlined there. Returns how many positions, 0 if not Go code. */
+static unsigned int go_lines(struct file_entry *f, uint64_t off, struct go_line *out,
+			     unsigned int max)
+{
+	struct go_table *g = file_go(f);
+
+	return g ? go_table__lookup(g, off, out, max) : 0;
+}
+
 const char *symbolizer__native(struct symbolizer *s, uint32_t file_id, uint64_t off)
 {
 	struct file_entry *f = file_table__get(s->files, file_id);
-	struct elf_syms *syms = f ? file_syms(s, f) : NULL;
+	struct go_line gl[GO_INLINE_MAX];
+	struct elf_syms *syms;
+	unsigned int n;
 	uint64_t sym_off;
 
+	if (!f)
+		return NULL;
+	n = go_lines(f, off, gl, GO_INLINE_MAX);
+	if (n)
+		return gl[n - 1].function;
+	syms = file_syms(s, f);
 	return syms ? elf_syms__lookup(syms, off, &sym_off) : NULL;
 }
 
@@ -197,6 +233,27 @@ static void enforce_budget(struct symbolizer *s, const struct file_entry *keep)
 	}
 }
 
+/* A Go frame's positions as DWARF-shaped lines: the pclntab's, innermost first; only
+ * the physical function's with inlines off. */
+static int symbolizer__go_lines(struct symbolizer *s, struct file_entry *f, uint64_t off,
+				struct dwarf_line *out, int max)
+{
+	struct go_line gl[GO_INLINE_MAX];
+	unsigned int n = go_lines(f, off, gl, GO_INLINE_MAX), first;
+
+	if (!n || max <= 0)
+		return 0;
+	first = s->inlines ? 0 : n - 1;
+	if (n - first > (unsigned int)max)
+		first = n - (unsigned int)max; /* keep the physical function, cut inside */
+	for (unsigned int i = first; i < n; i++) {
+		out[i - first].function = gl[i].function;
+		out[i - first].file = strcmp(gl[i].file, "?") ? gl[i].file : "";
+		out[i - first].line = gl[i].line;
+	}
+	return (int)(n - first);
+}
+
 int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t off,
 			     struct dwarf_line *out, int max)
 {
@@ -205,8 +262,11 @@ int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t of
 	size_t before;
 	int n;
 
-	if (!s->lines || !f || !file_syms(s, f) || !elf_syms__vaddr(f->syms, off, &va))
+	if (!s->lines || !f)
 		return 0;
+	n = symbolizer__go_lines(s, f, off, out, max);
+	if (n || !file_syms(s, f) || !elf_syms__vaddr(f->syms, off, &va))
+		return n;
 	if (!f->dwarf && !f->dwarf_err)
 		open_dwarf(s, f);
 	if (!f->dwarf)

@@ -15,6 +15,7 @@
 
 #include "elf/elf_file.h"
 #include "unwind/cfi.h"
+#include "unwind/gorows.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
@@ -206,16 +207,23 @@ static int read_segments(const struct elf_file *e, struct table_entry *t)
 }
 
 /* Compiles f's CFI and copies the rows into the pool; publishes the table. */
-static int build(struct table_pool *p, struct table_entry *t, const struct elf_file *e)
+static int build(struct table_pool *p, struct table_entry *t, const struct elf_file *e, int fd)
 {
 	struct unwind_table ut = {0};
 	struct unw_table pub;
+	uint32_t ngo = 0;
 	int64_t first;
 	int err;
 
 	err = unwind_table__build_elf(e, NULL, &ut);
-	if (err)
+	/* Go code has no CFI of its own: rows from its pclntab (needs the file's fd). */
+	if (!err && fd >= 0)
+		err = unwind_table__add_go(&ut, fd, &ngo);
+	if (err) {
+		unwind_table__free(&ut);
 		return err;
+	}
+	p->st.go_tables += ngo > 0;
 	err = ut.nrows ? -ENOSPC : -ENODATA; /* no CFI: frame pointers there */
 	if (!ut.nrows || ut.nrows > p->max_rows)
 		goto out;
@@ -272,14 +280,15 @@ static struct table_entry *entry_for(struct table_pool *p, uint32_t file_id)
 }
 
 /* Reads the file's segments and builds its table; 0 or a negative errno. */
-static int table_build(struct table_pool *p, struct table_entry *t, const struct elf_file *e)
+static int table_build(struct table_pool *p, struct table_entry *t, const struct elf_file *e,
+		       int fd)
 {
 	uint64_t t0 = now_ns();
 	int err;
 
 	err = read_segments(e, t);
 	if (!err)
-		err = build(p, t, e);
+		err = build(p, t, e, fd);
 	p->st.build_ns += now_ns() - t0;
 	return err;
 }
@@ -303,7 +312,7 @@ struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_en
 	if (!e && !(e = own = elf_file__open(f->fd)))
 		t->err = errno;
 	else
-		t->err = -table_build(p, t, e);
+		t->err = -table_build(p, t, e, f->fd);
 	elf_file__free(own);
 	if (t->err) {
 		p->st.failed++;

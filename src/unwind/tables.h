@@ -28,6 +28,7 @@ struct table_entry {
 
 struct table_pool_stats {
 	uint64_t built, failed, evicted, no_room;
+	uint64_t go_tables; /* tables with rows from a Go pclntab */
 	uint64_t rows_used, rows_max;
 	uint64_t build_ns;
 };
