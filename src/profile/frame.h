@@ -5,6 +5,7 @@
 #ifndef EBPROF_PROFILE_FRAME_H
 #define EBPROF_PROFILE_FRAME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum frame_kind {
@@ -37,6 +38,12 @@ struct frame_kind_info {
 	const char *pprof_file;	   /* pprof Function.filename of a frame without mapping, or
 				    * NULL for none */
 };
+
+/* Kinds past the native ones are runtimes' frames: named by their runtime, no mapping. */
+static inline bool frame_kind_is_runtime(uint32_t kind)
+{
+	return kind > FRAME_UNKNOWN;
+}
 
 /* The entry of kind; a kind outside the table gets FRAME_UNKNOWN's. Never NULL. */
 const struct frame_kind_info *frame_kind__info(uint32_t kind);
