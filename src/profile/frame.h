@@ -16,6 +16,13 @@ enum frame_kind {
 	FRAME_KIND__COUNT,
 };
 
+/* Kinds past the native ones are runtimes' frames (src/interp/runtime.h): each named by
+ * its runtime, with no mapping behind it; a runtime's walker adds its kind above. */
+static inline bool frame_kind_is_runtime(uint32_t kind)
+{
+	return kind > FRAME_UNKNOWN;
+}
+
 struct frame {
 	uint64_t addr;	  /* file offset (native), kernel address, or raw address */
 	uint32_t file_id; /* files.h id for FRAME_NATIVE, else 0 */
@@ -38,12 +45,6 @@ struct frame_kind_info {
 	const char *pprof_file;	   /* pprof Function.filename of a frame without mapping, or
 				    * NULL for none */
 };
-
-/* Kinds past the native ones are runtimes' frames: named by their runtime, no mapping. */
-static inline bool frame_kind_is_runtime(uint32_t kind)
-{
-	return kind > FRAME_UNKNOWN;
-}
 
 /* The entry of kind; a kind outside the table gets FRAME_UNKNOWN's. Never NULL. */
 const struct frame_kind_info *frame_kind__info(uint32_t kind);
