@@ -9,7 +9,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "cli/options.h"
+#include "util/options.h"
 #include "cli/session.h"
 #include "cli/startup.h"
 #include "loader/btf_cache.h"

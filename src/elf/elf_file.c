@@ -278,6 +278,25 @@ bool elf_file__off_to_vaddr(const struct elf_file *e, uint64_t off, uint64_t *va
 	return elf_segments__off_to_vaddr(e->segs, e->nsegs, off, vaddr);
 }
 
+bool elf_file__vaddr_to_off(const struct elf_file *e, uint64_t vaddr, uint64_t *off)
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < e->nsegs; i++) {
+			const struct elf_segment *s = &e->segs[i];
+
+			if (!in_pass(s, pass))
+				continue;
+			if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+				*off = vaddr - s->vaddr + s->offset;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 size_t elf_file__build_id(const struct elf_file *e, const uint8_t **id)
 {
 	*id = e->build_id;

@@ -66,6 +66,11 @@ bool elf_file__off_to_vaddr(const struct elf_file *e, uint64_t off, uint64_t *va
 bool elf_segments__off_to_vaddr(const struct elf_segment *segs, size_t n, uint64_t off,
 				uint64_t *vaddr);
 
+/* The other way: the file offset of ELF address vaddr, from the segment whose file-backed
+ * range [vaddr, vaddr + filesz) holds it, executable segments first. Returns false when
+ * none does (the address is in .bss or outside every segment). */
+bool elf_file__vaddr_to_off(const struct elf_file *e, uint64_t vaddr, uint64_t *off);
+
 /* The GNU build id: its length (0 when the file has none), the bytes in *id (owned by e). */
 size_t elf_file__build_id(const struct elf_file *e, const uint8_t **id);
 /* The build id as lowercase hex into out (2 * ELF_BUILD_ID_MAX + 1 bytes); "" for none. */

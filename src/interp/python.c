@@ -262,16 +262,13 @@ static void read_segments(const struct elf_file *e, struct py_file *pf)
 	}
 }
 
-/* Reads what makes fd an interpreter. Leaves pf->python false when it is not one. */
-static void inspect_file(struct py_file *pf, int fd)
+/* Reads what makes e an interpreter. Leaves pf->python false when it is not one. */
+static void inspect_file(struct py_file *pf, const struct elf_file *e)
 {
-	struct elf_file *e = elf_file__open(fd);
-
 	if (!e)
 		return;
 	read_symbols(e, pf);
 	read_segments(e, pf);
-	elf_file__free(e);
 	pf->python = pf->eval[0][1] && pf->runtime && pf->nsegs;
 }
 
@@ -290,7 +287,7 @@ static bool python_detect(void *priv, const struct runtime_file *f)
 		return false;
 	pf->file_id = f->file_id;
 	pf->version = version_from_name(base_name(f->path));
-	inspect_file(pf, f->fd);
+	inspect_file(pf, f->elf);
 	yes = pf->python;
 	if (yes)
 		pr_debug("python: %s is an interpreter", f->path);

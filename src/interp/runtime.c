@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "ebprof_shared.h"
+#include "elf/elf_file.h"
 #include "interp/runtime.h"
 #include "loader/loader.h"
 #include "profile/profile.h"
@@ -174,10 +175,12 @@ int runtime_set__start(struct runtime_set *rs, struct loader *l)
 	return 0;
 }
 
-/* Asks every runtime about a file the first time one of its mappings is described. */
+/* Asks every runtime about a file the first time one of its mappings is described; the
+ * file is opened (as an ELF view) once for all of them. */
 static uint32_t detect_file(struct runtime_set *rs, uint32_t file_id)
 {
 	char path[4096] = "";
+	struct elf_file *elf;
 	struct file_entry *f;
 	uint32_t mask = 0;
 	int fd = -1;
@@ -191,13 +194,15 @@ static uint32_t detect_file(struct runtime_set *rs, uint32_t file_id)
 	pthread_mutex_unlock(&rs->env.procs->lock);
 	if (fd < 0)
 		return 0;
+	elf = elf_file__open(fd);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct runtime_entry *e = &rs->e[i];
-		struct runtime_file rf = {.file_id = file_id, .path = path, .fd = fd};
+		struct runtime_file rf = {.file_id = file_id, .path = path, .fd = fd, .elf = elf};
 
 		if (e->on && e->ops->detect(e->priv, &rf))
 			mask |= 1u << e->ops->walker;
 	}
+	elf_file__free(elf);
 	close(fd);
 	return mask;
 }

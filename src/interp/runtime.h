@@ -16,17 +16,21 @@
 
 struct arena;
 struct bpf_object;
+struct elf_file;
 struct frame;
 struct label;
 struct loader;
 struct unw_proc;
 struct user_frame;
 
-/* A mapped file a runtime may claim (detect). fd is readable for the call only. */
+/* A mapped file a runtime may claim (detect). fd and elf are valid for the call only. */
 struct runtime_file {
 	uint32_t file_id;
 	const char *path; /* as the process named it */
 	int fd;
+	/* The file opened once for every runtime's detect (symbols, sections, segments:
+	 * src/elf/elf_file.h); NULL when it is not an ELF file. */
+	const struct elf_file *elf;
 };
 
 #define RUNTIME_MAX_MARKS 8

@@ -4,8 +4,6 @@
  * index travels in the attach cookie, so one program serves every probe of a kind. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "arch/arch.h"
+#include "elf/elf_file.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "sample.h"
@@ -266,58 +265,24 @@ static int resolve_path(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* File offset of function sym in the ELF file on fd, from .symtab or .dynsym. */
-static int64_t symbol_offset(Elf *e, const char *sym)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh, th;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *name;
-			Elf_Scn *text;
-
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
-				continue;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || strcmp(name, sym))
-				continue;
-			text = elf_getscn(e, s.st_shndx);
-			if (!text || !gelf_getshdr(text, &th) || s.st_value < th.sh_addr)
-				return -1;
-			return (int64_t)(s.st_value - th.sh_addr + th.sh_offset);
-		}
-	}
-	return -1;
-}
-
 /* Bytes to skip at the entry of sym in path (see arch__uprobe_entry_skip); 0 when
  * unsure. */
 static unsigned int entry_skip(const char *path, const char *sym)
 {
 	uint8_t bytes[16];
 	unsigned int skip = 0;
-	int64_t off = -1;
+	uint64_t vaddr, off;
+	struct elf_file *e;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
 
 	if (fd < 0)
 		return 0;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e)
-		off = symbol_offset(e, sym);
-	if (off >= 0 && pread(fd, bytes, sizeof(bytes), off) == (ssize_t)sizeof(bytes))
+	e = elf_file__open(fd);
+	if (e && !elf_file__symbol(e, sym, &vaddr, NULL) &&
+	    elf_file__vaddr_to_off(e, vaddr, &off) &&
+	    pread(fd, bytes, sizeof(bytes), (off_t)off) == (ssize_t)sizeof(bytes))
 		skip = arch__uprobe_entry_skip(bytes, sizeof(bytes));
-	elf_end(e);
+	elf_file__free(e);
 	close(fd);
 	return skip;
 }

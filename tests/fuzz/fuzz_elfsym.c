@@ -83,6 +83,8 @@ static void view_queries(const struct elf_file *e, const uint8_t *data, size_t s
 			sink += v;
 		if (elf_file__off_to_vaddr(e, size * i / 8, &v))
 			sink += v;
+		if (elf_file__vaddr_to_off(e, v + i, &v))
+			sink += v;
 	}
 	sink += n + elf_file__build_id(e, (const uint8_t **)&d);
 }

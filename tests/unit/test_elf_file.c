@@ -94,6 +94,8 @@ static void test_self(void)
 	CHECK(elf_segments__vaddr_bias(segs, n, start, pgoff, &va) && va == bias);
 	/* File offset of the function -> its ELF address. */
 	CHECK(elf_file__off_to_vaddr(e, fn - start + pgoff, &va) && va == value);
+	CHECK(elf_file__vaddr_to_off(e, value, &va) && va == fn - start + pgoff);
+	CHECK(!elf_file__vaddr_to_off(e, UINT64_MAX - 1, &va));
 	CHECK(elf_file__symbol(e, "main", &value, NULL) == 0);
 	CHECK(elf_file__symbol(e, "elf_file_test_no_such_symbol", &value, NULL) == -ENOENT);
 	CHECK(elf_file__symbol(e, "", NULL, NULL) == -ENOENT);
@@ -261,6 +263,7 @@ static void exercise(const void *buf, size_t len)
 	elf_file__symbol(e, "malloc", &v, NULL);
 	elf_file__vaddr_bias(e, 0x400000, 0x1000, &bias);
 	elf_file__off_to_vaddr(e, 0x1000, &v);
+	elf_file__vaddr_to_off(e, v, &v);
 	elf_file__free(e);
 }
 
