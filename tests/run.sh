@@ -57,6 +57,7 @@ fi
 [ -x tests/fuzz/run_elfsym.sh ] && run fuzz/elfsym tests/fuzz/run_elfsym.sh
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
 [ -x tests/fuzz/run_python.sh ] && run fuzz/python tests/fuzz/run_python.sh
+[ -x tests/fuzz/run_hotspot.sh ] && run fuzz/hotspot tests/fuzz/run_hotspot.sh
 
 if ! selected format; then
 	:

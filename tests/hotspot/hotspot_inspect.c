@@ -98,6 +98,13 @@ static void scope_name(const struct hs_mem *m, const struct hs_layout *l,
 	}
 	snprintf(out, cap, "%s.%s (%s:%d)", hm.klass, hm.name, hm.file,
 		 hs_method__line(l, &hm, f->bci));
+	/* HS_INSPECT_HEX=1: the line-number table's bytes, for recording unit-test data. */
+	if (getenv("HS_INSPECT_HEX") && hm.lines) {
+		printf("lines %s.%s:", hm.klass, hm.name);
+		for (uint32_t i = 0; i < hm.nlines && i < 32; i++)
+			printf(" %02x", hm.lines[i]);
+		printf("\n");
+	}
 	free(hm.lines);
 }
 
@@ -116,7 +123,7 @@ static bool blob_is_nmethod(const struct hs_mem *m, const struct hs_layout *l, u
 static void print_chains(const struct hs_mem *m, const struct hs_layout *l, uint64_t nm)
 {
 	static int32_t offs[4096];
-	char seen[64][1024], line[1024];
+	char seen[64][2048], line[2048];
 	int n, nseen = 0;
 	uint64_t code;
 	int32_t id = 0;
@@ -132,7 +139,7 @@ static void print_chains(const struct hs_mem *m, const struct hs_layout *l, uint
 		if (k <= 0)
 			continue;
 		for (int j = 0; j < k && at < sizeof(line); j++) {
-			char one[600];
+			char one[3 * HS_NAME_MAX + 32];
 
 			scope_name(m, l, &f[j], one, sizeof(one));
 			at += snprintf(line + at, sizeof(line) - at, "%s%s", j ? " <- " : "", one);
