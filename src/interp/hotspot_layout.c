@@ -87,6 +87,10 @@ static void code_cache(struct ctx *c, struct hs_layout *l)
 	l->code_heaps = address(c, "CodeCache", "_heaps");
 	l->code_low = address(c, "CodeCache", "_low_bound");
 	l->code_high = address(c, "CodeCache", "_high_bound");
+	l->interp_code = address(c, "AbstractInterpreter", "_code");
+	l->call_stub_return = address(c, "StubRoutines", "_call_stub_return_address");
+	l->sq_stub_buffer = REQ(c, "StubQueue::_stub_buffer");
+	l->sq_buffer_limit = REQ(c, "StubQueue::_buffer_limit");
 	l->ga_len = REQ(c, "GrowableArrayBase::_len", "GenericGrowableArray::_len");
 	l->ga_data = REQ(c, "GrowableArray<int>::_data");
 	l->heap_memory = REQ(c, "CodeHeap::_memory");
@@ -94,14 +98,24 @@ static void code_cache(struct ctx *c, struct hs_layout *l)
 	l->heap_log2_segment = REQ(c, "CodeHeap::_log2_segment_size");
 	l->vs_low = REQ(c, "VirtualSpace::_low");
 	l->vs_high = REQ(c, "VirtualSpace::_high");
+	l->vs_low_boundary = REQ(c, "VirtualSpace::_low_boundary");
+	l->vs_high_boundary = REQ(c, "VirtualSpace::_high_boundary");
 	l->heap_block_size = size_of(c, "HeapBlock");
 }
 
 static void code_blobs(struct ctx *c, struct hs_layout *l)
 {
+	uint64_t v;
+
 	l->cb_name = REQ(c, "CodeBlob::_name");
 	l->cb_size = REQ(c, "CodeBlob::_size");
 	l->cb_frame_size = REQ(c, "CodeBlob::_frame_size");
+	l->cb_frame_complete = REQ(c, "CodeBlob::_frame_complete_offset");
+	if (hs_vm__field_size(c->vm, "CodeBlob", "_frame_complete_offset", &v) &&
+	    (v == 2 || v == 4))
+		l->cb_frame_complete_size = (uint16_t)v;
+	else if (!c->missing)
+		c->missing = "CodeBlob::_frame_complete_offset's type";
 	l->cb_code_begin = OPT(c, "CodeBlob::_code_begin");
 	l->cb_code_offset = OPT(c, "CodeBlob::_code_offset");
 	if (l->cb_code_begin == HS_NONE && l->cb_code_offset == HS_NONE)

@@ -19,13 +19,17 @@ struct hs_layout {
 	/* absolute addresses of statics */
 	uint64_t code_heaps;	      /* CodeCache::_heaps: GrowableArray<CodeHeap*>* */
 	uint64_t code_low, code_high; /* CodeCache::_low_bound / _high_bound: address */
+	uint64_t interp_code;	      /* AbstractInterpreter::_code: StubQueue* */
+	uint64_t call_stub_return;    /* StubRoutines::_call_stub_return_address: address */
 	/* GrowableArray, CodeHeap, VirtualSpace, HeapBlock */
 	uint16_t ga_len, ga_data;
 	uint16_t heap_memory, heap_segmap, heap_log2_segment;
-	uint16_t vs_low, vs_high;
+	uint16_t vs_low, vs_high, vs_low_boundary, vs_high_boundary;
+	uint16_t sq_stub_buffer, sq_buffer_limit;
 	uint16_t heap_block_size;
 	/* CodeBlob: _code_begin is a pointer up to JDK 21, _code_offset an int after */
 	uint16_t cb_name, cb_size, cb_frame_size, cb_code_begin, cb_code_offset, cb_kind;
+	uint16_t cb_frame_complete, cb_frame_complete_size; /* an int, or int16_t from 25 */
 	uint16_t cb_mutable_data, cb_mutable_size, cb_relocation_size;
 	uint8_t kind_nmethod; /* CodeBlobKind::Nmethod when cb_kind exists */
 	/* nmethod: scopes and metadata are offsets from the nmethod up to JDK 21, and from

@@ -38,7 +38,8 @@ const char *const hs_sym_names[HS_SYM__COUNT] = {
 
 struct hs_entry {
 	uint64_t value;
-	char key[]; /* "F:Type::field", "S:Type::field", "T:Type", "C:name" */
+	char *type_string; /* a field's declared type ("int16_t"), malloc'd; NULL for others */
+	char key[];	   /* "F:Type::field", "S:Type::field", "T:Type", "C:name" */
 };
 
 struct hs_vm {
@@ -57,7 +58,7 @@ static uint64_t key_hash(const char *key)
 }
 
 /* Adds key = value; a key seen before keeps its first value. 0 or -ENOMEM. */
-static int add(struct hs_vm *vm, const char *key, uint64_t value)
+static int add(struct hs_vm *vm, const char *key, uint64_t value, const char *type_string)
 {
 	size_t len = strlen(key);
 	struct hs_entry *e;
@@ -68,8 +69,10 @@ static int add(struct hs_vm *vm, const char *key, uint64_t value)
 	if (!e)
 		return -ENOMEM;
 	e->value = value;
+	e->type_string = type_string ? strdup(type_string) : NULL;
 	memcpy(e->key, key, len + 1);
-	if (hmap_insert(&vm->index, key_hash(key), e)) {
+	if ((type_string && !e->type_string) || hmap_insert(&vm->index, key_hash(key), e)) {
+		free(e->type_string);
 		free(e);
 		return -ENOMEM;
 	}
@@ -127,8 +130,8 @@ static int read_ptr(const struct hs_mem *mem, uint64_t addr, uint64_t *v)
 struct table {
 	uint64_t base;
 	uint32_t stride;
-	int32_t off[5]; /* member offsets, -1 = not used; off[0] is the name (a pointer) */
-	uint8_t size[5];
+	int32_t off[6]; /* member offsets, -1 = not used; off[0] is the name (a pointer) */
+	uint8_t size[6];
 };
 
 /* Reads the table pointer and the member offsets and stride; checks each member fits. */
@@ -147,7 +150,7 @@ static int table_shape(const struct hs_mem *mem, const uint64_t *syms, enum hs_s
 	if (!t->base || v <= 0 || v > HS_MAX_STRIDE)
 		return -EINVAL;
 	t->stride = (uint32_t)v;
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		t->off[i] = -1;
 		t->size[i] = i < n ? sizes[i] : 0;
 		if (i >= n)
@@ -203,8 +206,8 @@ static int walk_table(struct hs_vm *vm, const struct hs_mem *mem, const struct t
 static int struct_entry(struct hs_vm *vm, const struct hs_mem *mem, const struct table *t,
 			const uint8_t *e)
 {
-	char type[HS_MAX_NAME], field[HS_MAX_NAME], key[2 * HS_MAX_NAME + 4];
-	uint64_t tn = member(t, e, 0), fn = member(t, e, 1);
+	char type[HS_MAX_NAME], field[HS_MAX_NAME], ts[HS_MAX_NAME], key[2 * HS_MAX_NAME + 4];
+	uint64_t tn = member(t, e, 0), fn = member(t, e, 1), tsn = member(t, e, 5);
 	bool is_static = member(t, e, 2) != 0;
 	int err;
 
@@ -217,9 +220,12 @@ static int struct_entry(struct hs_vm *vm, const struct hs_mem *mem, const struct
 		err = read_name(mem, fn, field);
 	if (err)
 		return err;
+	/* The declared type only sizes a field: one that does not read is left out. */
+	if (!tsn || read_name(mem, tsn, ts))
+		ts[0] = 0;
 	snprintf(key, sizeof(key), "%c:%s::%s", is_static ? 'S' : 'F', type, field);
 	vm->fields++;
-	return add(vm, key, member(t, e, is_static ? 3 : 4));
+	return add(vm, key, member(t, e, is_static ? 3 : 4), ts[0] ? ts : NULL);
 }
 
 static int type_entry(struct hs_vm *vm, const struct hs_mem *mem, const struct table *t,
@@ -236,7 +242,7 @@ static int type_entry(struct hs_vm *vm, const struct hs_mem *mem, const struct t
 		return err;
 	snprintf(key, sizeof(key), "T:%s", name);
 	vm->types++;
-	return add(vm, key, member(t, e, 1));
+	return add(vm, key, member(t, e, 1), NULL);
 }
 
 static int const_entry(struct hs_vm *vm, const struct hs_mem *mem, const struct table *t,
@@ -255,18 +261,19 @@ static int const_entry(struct hs_vm *vm, const struct hs_mem *mem, const struct 
 		v = (uint64_t)(int64_t)(int32_t)v;
 	snprintf(key, sizeof(key), "C:%s", name);
 	vm->consts++;
-	return add(vm, key, v);
+	return add(vm, key, v, NULL);
 }
 
 static int read_structs(struct hs_vm *vm, const struct hs_mem *mem, const uint64_t *syms)
 {
-	/* typeName, fieldName, isStatic, address (static fields), offset (the others) */
+	/* typeName, fieldName, isStatic, address (static fields), offset (the others), and
+	 * typeString (the field's declared type) */
 	static const enum hs_sym m[] = {HS_SYM_STRUCT_TYPE_NAME, HS_SYM_STRUCT_FIELD_NAME,
 					HS_SYM_STRUCT_IS_STATIC, HS_SYM_STRUCT_ADDRESS,
-					HS_SYM_STRUCT_OFFSET};
-	static const uint8_t sz[] = {8, 8, 4, 8, 8};
+					HS_SYM_STRUCT_OFFSET,	 HS_SYM_STRUCT_TYPE_STRING};
+	static const uint8_t sz[] = {8, 8, 4, 8, 8, 8};
 	struct table t;
-	int err = table_shape(mem, syms, HS_SYM_STRUCTS, HS_SYM_STRUCT_STRIDE, m, sz, 5, &t);
+	int err = table_shape(mem, syms, HS_SYM_STRUCTS, HS_SYM_STRUCT_STRIDE, m, sz, 6, &t);
 
 	return err ? err : walk_table(vm, mem, &t, struct_entry);
 }
@@ -299,7 +306,7 @@ int hs_vm__read(const struct hs_mem *mem, const uint64_t syms[HS_SYM__COUNT], st
 
 	*out = NULL;
 	for (int i = 0; i < HS_SYM__COUNT; i++)
-		if (!syms[i] && i != HS_SYM_STRUCT_TYPE_STRING)
+		if (!syms[i])
 			return -ENOENT;
 	vm = calloc(1, sizeof(*vm));
 	if (!vm)
@@ -324,7 +331,13 @@ void hs_vm__free(struct hs_vm *vm)
 {
 	if (!vm)
 		return;
-	hmap_for_each(&vm->index, i) free(vm->index.slots[i].entry);
+	hmap_for_each(&vm->index, i)
+	{
+		struct hs_entry *e = vm->index.slots[i].entry;
+
+		free(e->type_string);
+		free(e);
+	}
 	hmap_free(&vm->index);
 	free(vm);
 }
@@ -346,6 +359,16 @@ bool hs_vm__offset(const struct hs_vm *vm, const char *type, const char *field, 
 bool hs_vm__address(const struct hs_vm *vm, const char *type, const char *field, uint64_t *addr)
 {
 	return field_key(vm, 'S', type, field, addr);
+}
+
+bool hs_vm__field_size(const struct hs_vm *vm, const char *type, const char *field, uint64_t *size)
+{
+	char key[2 * HS_MAX_NAME + 4];
+	const struct hs_entry *e;
+
+	snprintf(key, sizeof(key), "F:%s::%s", type, field);
+	e = hmap_find(&vm->index, key_hash(key), key);
+	return e && e->type_string && hs_vm__size(vm, e->type_string, size);
 }
 
 bool hs_vm__size(const struct hs_vm *vm, const char *type, uint64_t *size)

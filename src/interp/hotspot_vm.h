@@ -62,6 +62,8 @@ void hs_vm__free(struct hs_vm *vm);
 /* A field of a type: its offset (instance field) or address (static field). */
 bool hs_vm__offset(const struct hs_vm *vm, const char *type, const char *field, uint64_t *off);
 bool hs_vm__address(const struct hs_vm *vm, const char *type, const char *field, uint64_t *addr);
+/* The size of an instance field, from its declared type's entry in the types table. */
+bool hs_vm__field_size(const struct hs_vm *vm, const char *type, const char *field, uint64_t *size);
 /* The size of a type (sizeof in the JVM's build). */
 bool hs_vm__size(const struct hs_vm *vm, const char *type, uint64_t *size);
 /* An int or long constant. */

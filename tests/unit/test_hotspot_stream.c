@@ -130,11 +130,13 @@ static int read_self(void *ctx, uint64_t addr, void *buf, size_t len)
 static int release_static;
 static struct vm_struct_entry structs[] = {
     {"CodeBlob", "_name", "const char*", 0, 0x60, NULL},
+    {"CodeBlob", "_frame_complete_offset", "int16_t", 0, 0x36, NULL},
     {"HeapBlock::Header", "_length", "size_t", 0, 0, NULL},
     {"CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 1, 0, &release_static},
     {NULL, NULL, NULL, 0, 0, NULL},
 };
-static struct vm_type_entry types[] = {{"PcDesc", NULL, 0, 0, 0, 16}, {NULL}};
+static struct vm_type_entry types[] = {
+    {"PcDesc", NULL, 0, 0, 0, 16}, {"int16_t", NULL, 0, 1, 0, 2}, {NULL}};
 static struct vm_int_entry ints[] = {{"CodeBlobKind::Nmethod", 1}, {"neg", -2}, {NULL}};
 static struct vm_long_entry longs[] = {{"big", 1ULL << 40}, {NULL}};
 static void *p_structs = structs, *p_types = types, *p_ints = ints, *p_longs = longs;
@@ -187,7 +189,9 @@ static void test_vm_tables(void)
 	if (!vm)
 		return;
 	hs_vm__counts(vm, &nf, &nt, &nc);
-	CHECK(nf == 3 && nt == 1 && nc == 3);
+	CHECK(nf == 4 && nt == 2 && nc == 3);
+	CHECK(hs_vm__field_size(vm, "CodeBlob", "_frame_complete_offset", &v) && v == 2);
+	CHECK(!hs_vm__field_size(vm, "CodeBlob", "_name", &v)); /* "const char*" has no entry */
 	CHECK(hs_vm__offset(vm, "CodeBlob", "_name", &v) && v == 0x60);
 	CHECK(hs_vm__offset(vm, "HeapBlock::Header", "_length", &v) && v == 0);
 	CHECK(hs_vm__address(vm, "CodeCache", "_heaps", &v) && v == (uint64_t)&release_static);
