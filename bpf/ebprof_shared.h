@@ -45,6 +45,7 @@ enum walker {
 	WALKER_NATIVE = 0, /* CFI and frame-pointer unwinding; hands over at markers */
 	WALKER_SUBMIT,	   /* ends every chain: sends the record or keeps it (off-CPU) */
 	WALKER_PYTHON,	   /* CPython: eval-loop activations -> Python frames */
+	WALKER_HOTSPOT,	   /* HotSpot JVM: walks the code cache's frames in place */
 	WALKER__COUNT,
 };
 

@@ -42,6 +42,18 @@ struct hs_proc {
 	__u8 pad[1];
 };
 
+/* What the walker could not do, per CPU (map hotspot_counters, printed by hotspot.c). */
+enum hs_counter {
+	HS_CTR_WALKS,	    /* hand-overs into the code cache */
+	HS_CTR_NO_PROC,	    /* a marked pc in a process with no description: stack cut */
+	HS_CTR_NO_BLOB,	    /* a pc in the code cache but in no code blob: stack cut */
+	HS_CTR_FAULT,	    /* a frame or blob unreadable: stack cut */
+	HS_CTR_BAD,	    /* an impossible caller (sp did not grow): stack cut */
+	HS_CTR_NO_PROGRESS, /* handed a pc it does not own: stack cut (no ping-pong) */
+	HS_CTR_FULL,	    /* the stack's slots or the loop's bound ran out */
+	HS_CTR__COUNT,
+};
+
 /* A HotSpot frame in struct user_frame (file_id = the runtime's id): addr carries a
  * pointer in its low 48 bits and a 16-bit tag above, pad's low 24 bits the frame type
  * (top 2) and a value (low 22): a bytecode index, or the pc's offset in its nmethod. */

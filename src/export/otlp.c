@@ -58,6 +58,7 @@ static const char *const frame_types[] = {
     [FRAME_KERNEL] = "kernel",
     [FRAME_NATIVE] = "native",
     [FRAME_PYTHON] = "cpython",
+    [FRAME_JVM] = "jvm",
 };
 
 /* A growable array of pointers: the repeated fields of the dictionary's tables. */

@@ -14,6 +14,7 @@ enum report_frame_kind {
 	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
 	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
 	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
+	FRAME_JVM,     /* addr is the line, the name "package.Class.method (File.java:LINE)" */
 };
 
 /* Kinds past the native ones are runtimes' frames: named by their runtime, no mapping. */
