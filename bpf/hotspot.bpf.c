@@ -41,6 +41,16 @@ struct {
 	__type(value, struct hs_scratch);
 } hotspot_scratch SEC(".maps");
 
+/* When a process last asked for a description from here, to ask at most every 200 ms. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} hotspot_notice_times SEC(".maps");
+
+#define HS_NOTICE_INTERVAL_NS 200000000ULL
+
 static __always_inline void hs_count(__u32 id)
 {
 	__u64 *v = bpf_map_lookup_elem(&hotspot_counters, &id);
@@ -88,6 +98,20 @@ static long hs_frame_cb(__u32 i, void *arg)
 	return 0;
 }
 
+/* The code cache is claimed but not described (the JVM was still starting when it was
+ * last described): ask the tracker for another look, as an unknown mapping does. */
+static __always_inline void hs_notice(__u32 pid, __u64 pc)
+{
+	struct notice_record n = {.type = RECORD_UNKNOWN_MAPPING, .pid = pid, .addr = pc};
+	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&hotspot_notice_times, &pid);
+
+	if (last && now - *last < HS_NOTICE_INTERVAL_NS)
+		return;
+	bpf_map_update_elem(&hotspot_notice_times, &pid, &now, BPF_ANY);
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
+		count(CTR_NOTICES_LOST);
+}
+
 /* The Java part of the stack cannot go on: the stack ends here, incomplete. */
 static __always_inline int hs_cut(void *ctx, const struct chain c, struct chain_slot *s,
 				  __u32 counter)
@@ -109,6 +133,8 @@ static __always_inline int hotspot_walk(void *ctx, const struct chain c)
 	if (!s)
 		return 0;
 	w.p = bpf_map_lookup_elem(&pid_to_hotspot, &s->w.pid);
+	if (!w.p)
+		hs_notice(s->w.pid, s->w.regs.pc);
 	if (!w.p || !scratch)
 		return hs_cut(ctx, c, s, HS_CTR_NO_PROC);
 	hs_count(HS_CTR_WALKS);

@@ -313,17 +313,24 @@ static int hotspot_describe(void *priv, uint32_t pid, const struct proc_mapping 
 		}
 		hs->st.processes++;
 	}
-	/* A JVM that has not set up its code cache yet is described at its next change. */
 	err = hs_proc__read(&p->mem, &p->layout, &bp);
-	if (err)
-		goto cleanup;
-	if (bpf_map_update_elem(hs->map_fd, &pid, &bp, BPF_ANY)) {
-		err = -errno;
+	/* A JVM still starting (interpreter not generated yet) may already run code in its
+	 * code cache: the claim stands, so the walker meets it, finds no description, and
+	 * asks for another (the code cache's mapping may not change again to cause one). */
+	if (bp.code_low && (!err || err == -EAGAIN)) {
+		marks->m[marks->n].start = bp.code_low;
+		marks->m[marks->n].end = bp.code_high;
+		marks->m[marks->n++].mark = UNW_MARK_WALK;
+	}
+	if (err == -EAGAIN && bp.code_low) {
+		bpf_map_delete_elem(hs->map_fd, &pid);
+		err = 0;
 		goto cleanup;
 	}
-	marks->m[marks->n].start = bp.code_low;
-	marks->m[marks->n].end = bp.code_high;
-	marks->m[marks->n++].mark = UNW_MARK_WALK;
+	if (err)
+		goto cleanup;
+	if (bpf_map_update_elem(hs->map_fd, &pid, &bp, BPF_ANY))
+		err = -errno;
 cleanup:
 	if (err && err != -ENOENT)
 		pr_debug("hotspot: describing pid %u: %s", pid, strerror(-err));

@@ -82,12 +82,17 @@ int hs_proc__read(const struct hs_mem *mem, const struct hs_layout *l, struct hs
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	err = rd64(mem, l->code_low, &p->code_low) ?: rd64(mem, l->code_high, &p->code_high) ?:
-	      read_heaps(mem, l, p) ?: read_interpreter(mem, l, p);
+	err = rd64(mem, l->code_low, &p->code_low) ?: rd64(mem, l->code_high, &p->code_high);
 	if (err)
 		return err;
-	if (!p->code_low || p->code_low >= p->code_high)
+	if (!p->code_low || p->code_low >= p->code_high) {
+		p->code_low = p->code_high = 0;
 		return -EAGAIN;
+	}
+	/* From here on p's code cache bounds stay filled, whatever else is not ready. */
+	err = read_heaps(mem, l, p) ?: read_interpreter(mem, l, p);
+	if (err)
+		return err;
 	rd64(mem, l->call_stub_return, &p->call_stub_return);
 	p->heap_block_size = l->heap_block_size;
 	p->cb_frame_size = l->cb_frame_size;

@@ -9,7 +9,8 @@
 #include "interp/hotspot_layout.h"
 
 /* Fills p. Returns 0, -EAGAIN when the JVM has not set up its code cache or interpreter
- * yet (describe it again later), or -EINVAL / a read's -errno. */
+ * yet (describe it again later; p->code_low/high are filled when the code cache's bounds
+ * are known already), or -EINVAL / a read's -errno. */
 int hs_proc__read(const struct hs_mem *mem, const struct hs_layout *l, struct hs_proc *p);
 
 #endif

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # HotSpot JVMs on every JDK the runtime roots hold (scripts/runtimes.sh: OpenJDK 11, 17,
-# 21, 25) and the host's: discovery from the JVM's own tables (version, complete layout),
-# then the walker's step and ebprof's naming on live JVMs, sampled with ptrace by
-# tests/hotspot/hotspot_walk: a chain of static methods the JIT inlines into a hot loop,
-# two threads with their own chains, a lambda/stream pipeline. Each asserts that >= 90 %
-# of the samples reaching its leaf carry the whole chain and that the leaf's line is right.
-# The JNI test (Deflater -> libz) needs native frames between Java ones: it waits for the
-# BPF walker (SKIP). A JDK whose root is missing is a SKIP.
+# 21, 25) and the host's: discovery from the JVM's own tables (version, complete layout);
+# the walker's step on a live JVM sampled with ptrace (tests/hotspot/hotspot_walk: the
+# walk's logic without BPF); then ebprof record: a chain of static methods the JIT inlines
+# into a hot loop, a chain through java.util.zip.Deflater into libz, two threads with
+# their own chains, a lambda/stream pipeline, each under the native frames that started
+# it. Each asserts that >= 90 % of the samples reaching its leaf carry the whole expected
+# chain and that the leaf's line is right. A JDK whose root is missing is a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/java
 ROOTS=${EBPROF_ROOTS:-/var/cache/ebprof}
 WARM=${HOTSPOT_WARMUP_SECONDS:-4}
 SAMPLES=${HOTSPOT_SAMPLES:-150}
+SECS=${HOTSPOT_TEST_SECONDS:-5}
 INSPECT=$BUILD/tests/hotspot_inspect
 WALK=$BUILD/tests/hotspot_walk
 # LABEL:ROOT:JAVA (ROOT empty: the host)
@@ -113,23 +114,54 @@ suite() {
 	pass "hotspot_${l}_discovery"
 
 	walk "$l" "$root" "$java" Chain java
-	expect "hotspot_${l}_inlined_chain" "$OUT" "main -> outer -> middle -> leaf, leaf at line $(line_of Chain LEAF_LINE)" \
+	expect "hotspot_${l}_step_chain" "$OUT" "main -> outer -> middle -> leaf, leaf at line $(line_of Chain LEAF_LINE)" \
 		"Chain\.main \(Chain\.java:[0-9]+\);Chain\.outer \(Chain\.java:[0-9]+\);Chain\.middle \(Chain\.java:[0-9]+\);Chain\.leaf \(Chain\.java:$(line_of Chain LEAF_LINE)\) [0-9]+$" \
 		'Chain\.leaf \(' 30
 
-	walk "$l" "$root" "$java" Threads alpha beta
-	expect "hotspot_${l}_thread_alpha" "$OUT" "alphaMain -> alphaWork in alpha only" \
-		"^alpha;($J;)*java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.alphaMain \(Threads\.java:[0-9]+\);Threads\.alphaWork \(Threads\.java:$(line_of Threads ALPHA_LINE)\) [0-9]+$" \
-		'alphaWork \(' 20
-	expect "hotspot_${l}_thread_beta" "$OUT" "betaMain -> betaStep -> betaWork in beta only" \
-		"^beta;($J;)*java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.betaMain \(Threads\.java:[0-9]+\);Threads\.betaStep \(Threads\.java:[0-9]+\);Threads\.betaWork \(Threads\.java:$(line_of Threads BETA_LINE)\) [0-9]+$" \
-		'betaWork \(' 20
+	# Java frames sit between the native frames that called them: Java is entered
+	# through the call stub from JavaCalls::call_helper.
+	local entry="JavaCalls::call_helper[^;]*;\[jvm stub: [^;]*\];" leaf="(;[^;]*_\[k\])* [0-9]+$"
+	record "$l" "$root" "$java" Chain
+	expect "hotspot_${l}_inlined_chain" "$OUT" "call_helper -> main -> outer -> middle -> leaf at line $(line_of Chain LEAF_LINE)" \
+		"${entry}Chain\.main \(Chain\.java:[0-9]+\);Chain\.outer \(Chain\.java:[0-9]+\);Chain\.middle \(Chain\.java:[0-9]+\);Chain\.leaf \(Chain\.java:$(line_of Chain LEAF_LINE)\)$leaf" \
+		'Chain\.leaf \(' 100
 
-	walk "$l" "$root" "$java" Stream java
+	record "$l" "$root" "$java" Zip
+	expect "hotspot_${l}_jni" "$OUT" "compress at line $(line_of Zip COMPRESS_LINE) -> Deflater -> its JNI function -> libz's deflate" \
+		"${entry}Zip\.main \(Zip\.java:[0-9]+\);Zip\.compress \(Zip\.java:$(line_of Zip COMPRESS_LINE)\);($J;)*java\.util\.zip\.Deflater\.deflateBytes[A-Za-z]*[^;]*;Java_java_util_zip_Deflater_deflateBytes[A-Za-z]*;($J;)*deflate(;|$leaf)" \
+		'Java_java_util_zip_Deflater_deflateBytes' 100
+
+	record "$l" "$root" "$java" Threads
+	expect "hotspot_${l}_thread_alpha" "$OUT" "Thread.run -> alphaMain -> alphaWork" \
+		"${entry}java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.alphaMain \(Threads\.java:[0-9]+\);Threads\.alphaWork \(Threads\.java:$(line_of Threads ALPHA_LINE)\)$leaf" \
+		'alphaWork \(' 50
+	expect "hotspot_${l}_thread_beta" "$OUT" "Thread.run -> betaMain -> betaStep -> betaWork" \
+		"${entry}java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.betaMain \(Threads\.java:[0-9]+\);Threads\.betaStep \(Threads\.java:[0-9]+\);Threads\.betaWork \(Threads\.java:$(line_of Threads BETA_LINE)\)$leaf" \
+		'betaWork \(' 50
+
+	record "$l" "$root" "$java" Stream
 	expect "hotspot_${l}_stream" "$OUT" "main -> run -> the stream library -> the lambda -> mix" \
-		"Stream\.main \(Stream\.java:[0-9]+\);Stream\.run \(Stream\.java:[0-9]+\);java\.util\.stream\.LongPipeline\.sum \(LongPipeline\.java:[0-9]+\);($J;)*Stream\.mix \(Stream\.java:$(line_of Stream MIX_LINE)\) [0-9]+$" \
-		'Stream\.mix \(' 30
-	echo "SKIP hotspot_${l}_jni: Deflater -> libz needs the BPF walker with the native one"
+		"${entry}Stream\.main \(Stream\.java:[0-9]+\);Stream\.run \(Stream\.java:[0-9]+\);java\.util\.stream\.LongPipeline\.sum \(LongPipeline\.java:[0-9]+\);($J;)*Stream\.mix \(Stream\.java:$(line_of Stream MIX_LINE)\)$leaf" \
+		'Stream\.mix \(' 100
+}
+
+# record LABEL ROOT JAVA CLASS: ebprof record of CLASS run for SECS; sets OUT (folded).
+record() {
+	local l=$1 root=$2 java=$3 class=$4 dir rc
+	dir=$(mktemp -d "${root:-}/tmp/ebprof-java.XXXXXX")
+	cp "$TMP/classes"/*.class "$dir/"
+	CLEAN+=("$dir")
+	OUT=$TMP/$l-$class-rec
+	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" in_root \
+		"$root" "$java" -cp "${dir#"$root"}" "$class" "$SECS" >"$OUT.stdout" 2>"$OUT.stderr"
+	rc=$?
+	grep -E '^  hotspot' "$OUT.stdout" >&2
+	if [ "$rc" -ne 0 ]; then
+		fail "hotspot_${l}_$class" "record failed, $(how_ended "$rc" "$OUT.stderr")"
+		OUT=/dev/null
+		return
+	fi
+	OUT=$OUT/stacks.folded
 }
 
 CLEAN=()
