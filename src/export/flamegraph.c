@@ -26,6 +26,7 @@ enum fg_kind {
 	FG_NATIVE,
 	FG_UNKNOWN,
 	FG_PYTHON,
+	FG_JVM,
 };
 
 struct fg_node {
@@ -241,6 +242,8 @@ static uint32_t frame_kind(const struct report_frame *f)
 		return FG_NATIVE;
 	case FRAME_PYTHON:
 		return FG_PYTHON;
+	case FRAME_JVM:
+		return FG_JVM;
 	default:
 		return FG_UNKNOWN;
 	}
@@ -658,9 +661,9 @@ static const char page_script[] =
     "(function () {\n"
     "'use strict';\n"
     "var ROW = 18, TEXT_MIN = 24;\n"
-    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown', 'python'];\n"
+    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown', 'python', 'jvm'];\n"
     "var ABOUT = ['all processes', 'process', 'kernel frame', 'native frame',\n"
-    "\t'frame of unknown code (no file behind it)'];\n"
+    "\t'frame of unknown code (no file behind it)', 'Python frame', 'Java frame'];\n"
     "function $(id) { return document.getElementById(id); }\n"
     "var D = JSON.parse($('fg-data').textContent);\n"
     "var names = D.names, raw = D.nodes, N = raw.length / 4;\n"
@@ -707,7 +710,7 @@ static const char page_script[] =
     "}\n"
     "\n"
     "/* A stable colour per name, in one hue family per kind: warm native, blue kernel,\n"
-    " * yellow Python. */\n"
+    " * yellow Python, green Java. */\n"
     "function shade(s) {\n"
     "\tvar h = 2166136261, i;\n"
     "\tfor (i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);\n"
@@ -722,6 +725,7 @@ static const char page_script[] =
     "\tcase 2: return 'hsl(' + (190 + 30 * h) + ', 65%, ' + (63 + 8 * h) + '%)';\n"
     "\tcase 4: return 'hsl(' + (90 + 35 * h) + ', 40%, ' + (60 + 8 * h) + '%)';\n"
     "\tcase 5: return 'hsl(' + (45 + 15 * h) + ', 75%, ' + (60 + 8 * h) + '%)';\n"
+    "\tcase 6: return 'hsl(' + (135 + 25 * h) + ', 50%, ' + (58 + 8 * h) + '%)';\n"
     "\tdefault: return 'hsl(' + (5 + 45 * h) + ', 85%, ' + (58 + 8 * h) + '%)';\n"
     "\t}\n"
     "}\n"

@@ -71,7 +71,8 @@ start() {
 stop() { kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; }
 
 # expect NAME FOLDED WHAT PATTERN OF MIN: of the stacks matching OF (at least MIN), >= 90 %
-# must match PATTERN.
+# must match PATTERN. MIN only says the leaf was reached at all: a 5 s recording gets 40 to
+# 300 leaf samples here, fewer when other work shares the CPUs.
 expect() {
 	local name=$1 f=$2 what=$3 pat=$4 of=$5 min=$6 total hit
 	total=$(grep -E "$of" "$f" | awk '{ s += $NF } END { print s + 0 }')
@@ -124,25 +125,25 @@ suite() {
 	record "$l" "$root" "$java" Chain
 	expect "hotspot_${l}_inlined_chain" "$OUT" "call_helper -> main -> outer -> middle -> leaf at line $(line_of Chain LEAF_LINE)" \
 		"${entry}Chain\.main \(Chain\.java:[0-9]+\);Chain\.outer \(Chain\.java:[0-9]+\);Chain\.middle \(Chain\.java:[0-9]+\);Chain\.leaf \(Chain\.java:$(line_of Chain LEAF_LINE)\)$leaf" \
-		'Chain\.leaf \(' 100
+		'Chain\.leaf \(' 20
 
 	record "$l" "$root" "$java" Zip
 	expect "hotspot_${l}_jni" "$OUT" "compress at line $(line_of Zip COMPRESS_LINE) -> Deflater -> its JNI function -> libz's deflate" \
 		"${entry}Zip\.main \(Zip\.java:[0-9]+\);Zip\.compress \(Zip\.java:$(line_of Zip COMPRESS_LINE)\);($J;)*java\.util\.zip\.Deflater\.deflateBytes[A-Za-z]*[^;]*;Java_java_util_zip_Deflater_deflateBytes[A-Za-z]*;($J;)*deflate(;|$leaf)" \
-		'Java_java_util_zip_Deflater_deflateBytes' 100
+		'Java_java_util_zip_Deflater_deflateBytes' 20
 
 	record "$l" "$root" "$java" Threads
 	expect "hotspot_${l}_thread_alpha" "$OUT" "Thread.run -> alphaMain -> alphaWork" \
 		"${entry}java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.alphaMain \(Threads\.java:[0-9]+\);Threads\.alphaWork \(Threads\.java:$(line_of Threads ALPHA_LINE)\)$leaf" \
-		'alphaWork \(' 50
+		'alphaWork \(' 20
 	expect "hotspot_${l}_thread_beta" "$OUT" "Thread.run -> betaMain -> betaStep -> betaWork" \
 		"${entry}java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.betaMain \(Threads\.java:[0-9]+\);Threads\.betaStep \(Threads\.java:[0-9]+\);Threads\.betaWork \(Threads\.java:$(line_of Threads BETA_LINE)\)$leaf" \
-		'betaWork \(' 50
+		'betaWork \(' 20
 
 	record "$l" "$root" "$java" Stream
 	expect "hotspot_${l}_stream" "$OUT" "main -> run -> the stream library -> the lambda -> mix" \
 		"${entry}Stream\.main \(Stream\.java:[0-9]+\);Stream\.run \(Stream\.java:[0-9]+\);java\.util\.stream\.LongPipeline\.sum \(LongPipeline\.java:[0-9]+\);($J;)*Stream\.mix \(Stream\.java:$(line_of Stream MIX_LINE)\)$leaf" \
-		'Stream\.mix \(' 100
+		'Stream\.mix \(' 20
 }
 
 # record LABEL ROOT JAVA CLASS: ebprof record of CLASS run for SECS; sets OUT (folded).
