@@ -116,7 +116,7 @@ for rep in $(seq "$REPEAT"); do
 			line=$(awk -v a="$a" -v z="$z" -v d="$d" -v b="$b" 'BEGIN { split(a, x); split(z, y)
 				t = y[1] - x[1]; n = y[2] - x[2]; s = y[3] - x[3]; f = y[4] - x[4]
 				if (s - f > 0) printf "%s %s %.0f %d\n", d, b, t / (s - f), s - f }')
-			py=$(grep -E 'Deep\.spin \(' "$TMP/out/stacks.folded" | awk '{ s += $NF } END { print s + 0 }')
+			py=$( (grep -E 'Deep\.spin \(' "$TMP/out/stacks.folded" || true) | awk '{ s += $NF } END { print s + 0 }')
 			if [ -n "$line" ]; then
 				echo "$line" >>"$TMP/cost"
 				read -r _ _ c n <<<"$line"
