@@ -162,6 +162,7 @@ static void nmethods(struct ctx *c, struct hs_layout *l)
 static void methods(struct ctx *c, struct hs_layout *l)
 {
 	l->method_const = REQ(c, "Method::_constMethod");
+	l->method_access = OPT(c, "Method::_access_flags");
 	l->cm_constants = REQ(c, "ConstMethod::_constants");
 	l->cm_code_size = REQ(c, "ConstMethod::_code_size");
 	l->cm_name_index = REQ(c, "ConstMethod::_name_index");

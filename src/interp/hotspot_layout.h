@@ -38,7 +38,8 @@ struct hs_layout {
 	    nm_dependencies, nm_metadata, nm_immutable, nm_immutable_size;
 	uint16_t pc_desc_size, pc_desc_pc, pc_desc_scope;
 	/* Method, ConstMethod, ConstantPool, Klass, Symbol */
-	uint16_t method_const, cm_constants, cm_code_size, cm_name_index, cm_flags, cm_size;
+	uint16_t method_const, method_access, cm_constants, cm_code_size, cm_name_index, cm_flags,
+	    cm_size;
 	uint32_t cm_has_lines; /* the flag bit of a line-number table */
 	uint16_t cp_holder, cp_source_file, cp_size, ik_source_file, ik_constants;
 	uint16_t klass_name, sym_length, sym_body;

@@ -10,7 +10,8 @@
 
 #include "interp/hotspot_method.h"
 
-#define HEAD 512 /* bytes of a Method, ConstMethod, ConstantPool, Klass or nmethod read */
+#define HEAD 512	  /* bytes of a Method, ConstMethod, ConstantPool, Klass or nmethod read */
+#define ACC_NATIVE 0x0100 /* the class file format's access flag */
 
 static int rd(const struct hs_mem *mem, uint64_t addr, void *buf, size_t len)
 {
@@ -157,6 +158,7 @@ int hs_method__read(const struct hs_mem *mem, const struct hs_layout *l, uint64_
 		return -EINVAL;
 	err = rd(mem, addr, mh, 64);
 	cm = err ? 0 : u64_at(mh, l->method_const);
+	out->native = !err && l->method_access < 60 && (u32_at(mh, l->method_access) & ACC_NATIVE);
 	if (!err)
 		err = rd(mem, cm, cmh, l->cm_size);
 	cp = err ? 0 : u64_at(cmh, l->cm_constants);

@@ -6,6 +6,7 @@
 #ifndef EBPROF_HOTSPOT_METHOD_H
 #define EBPROF_HOTSPOT_METHOD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "interp/hotspot_layout.h"
@@ -20,6 +21,7 @@ struct hs_method {
 	char klass[HS_NAME_MAX]; /* java.lang.Thread */
 	char name[HS_NAME_MAX];	 /* run */
 	char file[HS_NAME_MAX];	 /* Thread.java, "" when the class has none */
+	bool native;		 /* a native method (JVM_ACC_NATIVE): it has no lines */
 	uint8_t *lines;		 /* malloc'd compressed line-number table, or NULL */
 	uint32_t nlines;
 };

@@ -113,7 +113,7 @@ void hs_names__free(struct hs_names *n)
 static struct method_entry *method_at(struct hs_names *n, uint64_t addr)
 {
 	struct method_entry *e = hmap_find(&n->methods, hash_u64(addr), &addr);
-	char func[2 * HS_NAME_MAX + 2];
+	char func[2 * HS_NAME_MAX + 20];
 
 	if (e)
 		return e;
@@ -124,9 +124,11 @@ static struct method_entry *method_at(struct hs_names *n, uint64_t addr)
 	n->st.method_reads++;
 	e->err = hs_method__read(n->mem, n->l, addr, &e->m);
 	if (!e->err) {
-		snprintf(func, sizeof(func), "%s.%s", e->m.klass, e->m.name);
+		/* As Java's own stack traces show them: no file, no line. */
+		snprintf(func, sizeof(func), e->m.native ? "%s.%s (Native Method)" : "%s.%s",
+			 e->m.klass, e->m.name);
 		e->func = (char *)intern(n, func);
-		e->file = (char *)intern(n, e->m.file);
+		e->file = (char *)intern(n, e->m.native ? "" : e->m.file);
 	}
 	if (hmap_insert(&n->methods, hash_u64(addr), e)) {
 		free(e->m.lines);

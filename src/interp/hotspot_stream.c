@@ -104,12 +104,12 @@ int hs_scope_at(const uint8_t *data, size_t n, uint32_t off, enum hs_ints ints,
 int64_t hs_pcdesc_scope(const uint8_t *t, size_t n, uint32_t stride, uint32_t pc_member,
 			uint32_t scope_member, int32_t pc_off)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi, count, at;
 	int32_t v;
 
 	if (!stride || pc_member + 4 > stride || scope_member + 4 > stride)
 		return -1;
-	hi = n / stride;
+	count = hi = n / stride;
 	/* Binary search for the first entry at or past pc_off. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -120,8 +120,18 @@ int64_t hs_pcdesc_scope(const uint8_t *t, size_t n, uint32_t stride, uint32_t pc
 		else
 			hi = mid;
 	}
-	if (lo >= n / stride)
+	/* Past the last debug point (the table ends in a sentinel whose pc offset is past
+	 * all code and whose scope is none), or at one without a scope: the closest one
+	 * before it that has a scope is the best account of where the pc is. */
+	if (!count)
 		return -1;
-	memcpy(&v, t + lo * stride + scope_member, 4);
-	return v;
+	at = lo < count ? lo : count - 1;
+	for (int i = 0; i < 8; i++, at--) {
+		memcpy(&v, t + at * stride + scope_member, 4);
+		if (v > 0)
+			return v;
+		if (!at)
+			break;
+	}
+	return -1;
 }

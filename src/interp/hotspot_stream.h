@@ -43,7 +43,9 @@ int hs_scope_at(const uint8_t *data, size_t n, uint32_t off, enum hs_ints ints,
 
 /* PcDesc tables: entries of stride bytes with an int pc offset and an int scope offset
  * at the given member offsets, sorted by pc offset. Returns the scope offset of the first
- * entry whose pc offset is >= pc_off (the debug point a pc belongs to), or -1. */
+ * entry whose pc offset is >= pc_off (the debug point a pc belongs to) or, when that one
+ * has no scope (the end sentinel) or there is none, of the closest one before with a
+ * scope; -1 when none has. */
 int64_t hs_pcdesc_scope(const uint8_t *t, size_t n, uint32_t stride, uint32_t pc_member,
 			uint32_t scope_member, int32_t pc_off);
 

@@ -86,16 +86,22 @@ static void test_scopes(void)
 
 static void test_pcdesc(void)
 {
-	/* {pc_offset, scope_offset, obj_offset, flags} x 4 */
-	static const int32_t t[] = {-1, 0, 0, 0, 12, 7, 0, 0, 40, 19, 0, 0, 41, 30, 0, 0};
+	/* {pc_offset, scope_offset, obj_offset, flags} x 4, and the end sentinel HotSpot
+	 * writes (pc offset past the code, no scope) */
+	static const int32_t t[] = {-1, 0, 0,  0,  12, 7, 0,	      0, 40, 19,
+				    0,	0, 41, 30, 0,  0, 0x7fffffff, 0, 0,  0};
 	const uint8_t *b = (const uint8_t *)t;
 
 	CHECK(hs_pcdesc_scope(b, sizeof(t), 16, 0, 4, 12) == 7);
 	CHECK(hs_pcdesc_scope(b, sizeof(t), 16, 0, 4, 13) == 19);
 	CHECK(hs_pcdesc_scope(b, sizeof(t), 16, 0, 4, 41) == 30);
-	CHECK(hs_pcdesc_scope(b, sizeof(t), 16, 0, 4, 42) == -1);
-	CHECK(hs_pcdesc_scope(b, sizeof(t) - 1, 16, 0, 4, 41) == 19 ||
-	      hs_pcdesc_scope(b, sizeof(t) - 1, 16, 0, 4, 41) == -1);
+	/* past the last debug point: the sentinel has no scope, the one before has */
+	CHECK(hs_pcdesc_scope(b, sizeof(t), 16, 0, 4, 42) == 30);
+	/* no sentinel, past the end: the last entry */
+	CHECK(hs_pcdesc_scope(b, 4 * 16, 16, 0, 4, 42) == 30);
+	/* before the first real one: the dummy at -1 has no scope, nothing before it */
+	CHECK(hs_pcdesc_scope(b, sizeof(t), 16, 0, 4, -1) == -1);
+	CHECK(hs_pcdesc_scope(b, 15, 16, 0, 4, 12) == -1);	   /* not one whole entry */
 	CHECK(hs_pcdesc_scope(b, sizeof(t), 16, 0, 14, 12) == -1); /* member past the entry */
 }
 
