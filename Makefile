@@ -127,7 +127,7 @@ $(BUILD)/tests/test_alloc_preload: $(PRELOAD_LIB)
 $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
-$(BUILD)/tests/hotspot_%: tests/hotspot/hotspot_%.c $(LIB_OBJS)
+$(BUILD)/tests/hotspot_%: tests/hotspot/hotspot_%.c $(wildcard tests/hotspot/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 

@@ -16,54 +16,7 @@
 #include "interp/hotspot_layout.h"
 #include "interp/hotspot_method.h"
 #include "interp/hotspot_vm.h"
-#include "proc/proc.h"
-
-static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	pid_t pid = (pid_t)(intptr_t)ctx;
-	struct iovec l = {.iov_base = buf, .iov_len = len};
-	struct iovec r = {.iov_base = (void *)addr, .iov_len = len};
-	ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-/* Finds libjvm.so in pid's maps: opens it, reads it, computes the bias. */
-static int find_libjvm(pid_t pid, struct hs_elf *e, uint64_t *bias, char *path, size_t cap)
-{
-	char name[64], line[4096];
-	int err = -ENOENT;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	f = fopen(name, "r");
-	if (!f)
-		return -errno;
-	while (err && fgets(line, sizeof(line), f)) {
-		uint64_t start, end, pgoff, dev, ino;
-		char *p, mf[128];
-		int fd;
-
-		line[strcspn(line, "\n")] = 0;
-		maps_parse_line(line, &start, &end, &pgoff, &dev, &ino, &p);
-		if (!p || !hs_elf__is_libjvm(p))
-			continue;
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%lx-%lx", pid, (unsigned long)start,
-			 (unsigned long)end);
-		fd = open(mf, O_RDONLY);
-		if (fd < 0)
-			continue;
-		if (!hs_elf__read(fd, e) && hs_elf__bias(e, start, pgoff, bias)) {
-			snprintf(path, cap, "%s", p);
-			err = 0;
-		}
-		close(fd);
-	}
-	fclose(f);
-	return err;
-}
+#include "jvm.h"
 
 static void print_entry(const char *key, uint64_t value, void *ctx)
 {
@@ -193,7 +146,7 @@ static void walk_heaps(const struct hs_mem *m, const struct hs_layout *l, const 
 
 int main(int argc, char **argv)
 {
-	struct hs_mem mem = {.read = read_pid};
+	struct hs_mem mem = {.read = jvm_read};
 	uint64_t syms[HS_SYM__COUNT], bias = 0;
 	struct hs_vm *vm = NULL;
 	struct hs_layout layout;
@@ -210,14 +163,13 @@ int main(int argc, char **argv)
 	}
 	pid = atoi(argv[1]);
 	mem.ctx = (void *)(intptr_t)pid;
-	err = find_libjvm(pid, &e, &bias, path, sizeof(path));
+	err = jvm_find_libjvm(pid, &e, &bias, path, sizeof(path));
 	if (err) {
 		fprintf(stderr, "hotspot_inspect: no libjvm.so in pid %d: %s\n", pid,
 			strerror(-err));
 		return 1;
 	}
-	for (int i = 0; i < HS_SYM__COUNT; i++)
-		syms[i] = e.sym[i] ? e.sym[i] + bias : 0;
+	jvm_syms(&e, bias, syms);
 	err = hs_vm__read(&mem, syms, &vm);
 	if (err) {
 		fprintf(stderr, "hotspot_inspect: %s: tables unreadable: %s\n", path,

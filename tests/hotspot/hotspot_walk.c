@@ -25,18 +25,10 @@
 
 static pid_t target;
 
-static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec l = {.iov_base = buf, .iov_len = len};
-	struct iovec r = {.iov_base = (void *)addr, .iov_len = len};
-	ssize_t n = process_vm_readv(target, &l, 1, &r, 1, 0);
+#include "jvm.h"
 
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-#define HS_READ_USER(dst, size, addr) read_pid(NULL, (uint64_t)(addr), (dst), (size))
+#define HS_READ_USER(dst, size, addr) \
+	jvm_read((void *)(intptr_t)target, (uint64_t)(addr), (dst), (size))
 #include "hotspot_step.h"
 
 #include "interp/hotspot_describe.h"
@@ -71,42 +63,10 @@ static void count_stack(const char *text)
 	}
 }
 
-static int find_libjvm(struct hs_elf *e, uint64_t *bias)
-{
-	char name[64], line[4096];
-	int err = -ENOENT;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", target);
-	f = fopen(name, "r");
-	if (!f)
-		return -errno;
-	while (err && fgets(line, sizeof(line), f)) {
-		uint64_t start, end, pgoff, dev, ino;
-		char *p, mf[128];
-		int fd;
-
-		line[strcspn(line, "\n")] = 0;
-		maps_parse_line(line, &start, &end, &pgoff, &dev, &ino, &p);
-		if (!p || !hs_elf__is_libjvm(p))
-			continue;
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%lx-%lx", target, (unsigned long)start,
-			 (unsigned long)end);
-		fd = open(mf, O_RDONLY);
-		if (fd < 0)
-			continue;
-		if (!hs_elf__read(fd, e) && hs_elf__bias(e, start, pgoff, bias))
-			err = 0;
-		close(fd);
-	}
-	fclose(f);
-	return err;
-}
-
 /* The threads of target whose name is one of names. */
 static int pick_threads(char **names, int nnames, pid_t *tids, char comms[][16])
 {
-	char path[64], comm[32];
+	char path[320], comm[32];
 	struct dirent *d;
 	int n = 0;
 	DIR *dir;
@@ -132,7 +92,7 @@ static int pick_threads(char **names, int nnames, pid_t *tids, char comms[][16])
 		for (int i = 0; i < nnames; i++)
 			if (!strcmp(comm, names[i])) {
 				tids[n] = atoi(d->d_name);
-				snprintf(comms[n++], 16, "%s", comm);
+				snprintf(comms[n++], 16, "%.15s", comm);
 				break;
 			}
 	}
@@ -185,7 +145,7 @@ static void walk(const struct hs_proc *p, struct hs_names *names, const char *co
 			break;
 		k = hs_names__frame(names, f.addr, f.pad, nf, HS_INLINE_MAX);
 		for (int j = 0; j < k && nframes < (int)(sizeof(frames) / sizeof(frames[0])); j++) {
-			char one[600];
+			char one[3 * HS_NAME_MAX + 64];
 
 			if (nf[j].file[0])
 				snprintf(one, sizeof(one), "%s (%s:%d)", nf[j].func, nf[j].file,
@@ -209,7 +169,7 @@ static void walk(const struct hs_proc *p, struct hs_names *names, const char *co
 
 int main(int argc, char **argv)
 {
-	struct hs_mem mem = {.read = read_pid};
+	struct hs_mem mem = {.read = jvm_read};
 	uint64_t syms[HS_SYM__COUNT], bias;
 	pid_t tids[MAX_THREADS];
 	char comms[MAX_THREADS][16];
@@ -218,6 +178,7 @@ int main(int argc, char **argv)
 	struct hs_layout l;
 	struct hs_proc p;
 	const char *missing;
+	char path[4096];
 	struct hs_elf e;
 	int nt, samples, err;
 
@@ -226,10 +187,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	target = atoi(argv[1]);
+	mem.ctx = (void *)(intptr_t)target;
 	samples = atoi(argv[2]);
-	err = find_libjvm(&e, &bias);
-	for (int i = 0; !err && i < HS_SYM__COUNT; i++)
-		syms[i] = e.sym[i] ? e.sym[i] + bias : 0;
+	err = jvm_find_libjvm(target, &e, &bias, path, sizeof(path));
+	if (!err)
+		jvm_syms(&e, bias, syms);
 	if (!err)
 		err = hs_vm__read(&mem, syms, &vm);
 	if (!err)
