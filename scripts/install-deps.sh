@@ -44,3 +44,11 @@ fi
 if [ "${1:-build}" = test ]; then
 	"$(dirname "$0")/runtimes.sh"
 fi
+
+# The OpenTelemetry Collector that tests/kernel/collector.sh runs, built from the
+# collector's Go modules (the Go module proxy) by the Go the machine carries, once per
+# machine: tests/otlp/collector/build.sh keeps it under /var/cache/ebprof/otelcol.
+# A failed build fails that test alone, not every other one.
+if [ "${1:-build}" = test ] && ! "$(dirname "$0")/../tests/otlp/collector/build.sh" -v >/dev/null; then
+	echo "ebprof: warning: the collector did not build; tests/kernel/collector.sh will fail" >&2
+fi

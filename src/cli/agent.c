@@ -17,7 +17,7 @@
 #include "cli/agent.h"
 #include "cli/version.h"
 #include "cli/host.h"
-#include "cli/options.h"
+#include "util/options.h"
 #include "cli/session.h"
 #include "export/otlp.h"
 #include "export/otlp_client.h"

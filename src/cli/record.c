@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/host.h"
-#include "cli/options.h"
+#include "util/options.h"
 #include "cli/record.h"
 #include "cli/session.h"
 #include "cli/startup.h"

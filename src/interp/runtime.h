@@ -49,7 +49,7 @@ struct runtime_env {
 struct runtime_ops {
 	const char *name;    /* "python": log prefix, stats heading */
 	uint32_t walker;     /* enum walker: its program array slot, its id everywhere */
-	uint32_t frame_kind; /* enum report_frame_kind of the frames it names */
+	uint32_t frame_kind; /* enum frame_kind of the frames it names (profile/frame.h) */
 	/* Its walker object's ELF image (the skeleton's), and the walker's base name
 	 * (EBPROF_WALKER(fn) in bpf/NAME.bpf.c). */
 	const void *(*bpf_elf)(size_t *size);
