@@ -56,6 +56,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # Drivers that shell tests run against real servers (tests/otlp): not unit tests, so not
 # named test_*, which tests/run.sh runs on their own.
 OTLP_TEST_BINS := $(patsubst tests/otlp/%.c,$(BUILD)/tests/%,$(wildcard tests/otlp/*.c))
+# Drivers of tests/kernel/hotspot.sh: ebprof's HotSpot readers run on a live JVM.
+HOTSPOT_TEST_BINS := $(patsubst tests/hotspot/%.c,$(BUILD)/tests/%,$(wildcard tests/hotspot/*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_plugin.c,$(wildcard tests/workloads/*.c))) \
 	$(patsubst tests/workloads/%_plugin.c,$(BUILD)/workloads/lib%_plugin.so,$(wildcard tests/workloads/*_plugin.c)) \
 	$(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cc)) \
@@ -137,7 +139,7 @@ $(PRELOAD_LIB): $(PRELOAD_SRCS) src/alloc/abi.h
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -shared -Wl,-z,now -o $@ $(PRELOAD_SRCS) -lm
 
-unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS)
+unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS) $(HOTSPOT_TEST_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
@@ -147,6 +149,9 @@ $(BUILD)/tests/test_alloc_preload: LDLIBS += -rdynamic -lm
 $(BUILD)/tests/test_alloc_preload: $(PRELOAD_LIB)
 
 $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+$(BUILD)/tests/hotspot_%: tests/hotspot/hotspot_%.c $(wildcard tests/hotspot/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
@@ -168,7 +173,7 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	rustc $(WL_FLAGS) $< -o $@
 
 FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] \
-	tests/fuzz/*.c tests/otlp/*.c)
+	tests/fuzz/*.c tests/otlp/*.c tests/hotspot/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 

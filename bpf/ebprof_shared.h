@@ -46,6 +46,7 @@ enum walker {
 	WALKER_SUBMIT,	   /* ends every chain: sends the record or keeps it (off-CPU) */
 	WALKER_PYTHON,	   /* CPython: eval-loop activations -> Python frames */
 	WALKER_GO,	   /* Go: the running goroutine's pprof labels, after every walk */
+	WALKER_HOTSPOT,	   /* HotSpot JVM: walks the code cache's frames in place */
 	WALKER__COUNT,
 };
 

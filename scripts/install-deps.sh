@@ -39,30 +39,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# A second CPython for tests/kernel/python.sh: Debian trixie's python3.13 in a minimal
-# root of its own (ebprof profiles processes in chroots), made once and kept.
-trixie_root=${EBPROF_TRIXIE_ROOT:-/var/cache/ebprof/trixie}
-# The Debian archive apt already uses here (deb822 or one-line sources), if any.
-apt_mirror() {
-	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$1 == "URIs:" { print $2; exit }'
-	awk '$1 == "deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-}
-if [ "${1:-build}" = test ] && [ ! -x "$trixie_root/usr/bin/python3.13" ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "ebprof: no $trixie_root; run as root to create it" >&2
-		exit 1
-	fi
-	echo "ebprof: creating $trixie_root (debootstrap trixie with python3.13)" >&2
-	mirror=$(apt_mirror | grep -v security | head -1 || true)
-	rm -rf "$trixie_root.tmp"
-	mkdir -p "$(dirname "$trixie_root")"
-	debootstrap --variant=minbase --include=python3.13 trixie "$trixie_root.tmp" $mirror \
-		>"$trixie_root.log" 2>&1 || {
-		echo "ebprof: debootstrap failed, see $trixie_root.log" >&2
-		exit 1
-	}
-	mv "$trixie_root.tmp" "$trixie_root"
+# The runtimes the kernel tests profile (CPython 3.13, OpenJDK 11/17/21/25, Node 12/18/20):
+# one minimal Debian root per suite under /var/cache/ebprof/, made once and kept.
+if [ "${1:-build}" = test ]; then
+	"$(dirname "$0")/runtimes.sh"
 fi
 
 # The OpenTelemetry Collector that tests/kernel/collector.sh runs, built from the

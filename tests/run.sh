@@ -59,6 +59,7 @@ fi
 [ -x tests/fuzz/run_python.sh ] && run fuzz/python tests/fuzz/run_python.sh
 [ -x tests/fuzz/run_dwarfsym.sh ] && run fuzz/dwarfsym tests/fuzz/run_dwarfsym.sh
 [ -x tests/fuzz/run_gopclntab.sh ] && run fuzz/gopclntab tests/fuzz/run_gopclntab.sh
+[ -x tests/fuzz/run_hotspot.sh ] && run fuzz/hotspot tests/fuzz/run_hotspot.sh
 
 if ! selected format; then
 	:

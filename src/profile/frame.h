@@ -13,6 +13,7 @@ enum frame_kind {
 	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
 	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
 	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
+	FRAME_JVM,     /* addr is the line, the name "package.Class.method (File.java:LINE)" */
 	FRAME_KIND__COUNT,
 };
 

@@ -4,7 +4,7 @@
 #include "profile/frame.h"
 
 /* profile.frame.type takes the OTel semantic conventions' well-known values: "kernel",
- * "native", "cpython" today; runtimes add "jvm", "v8js", "go", "ruby", "php", "perl" and
+ * "native", "cpython", "jvm" today; runtimes add "v8js", "go", "ruby", "php", "perl" and
  * "beam" with their walkers. Frames of unknown code are machine code at an address with
  * no file behind it (JIT code, anonymous memory): "native". */
 static const struct frame_kind_info kinds[FRAME_KIND__COUNT] = {
@@ -39,6 +39,14 @@ static const struct frame_kind_info kinds[FRAME_KIND__COUNT] = {
 	    .otlp_type = "cpython",
 	    .about = "Python frame",
 	    .colour = {48, 12, 80, 60, 8}, /* yellow */
+	    .folded_suffix = "",
+	},
+    [FRAME_JVM] =
+	{
+	    .name = "jvm",
+	    .otlp_type = "jvm",
+	    .about = "Java frame",
+	    .colour = {150, 25, 50, 55, 8}, /* teal: between unknown's green and kernel's blue */
 	    .folded_suffix = "",
 	},
 };

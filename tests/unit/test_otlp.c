@@ -49,7 +49,7 @@ typedef Opentelemetry__Proto__Common__V1__AnyValue pb_any;
 /* -- the fixture ---------------------------------------------------------------------- */
 
 enum { M_KERNEL, M_APP, M_LIBC, NMAPS };
-enum { F_SCHEDULE, F_KMEMCPY, F_MAIN, F_WORK, F_MEMCPY, F_JIT, NFRAMES };
+enum { F_SCHEDULE, F_KMEMCPY, F_MAIN, F_WORK, F_MEMCPY, F_JIT, F_JAVA, NFRAMES };
 
 static const struct report_mapping maps[NMAPS] = {
     [M_KERNEL] = {0, UINT64_MAX, 0, "[kernel.kallsyms]", "", true},
@@ -64,6 +64,7 @@ static const struct report_frame frames[NFRAMES] = {
     [F_WORK] = {"work", 0x1200, M_APP, FRAME_NATIVE},
     [F_MEMCPY] = {"memcpy", 0x9a000, M_LIBC, FRAME_NATIVE},
     [F_JIT] = {"[unknown]", 0x7f0000001000, -1, FRAME_UNKNOWN},
+    [F_JAVA] = {"Chain.leaf (Chain.java:7)", 7, -1, FRAME_JVM},
 };
 
 static const uint32_t st_work[] = {F_WORK, F_MAIN};
@@ -565,8 +566,9 @@ static void test_stacks_and_frames(void)
 		CHECK(!strcmp(location_name(d, i + 1), frames[i].name));
 		/* unknown code (no file behind it) is machine code too: "native" */
 		CHECK(type && type->value_case == ANY_STRING &&
-		      !strcmp(type->string_value,
-			      frames[i].kind == FRAME_KERNEL ? "kernel" : "native"));
+		      !strcmp(type->string_value, frames[i].kind == FRAME_KERNEL ? "kernel"
+						  : frames[i].kind == FRAME_JVM	 ? "jvm"
+										 : "native"));
 	}
 	/* mapping i is mapping_table[i + 1], with its build id */
 	CHECK(d->n_mapping_table == NMAPS + 1);
