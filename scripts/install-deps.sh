@@ -3,11 +3,13 @@
 # Installs ebprof's build and test dependencies from Debian's packages when missing.
 # Usage: scripts/install-deps.sh [build|test]   (test also installs what the suite needs)
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libcurl4-openssl-dev libssl-dev
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
-	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap)
+	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap
+	qemu-system-x86 busybox-static cpio xz-utils)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
@@ -42,19 +44,13 @@ fi
 # A second CPython for tests/kernel/python.sh: Debian trixie's python3.13 in a minimal
 # root of its own (ebprof profiles processes in chroots), made once and kept.
 trixie_root=${EBPROF_TRIXIE_ROOT:-/var/cache/ebprof/trixie}
-# The Debian archive apt already uses here (deb822 or one-line sources), if any.
-apt_mirror() {
-	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$1 == "URIs:" { print $2; exit }'
-	awk '$1 == "deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-}
 if [ "${1:-build}" = test ] && [ ! -x "$trixie_root/usr/bin/python3.13" ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "ebprof: no $trixie_root; run as root to create it" >&2
 		exit 1
 	fi
 	echo "ebprof: creating $trixie_root (debootstrap trixie with python3.13)" >&2
-	mirror=$(apt_mirror | grep -v security | head -1 || true)
+	mirror=$(apt_mirror)
 	rm -rf "$trixie_root.tmp"
 	mkdir -p "$(dirname "$trixie_root")"
 	debootstrap --variant=minbase --include=python3.13 trixie "$trixie_root.tmp" $mirror \
@@ -63,4 +59,11 @@ if [ "${1:-build}" = test ] && [ ! -x "$trixie_root/usr/bin/python3.13" ]; then
 		exit 1
 	}
 	mv "$trixie_root.tmp" "$trixie_root"
+fi
+
+# The kernels of the test matrix (tests/run.sh's vm-* entries, make test-kernels).
+if [ "${1:-build}" = test ]; then
+	for k in $("$(dirname "$0")/kernels.sh" list); do
+		"$(dirname "$0")/kernels.sh" fetch "$k" >/dev/null
+	done
 fi
