@@ -106,7 +106,8 @@ static long py_thread_step(__u32 i, void *arg)
 static __always_inline __u64 py_thread_state(const struct py_proc *p, struct py_walk *w)
 {
 	const struct py_offsets *o = &p->off;
-	__u64 *cached = bpf_map_lookup_elem(&python_threads, &w->tid), interp = 0, id = 0;
+	__u32 tid = w->tid; /* a map key on the stack: see python_frame() */
+	__u64 *cached = bpf_map_lookup_elem(&python_threads, &tid), interp = 0, id = 0;
 	struct py_thread_search s = {
 	    .key = w->thread_key, .next = o->tstate_next, .id = o->tstate_id};
 
@@ -117,7 +118,7 @@ static __always_inline __u64 py_thread_state(const struct py_proc *p, struct py_
 		return 0;
 	bpf_loop(PY_MAX_THREADS, py_thread_step, &s, 0);
 	if (s.found)
-		bpf_map_update_elem(&python_threads, &w->tid, &s.found, BPF_ANY);
+		bpf_map_update_elem(&python_threads, &tid, &s.found, BPF_ANY);
 	return s.found;
 }
 
@@ -193,12 +194,17 @@ static __always_inline int py_emit(const struct py_proc *p, struct py_walk *w, s
 __noinline int python_frame(struct py_walk *w, struct user_frame *f, __u64 pc)
 {
 	const struct py_proc *p;
+	__u32 pid;
 	int ret;
 
 	/* Arguments of a global function may be NULL as far as the verifier knows. */
 	if (!w || !f)
 		return PY_NONE;
-	p = bpf_map_lookup_elem(&pid_to_python, &w->pid);
+	/* Map keys are copied to the stack: w is the plain memory (PTR_TO_MEM) a global
+	 * function's argument is, which 6.1's verifier refuses as a key ("R2 type=mem
+	 * expected=fp, pkt, pkt_meta, map_key, map_value"); later kernels accept it. */
+	pid = w->pid;
+	p = bpf_map_lookup_elem(&pid_to_python, &pid);
 	if (!p) {
 		w->on = 0;
 		return PY_NONE;
