@@ -5,6 +5,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# Installing needs root: a user with sudo gets it here, so the README's commands work
+# both as root (where sudo may not exist) and as a user.
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+	exec sudo -- "$0" "$@"
+fi
+
 build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libcurl4-openssl-dev libssl-dev
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
