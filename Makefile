@@ -10,6 +10,15 @@ BPFTOOL ?= bpftool
 PROTOC_C ?= protoc-c
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
+# The architecture ebprof is built for and profiles. x86_64 is the only one so far;
+# arm64 (uname -m: aarch64) comes with src/arch/ and bpf/arch/ implementations.
+ARCH ?= $(shell uname -m)
+ifneq ($(ARCH),x86_64)
+$(error ARCH=$(ARCH) is not supported: ebprof builds for x86_64 only (set ARCH=x86_64))
+endif
+# The name the kernel's headers (and libbpf's bpf_tracing.h) give it: __TARGET_ARCH_x86.
+BPF_TARGET_ARCH_x86_64 := x86
+
 PKGS := libbpf libelf libdw zlib libprotobuf-c
 # Headers only: the agent loads libcurl (and libcrypto) with dlopen (src/export/curl_lib.c),
 # so record's start-up does not map their 30 dependent libraries.
@@ -34,7 +43,9 @@ PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 # The preloaded allocation sampler is a library of its own, never part of ebprof.
 PRELOAD_SRCS := src/alloc/preload.c
 PRELOAD_LIB := $(BUILD)/libebprof-alloc.so
-SRCS := $(filter-out $(PRELOAD_SRCS),$(shell find src -name '*.c' | sort))
+# Of src/arch/, only ARCH's own file.
+OTHER_ARCH_SRCS := $(filter-out src/arch/$(ARCH).c,$(wildcard src/arch/*.c))
+SRCS := $(filter-out $(PRELOAD_SRCS) $(OTHER_ARCH_SRCS),$(shell find src -name '*.c' | sort))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
@@ -83,10 +94,10 @@ $(BUILD)/vmlinux.h:
 
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ part lives in the multiarch
 # directory that -target bpf does not search.
-# BPF_EXTRA: extra defines for benchmark builds (bench/python.sh: -DEBPROF_NO_PYTHON).
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf \
+# BPF_EXTRA: extra defines for experimental builds.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_TARGET_ARCH_$(ARCH)) -I$(BUILD) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null) $(BPF_EXTRA)
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h bpf/arch/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 $(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
@@ -108,6 +119,18 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_HDRS)
 $(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The flame graph page's viewer is a script file of its own, embedded as a byte array. A
+# script inlined in HTML ends at the first "</script" (and "<!--" changes how it parses),
+# so the file may contain neither.
+$(BUILD)/gen/flamegraph_js.h: src/export/flamegraph.js
+	@mkdir -p $(@D)
+	@if grep -qiE '</script|<!--' $<; then echo "$<: contains </script or <!--" >&2; exit 1; fi
+	{ echo '/* Generated from $< by the Makefile. */'; \
+	  echo 'static const char flamegraph_js[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/export/flamegraph.o: $(BUILD)/gen/flamegraph_js.h
 
 $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

@@ -14,7 +14,7 @@
 
 #include "alloc/abi.h"
 #include "alloc/alloc.h"
-#include "cli/options.h"
+#include "util/options.h"
 #include "loader/sampler.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"

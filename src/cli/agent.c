@@ -17,7 +17,7 @@
 #include "cli/agent.h"
 #include "cli/version.h"
 #include "cli/host.h"
-#include "cli/options.h"
+#include "util/options.h"
 #include "cli/session.h"
 #include "export/otlp.h"
 #include "export/otlp_client.h"
@@ -277,7 +277,7 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 
 	cover_times(&s->profile, &start, &end);
 	symbolizer__init(&sym, &s->files, a->ksyms);
-	sym.python = s->python;
+	sym.runtimes = s->runtimes;
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
 	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, start, end - start);

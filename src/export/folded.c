@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "export/folded.h"
+#include "profile/frame.h"
 #include "profile/report_view.h"
 #include "util/arena.h"
 #include "util/atomic_file.h"
@@ -40,8 +41,7 @@ static void print_stack(FILE *f, const struct report *r, const struct report_sta
 
 		fputc(';', f);
 		put_name(f, fr->name);
-		if (fr->kind == FRAME_KERNEL)
-			fputs("_[k]", f);
+		fputs(frame_kind__info(fr->kind)->folded_suffix, f);
 	}
 }
 

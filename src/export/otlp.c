@@ -9,6 +9,7 @@
 #include <sys/random.h>
 
 #include "export/otlp.h"
+#include "profile/frame.h"
 #include "profile/report.h"
 #include "util/arena.h"
 #include "util/hmap.h"
@@ -48,17 +49,6 @@ typedef Opentelemetry__Proto__Common__V1__AnyValue pb_any;
 
 #define TRUNCATED_NAME "[truncated]"
 #define UNKNOWN_NAME "[unknown]"
-
-/*
- * profile.frame.type per frame kind, from the OTel semantic conventions' well-known
- * values ("kernel", "native", "cpython", "jvm", "v8js", ...). A new report_frame_kind is
- * one line here; a kind without an entry gets no attribute (its origin is unknown).
- */
-static const char *const frame_types[] = {
-    [FRAME_KERNEL] = "kernel",
-    [FRAME_NATIVE] = "native",
-    [FRAME_PYTHON] = "cpython",
-};
 
 /* A growable array of pointers: the repeated fields of the dictionary's tables. */
 struct ptrvec {
@@ -106,7 +96,7 @@ struct enc {
 	struct arena arena;
 	struct ptrvec strings, mappings, locations, functions, attrs, stacks, links, resources;
 	struct hmap str_idx, fn_idx, attr_idx, stack_idx;
-	int32_t frame_type_attr[sizeof(frame_types) / sizeof(frame_types[0])];
+	int32_t frame_type_attr[FRAME_KIND__COUNT]; /* profile.frame.type of each kind */
 	struct stack_ent empty_stack;
 	int32_t truncated_loc; /* location of the "[truncated]" root, 0 until needed */
 	int32_t *scratch;      /* one stack's location indices, before dedup */
@@ -390,16 +380,16 @@ static int enc__mappings(struct enc *e)
 	return 0;
 }
 
-/* Returns the profile.frame.type attribute of kind, 0 for a kind without one. */
-static int32_t enc__frame_type(struct enc *e, enum report_frame_kind kind)
+/* Returns the profile.frame.type attribute of kind (src/profile/frame_kinds.c). */
+static int32_t enc__frame_type(struct enc *e, enum frame_kind kind)
 {
 	int32_t *slot;
 
-	if ((size_t)kind >= sizeof(frame_types) / sizeof(frame_types[0]) || !frame_types[kind])
-		return 0;
+	if ((uint32_t)kind >= FRAME_KIND__COUNT)
+		kind = FRAME_UNKNOWN;
 	slot = &e->frame_type_attr[kind];
 	if (!*slot)
-		*slot = enc__attr(e, "profile.frame.type", frame_types[kind], 0);
+		*slot = enc__attr(e, "profile.frame.type", frame_kind__info(kind)->otlp_type, 0);
 	return *slot;
 }
 

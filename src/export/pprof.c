@@ -13,8 +13,9 @@
 #include <zlib.h>
 
 #include "export/pprof.h"
-#include "util/atomic_file.h"
+#include "profile/frame.h"
 #include "profile/report.h"
+#include "util/atomic_file.h"
 #include "profile.pb-c.h"
 
 /* The generated names are long; these keep the code within 100 columns. */
@@ -313,6 +314,7 @@ static int builder__mappings(struct builder *b)
 static int builder__location(struct builder *b, size_t i)
 {
 	const struct report_frame *fr = &b->r->frames[i];
+	const char *unmapped = frame_kind__info(fr->kind)->pprof_file;
 	pb_location *loc = &b->locs[i];
 	pb_line *line = &b->lines[i];
 	int64_t name, filename = 0;
@@ -321,10 +323,10 @@ static int builder__location(struct builder *b, size_t i)
 		return -EINVAL;
 	if (fr->mapping >= 0)
 		filename = b->maps[fr->mapping].filename;
-	else if (fr->kind == FRAME_KERNEL)
-		filename = S_KERNEL;
+	else if (unmapped)
+		filename = strtab__intern(&b->st, unmapped);
 	name = strtab__intern(&b->st, fr->name);
-	if (name < 0)
+	if (name < 0 || filename < 0)
 		return -ENOSPC;
 
 	perftools__profiles__line__init(line);

@@ -18,6 +18,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "arch/arch.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "sample.h"
@@ -243,44 +244,12 @@ void probe_spec__slug(const struct probe_spec *s, char *buf, size_t len)
 	}
 }
 
-/* endbr64 (f3 0f 1e fa) and the usual nops change no register and no memory. */
-static unsigned int neutral_len(const uint8_t *b, size_t len)
-{
-	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
-
-	if (len >= 4 && !memcmp(b, endbr64, 4))
-		return 4;
-	if (len >= 1 && b[0] == 0x90)
-		return 1;
-	if (len >= 2 && b[0] == 0x66 && b[1] == 0x90)
-		return 2;
-	return 0;
-}
-
-/* push %reg: 50+r, or 41 50+r for r8..r15. x86 uprobes emulate it (no single-step). */
-static bool emulated_push(const uint8_t *b, size_t len)
-{
-	if (len >= 1 && b[0] >= 0x50 && b[0] <= 0x57)
-		return true;
-	return len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57;
-}
-
-unsigned int probe__entry_skip(const uint8_t *bytes, size_t len)
-{
-	unsigned int at = 0, n;
-
-	/* At most a few: compilers put one endbr64 and, with patchable entries, nops. */
-	for (int i = 0; i < 4 && (n = neutral_len(bytes + at, len - at)); i++)
-		at += n;
-	return at && emulated_push(bytes + at, len - at) ? at : 0;
-}
-
 /* The file a relative PATH names, searched as libbpf searches it: libraries in the
  * usual directories, programs in $PATH. */
 static int resolve_path(const char *name, char *out, size_t len)
 {
-	static const char *const libdirs = "/lib64:/usr/lib64:/lib/x86_64-linux-gnu:"
-					   "/usr/lib/x86_64-linux-gnu:/lib:/usr/lib";
+	static const char *const libdirs =
+	    "/lib64:/usr/lib64:/lib/" ARCH_MULTIARCH ":/usr/lib/" ARCH_MULTIARCH ":/lib:/usr/lib";
 	const char *dirs = strstr(name, ".so") ? libdirs : getenv("PATH");
 	const char *p = dirs;
 
@@ -330,7 +299,8 @@ static int64_t symbol_offset(Elf *e, const char *sym)
 	return -1;
 }
 
-/* Bytes to skip at the entry of sym in path (see probe__entry_skip); 0 when unsure. */
+/* Bytes to skip at the entry of sym in path (see arch__uprobe_entry_skip); 0 when
+ * unsure. */
 static unsigned int entry_skip(const char *path, const char *sym)
 {
 	uint8_t bytes[16];
@@ -346,7 +316,7 @@ static unsigned int entry_skip(const char *path, const char *sym)
 	if (e)
 		off = symbol_offset(e, sym);
 	if (off >= 0 && pread(fd, bytes, sizeof(bytes), off) == (ssize_t)sizeof(bytes))
-		skip = probe__entry_skip(bytes, sizeof(bytes));
+		skip = arch__uprobe_entry_skip(bytes, sizeof(bytes));
 	elf_end(e);
 	close(fd);
 	return skip;

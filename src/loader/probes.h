@@ -36,12 +36,6 @@ void probe_spec__free(struct probe_spec *s);
  * buf (len bytes). */
 void probe_spec__slug(const struct probe_spec *s, char *buf, size_t len);
 
-/* Where an entry uprobe goes: the offset past the symbol's start that skips leading
- * instructions the kernel would single-step but that leave every register and the
- * stack as they were at entry (endbr64, nops), when what follows is an instruction
- * the kernel emulates (push %reg). bytes are the function's first len bytes. */
-unsigned int probe__entry_skip(const uint8_t *bytes, size_t len);
-
 struct bpf_object;
 struct loader;
 struct probes;

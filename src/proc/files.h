@@ -20,6 +20,9 @@ struct file_entry {
 	int fd;		       /* -1 until opened */
 	int open_err;	       /* errno of a failed open, so it is not retried per sample */
 	struct elf_syms *syms; /* parsed lazily by the symbolizer */
+	/* How syms is freed, set by whoever attaches it: the registry sits below the
+	 * symbolizer and does not know what it holds. */
+	void (*syms_free)(struct elf_syms *syms);
 	int syms_err;
 };
 

@@ -10,16 +10,12 @@
 #include <stdint.h>
 
 #include "ebprof_shared.h"
+#include "profile/frame.h"
 #include "profile/report.h"
 #include "util/hmap.h"
 
-#define PROFILE_MAX_FRAMES (EBPROF_MAX_KSTACK + EBPROF_MAX_USTACK)
-
-struct frame {
-	uint64_t addr;	  /* file offset (native), kernel address, or raw address */
-	uint32_t file_id; /* files.h id for FRAME_NATIVE, else 0 */
-	uint32_t kind;	  /* enum report_frame_kind */
-};
+/* Room for the user frames a runtime expands (inlined methods) beyond what BPF sent. */
+#define PROFILE_MAX_FRAMES (EBPROF_MAX_KSTACK + 2 * EBPROF_MAX_USTACK)
 
 struct stack {
 	uint64_t count;			    /* events */

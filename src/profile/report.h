@@ -9,12 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum report_frame_kind {
-	FRAME_KERNEL,  /* addr is a kernel text address */
-	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
-	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
-	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
-};
+#include "profile/frame.h"
 
 /* One mapped object. Native addresses are file offsets, so one mapping serves every
  * process that maps the file, wherever it was loaded: start = 0, limit = file size. */
@@ -29,9 +24,9 @@ struct report_mapping {
 
 struct report_frame {
 	const char *name; /* function name, or "module+0xOFF"; never NULL */
-	uint64_t addr;	  /* in the mapping's address space (see report_frame_kind) */
+	uint64_t addr;	  /* in the mapping's address space (see enum frame_kind) */
 	int32_t mapping;  /* index into report.mappings, -1 when there is none */
-	enum report_frame_kind kind;
+	enum frame_kind kind;
 };
 
 /* What one value of a sample measures (pprof's and OTLP's ValueType). */

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+struct elf_file;
 struct elf_syms;
 
 /* Reads the symbols, build id and debug link of the ELF file open on fd. Works on a dup
@@ -14,6 +15,8 @@ struct elf_syms;
  * Returns NULL with errno set (EINVAL: not a regular ELF file or unreadable header;
  * ENOMEM; EBADF). A file without symbols opens fine and resolves nothing. */
 struct elf_syms *elf_syms__open(int fd);
+/* The same from a file already open (e is not freed; nothing of it is kept). */
+struct elf_syms *elf_syms__open_elf(const struct elf_file *e);
 void elf_syms__free(struct elf_syms *s);
 
 /* Returns the demangled name of the function covering file offset off, or NULL; on
@@ -33,6 +36,7 @@ const char *elf_syms__debuglink(const struct elf_syms *s);
  * Returns 0, -EINVAL if fd is not ELF or its build id differs from s's, or another
  * negative errno. Names returned earlier stay valid. */
 int elf_syms__add_debug_file(struct elf_syms *s, int fd);
+int elf_syms__add_debug_elf(struct elf_syms *s, const struct elf_file *e);
 
 /* Returns a malloc'd demangled C++ or Rust (legacy and v0) name without Rust's "::h<hash>"
  * suffix, or NULL if mangled is not a mangled name (or longer than 8 KiB: libiberty's

@@ -56,6 +56,7 @@ static struct elf_syms *file_syms(struct symbolizer *s, struct file_entry *f)
 		return NULL;
 	}
 	f->syms = elf_syms__open(f->fd);
+	f->syms_free = elf_syms__free;
 	if (!f->syms) {
 		f->syms_err = errno ? errno : EINVAL;
 		s->elf_failures++;

@@ -24,7 +24,8 @@
 static char dir[] = "/tmp/ebprof-test-flamegraph-XXXXXX";
 
 /* The demo profile of the browser test: 100 samples of "demo", main;a;b;leaf 60 (20 of
- * them in the kernel below leaf), main;a;c 30, main;d 10 (all in a hostile-named frame). */
+ * them in the kernel below leaf), main;a;c 30, main;d 10 (all in a Python frame and below
+ * it a hostile-named one), so every kind of frame is on the page. */
 static const struct report_frame demo_frames[] = {
     {"main", 0x1100, 0, FRAME_NATIVE},
     {"a", 0x1200, 0, FRAME_NATIVE},
@@ -36,17 +37,18 @@ static const struct report_frame demo_frames[] = {
     {"do_syscall_64", 0xffffffff81002000ULL, -1, FRAME_KERNEL},
     {"entry_SYSCALL_64", 0xffffffff81003000ULL, -1, FRAME_KERNEL},
     {HOSTILE, 0x20, -1, FRAME_UNKNOWN},
+    {"run (app.py:12)", 12, -1, FRAME_PYTHON},
 };
 static const uint32_t demo_leaf[] = {3, 2, 1, 0};
 static const uint32_t demo_sys[] = {6, 7, 8, 3, 2, 1, 0};
 static const uint32_t demo_c[] = {4, 1, 0};
-static const uint32_t demo_d[] = {9, 5, 0};
+static const uint32_t demo_d[] = {9, 10, 5, 0};
 static const struct report_stack demo_stacks[] = {
     {100, 100, "demo", "demo", 25, 4, false, demo_leaf},
     {100, 101, "demo", "worker", 15, 4, false, demo_leaf},
     {100, 100, "demo", "demo", 20, 7, false, demo_sys},
     {100, 101, "demo", "worker", 30, 3, false, demo_c},
-    {100, 100, "demo", "demo", 10, 3, false, demo_d},
+    {100, 100, "demo", "demo", 10, 4, false, demo_d},
 };
 static const struct report demo = {
     .period_ns = 10000000,
