@@ -139,16 +139,20 @@ static int probe_perf(char *detail, size_t len)
 	return 0;
 }
 
+/* Whether kallsyms shows addresses. The first symbols may truly sit at 0 (x86-64's per-CPU
+ * section before 6.15: fixed_percpu_data, __per_cpu_start), so any of the first lines
+ * with an address other than 0 says they are shown; hidden ones are all 0. */
 static int probe_kallsyms(char *detail, size_t len)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	unsigned long long addr = 0;
+	char line[256];
 
-	if (f) {
-		if (fscanf(f, "%llx", &addr) != 1)
+	for (int i = 0; f && !addr && i < 64 && fgets(line, sizeof(line), f); i++)
+		if (sscanf(line, "%llx", &addr) != 1)
 			addr = 0;
+	if (f)
 		fclose(f);
-	}
 	snprintf(detail, len, "%s",
 		 addr ? "/proc/kallsyms readable" : "kernel addresses hidden (kptr_restrict)");
 	return addr ? 0 : -EPERM;
