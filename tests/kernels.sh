@@ -15,8 +15,8 @@ trap 'rm -rf "$TMP"' EXIT
 # ebprof's own verdict where it refuses the kernel.
 summarize() {
 	local release why
-	release=$(sed -n 's/^kernel  *ok  *//p' "$2.check" 2>/dev/null)
-	why=$(grep FAIL "$2.check" 2>/dev/null | tr -s ' ' | paste -sd';')
+	release=$(sed -n 's/^kernel  *yes  *//p' "$2.check" 2>/dev/null)
+	why=$(grep '^[a-z_]* *no ' "$2.check" 2>/dev/null | tr -s ' ' | paste -sd';')
 	printf '%-8s %-26s %s (%ss)%s\n' "$1" "${release:-?}" \
 		"$(grep '^tests: ' "$2" | tail -1 | grep . || echo 'no result')" "$3" "${why:+; ebprof check: $why}"
 }
