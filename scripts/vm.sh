@@ -45,11 +45,15 @@ done
 
 job=$(mktemp -d /tmp/ebprof-vm.XXXXXX)
 fsd_pid=
+qemu_pid=
 cleanup() {
+	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null && wait "$qemu_pid" 2>/dev/null
 	[ -n "$fsd_pid" ] && kill "$fsd_pid" 2>/dev/null && wait "$fsd_pid" 2>/dev/null
 	rm -rf "$job"
 }
 trap cleanup EXIT
+# A stopped run (Ctrl-C, a test runner's timeout) takes its guest along.
+trap 'exit 143' TERM INT HUP
 
 # kernel_image and modules directory: the matrix's cache or beside a given vmlinuz.
 if [ -f "$kernel" ]; then
@@ -221,7 +225,7 @@ boot() {
 	start_virtiofsd
 	: >"$job/status"
 	qemu_rc=0
-	timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" \
+	timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" \
 		-m "$mem" -object "memory-backend-memfd,id=mem,size=${mem}M,share=on" \
 		-numa node,memdev=mem -machine q35 -nodefaults -no-user-config -nographic \
 		-no-reboot -serial "file:$console" -monitor none \
@@ -237,7 +241,10 @@ boot() {
 		-device virtserialport,chardev=err,name=err \
 		-chardev "file,id=status,path=$job/status" \
 		-device virtserialport,chardev=status,name=status \
-		</dev/null 3>&1 4>&2 || qemu_rc=$?
+		</dev/null 3>&1 4>&2 &
+	qemu_pid=$!
+	wait "$qemu_pid" || qemu_rc=$?
+	qemu_pid=
 	wait "$fsd_pid" 2>/dev/null || true
 	fsd_pid=
 }
