@@ -21,8 +21,9 @@ BPF_TARGET_ARCH_x86_64 := x86
 
 PKGS := libbpf libelf libdw zlib libprotobuf-c
 # Headers only: the agent loads libcurl (and libcrypto) with dlopen (src/export/curl_lib.c),
+# the symbolizer libdebuginfod when DEBUGINFOD_URLS asks for it (src/symbol/debuginfod.c),
 # so record's start-up does not map their 30 dependent libraries.
-DLOPEN_PKGS := libcurl
+DLOPEN_PKGS := libcurl libdebuginfod
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \

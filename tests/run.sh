@@ -100,6 +100,7 @@ done
 [ -x tests/fuzz/run_elfsym.sh ] && run fuzz/elfsym tests/fuzz/run_elfsym.sh
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
 [ -x tests/fuzz/run_python.sh ] && run fuzz/python tests/fuzz/run_python.sh
+[ -x tests/fuzz/run_dwarfsym.sh ] && run fuzz/dwarfsym tests/fuzz/run_dwarfsym.sh
 
 if ! selected format; then
 	:

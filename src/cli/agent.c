@@ -276,10 +276,11 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 	struct report *r;
 
 	cover_times(&s->profile, &start, &end);
-	symbolizer__init(&sym, &s->files, a->ksyms);
-	sym.runtimes = s->runtimes;
+	session__symbolizer(s, &sym, a->ksyms);
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
+	/* Debug files debuginfod has not delivered yet name later intervals' frames. */
+	symbolizer__prefetch(&sym);
 	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, start, end - start);
 	pthread_mutex_unlock(&s->procs.lock);
 	return r;

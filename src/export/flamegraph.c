@@ -246,9 +246,10 @@ static uint32_t frame_kind(const struct report_frame *f)
 }
 
 /* Adds one stack: its process, "[truncated]" if the root is missing, then its frames
- * outermost first (report stacks are leaf first). names maps frame index to name id. */
+ * outermost first (report stacks are leaf first). Line j of frame f has the name id
+ * names[first_name[f] + j]. */
 static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const uint32_t *names,
-			      const struct report_stack *s)
+			      const uint32_t *first_name, const struct report_stack *s)
 {
 	const char *comm = s->comm && s->comm[0] ? s->comm : "[unknown]";
 	uint32_t node = 0, name;
@@ -269,7 +270,10 @@ static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const u
 
 		if (f >= r->nframes)
 			return -EINVAL;
-		err = fg_tree__descend(t, &node, names[f], frame_kind(&r->frames[f]), w);
+		/* One node per line of the frame's inline chain, outermost first. */
+		for (uint32_t j = report_frame_depth(&r->frames[f]); !err && j-- > 0;)
+			err = fg_tree__descend(t, &node, names[first_name[f] + j],
+					       frame_kind(&r->frames[f]), w);
 	}
 	return err;
 }
@@ -351,28 +355,39 @@ static int fg_tree__link(struct fg_tree *t)
 static int fg_tree__build(struct fg_tree *t, const struct report *r)
 {
 	struct fg_child_key root = {.parent = NONE, .kind = FG_ROOT};
-	uint32_t *names = calloc(r->nframes ? r->nframes : 1, sizeof(*names)), root_id;
+	uint32_t *first = calloc(r->nframes ? r->nframes : 1, sizeof(*first)), *names, root_id;
+	size_t nlines = 0;
 	int err = -ENOMEM;
 
-	if (!names)
+	for (size_t i = 0; i < r->nframes; i++)
+		nlines += report_frame_depth(&r->frames[i]);
+	names = calloc(nlines ? nlines : 1, sizeof(*names));
+	if (!names || !first)
 		goto cleanup;
 	err = fg_tree__intern(t, "all", &root.name);
 	if (!err)
 		err = fg_tree__add_node(t, &root, &root_id); /* node 0 */
+	nlines = 0;
 	for (size_t i = 0; !err && i < r->nframes; i++) {
-		const char *name = r->frames[i].name;
+		const struct report_frame *fr = &r->frames[i];
 
-		err = fg_tree__intern(t, name ? name : "[unknown]", &names[i]);
+		first[i] = nlines;
+		for (uint32_t j = 0; !err && j < report_frame_depth(fr); j++) {
+			const char *name = report_frame_label(fr, j);
+
+			err = fg_tree__intern(t, name ? name : "[unknown]", &names[nlines++]);
+		}
 	}
 	for (size_t i = 0; !err && i < r->nstacks; i++)
 		if (report_stack_weight(r, &r->stacks[i]))
-			err = fg_tree__add_stack(t, r, names, &r->stacks[i]);
+			err = fg_tree__add_stack(t, r, names, first, &r->stacks[i]);
 	if (!err)
 		err = fg_tree__sort_names(t);
 	if (!err)
 		err = fg_tree__link(t);
 cleanup:
 	free(names);
+	free(first);
 	return err;
 }
 

@@ -34,6 +34,9 @@ static void drop_syms(struct file_entry *f)
 	if (f->syms && f->syms_free)
 		f->syms_free(f->syms);
 	f->syms = NULL;
+	if (f->dwarf && f->dwarf_free)
+		f->dwarf_free(f->dwarf);
+	f->dwarf = NULL;
 }
 
 void file_entry__release(struct file_entry *f)
@@ -43,6 +46,8 @@ void file_entry__release(struct file_entry *f)
 	drop_syms(f);
 	f->fd = -1;
 	f->syms_err = 0;
+	f->dwarf_err = 0;
+	f->debug_state = 0;
 	f->open_err = 0;
 }
 

@@ -11,6 +11,7 @@
 #include "util/hmap.h"
 
 struct elf_syms;
+struct dwarf_syms;
 
 struct file_entry {
 	uint32_t id; /* 1-based; 0 means "no file" */
@@ -24,6 +25,10 @@ struct file_entry {
 	 * symbolizer and does not know what it holds. */
 	void (*syms_free)(struct elf_syms *syms);
 	int syms_err;
+	struct dwarf_syms *dwarf; /* its DWARF (own or a debug file's), opened lazily */
+	void (*dwarf_free)(struct dwarf_syms *dwarf); /* as syms_free */
+	int dwarf_err;	     /* why there is none, so it is not retried per frame */
+	uint8_t debug_state; /* the symbolizer's: where its debug file came from */
 };
 
 struct file_table {
@@ -43,7 +48,7 @@ struct file_entry *file_table__get(const struct file_table *t, uint32_t id);
 /* Opens the file if not yet open, through /proc/PID/map_files (works for deleted files
  * and other mount namespaces), else /proc/PID/root/PATH. Returns 0 or negative errno. */
 int file_entry__open(struct file_entry *f, pid_t pid, uint64_t start, uint64_t end);
-/* Closes the descriptor and drops the parsed symbols of a file no live process maps;
+/* Closes the descriptor and drops the parsed symbols and DWARF of a file no live process maps;
  * the id stays, and the next process to map the file opens it again. */
 void file_entry__release(struct file_entry *f);
 

@@ -2,6 +2,7 @@
 /* Builds a report from a profile: every distinct frame is symbolized once, every file
  * becomes one mapping, and all strings live in one arena freed with the report. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,48 @@ static const char *frame_name(struct builder *b, const struct frame *f, int32_t 
 	return "[unknown]";
 }
 
+/* "function (file.c:LINE)": the file without its directory, as for Python frames. */
+static const char *line_label(struct builder *b, const struct dwarf_line *l, bool inlined)
+{
+	const char *mark = inlined ? " [inlined]" : "";
+
+	if (!l->file[0])
+		return arena_printf(&b->arena, "%s%s", l->function, mark);
+	if (!l->line)
+		return arena_printf(&b->arena, "%s (%s)%s", l->function, base_name(l->file), mark);
+	return arena_printf(&b->arena, "%s (%s:%u)%s", l->function, base_name(l->file), l->line,
+			    mark);
+}
+
+/* Copies the DWARF lines of a native frame into the report. Returns 0 or -ENOMEM. */
+static int frame_lines(struct builder *b, const struct frame *f, struct report_frame *rf)
+{
+	struct dwarf_line dl[DWARF_LINES_MAX];
+	struct report_line *rl;
+	int n = 0;
+
+	rf->nlines = 0;
+	rf->lines = NULL;
+	if (f->kind == FRAME_NATIVE)
+		n = symbolizer__native_lines(b->sym, f->file_id, f->addr, dl, DWARF_LINES_MAX);
+	if (n <= 0)
+		return 0;
+	rl = arena_alloc(&b->arena, n * sizeof(*rl));
+	if (!rl)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		rl[i].function = arena_strdup(&b->arena, dl[i].function);
+		rl[i].file = arena_strdup(&b->arena, dl[i].file);
+		rl[i].line = dl[i].line;
+		rl[i].label = line_label(b, &dl[i], i < n - 1);
+		if (!rl[i].function || !rl[i].file || !rl[i].label)
+			return -ENOMEM;
+	}
+	rf->lines = rl;
+	rf->nlines = n;
+	return 0;
+}
+
 /* Returns the report index of frame f, symbolizing it the first time; <0 on ENOMEM. */
 static int64_t intern_frame(struct builder *b, const struct frame *f)
 {
@@ -148,8 +191,11 @@ static int64_t intern_frame(struct builder *b, const struct frame *f)
 	rf->kind = f->kind;
 	ref->key = *f;
 	ref->index = b->r.nframes++;
-	if (!rf->name || hmap_insert(&b->frame_idx, h, ref))
+	if (!rf->name || frame_lines(b, f, rf) || hmap_insert(&b->frame_idx, h, ref))
 		return -ENOMEM;
+	/* No ELF symbol, but DWARF knows the function: better than "module+0xOFF". */
+	if (rf->nlines && mapping >= 0 && !symbolizer__native(b->sym, f->file_id, f->addr))
+		rf->name = rf->lines[rf->nlines - 1].function;
 	return ref->index;
 }
 

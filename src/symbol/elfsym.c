@@ -538,6 +538,11 @@ const char *elf_syms__debuglink(const struct elf_syms *s)
 	return s ? s->debuglink : NULL;
 }
 
+bool elf_syms__vaddr(const struct elf_syms *s, uint64_t off, uint64_t *va)
+{
+	return s && elf_segments__off_to_vaddr(s->segs, s->nr_segs, off, va);
+}
+
 static bool sym_covers(const struct elf_syms *s, size_t i, uint64_t va)
 {
 	const struct sym *sym = &s->syms[i];

@@ -5,6 +5,7 @@
 #ifndef EBPROF_SYMBOL_ELFSYM_H
 #define EBPROF_SYMBOL_ELFSYM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct elf_file;
@@ -24,6 +25,10 @@ void elf_syms__free(struct elf_syms *s);
  * string is owned by s and valid until elf_syms__free. Demangles on first use, so it
  * writes to s: callers serialise lookups on the same object. */
 const char *elf_syms__lookup(struct elf_syms *s, uint64_t off, uint64_t *sym_off);
+
+/* Converts file offset off to the ELF virtual address it is loaded at (what DWARF and the
+ * symbol tables use). Returns false when no loadable segment holds off. */
+bool elf_syms__vaddr(const struct elf_syms *s, uint64_t off, uint64_t *va);
 
 /* The GNU build id as lowercase hex, "" if the file has none. Owned by s. */
 const char *elf_syms__build_id(const struct elf_syms *s);

@@ -27,11 +27,11 @@ exact() {
 		[ "$all" -eq $(($4 + ${5:-0})) -a "$good" -eq "$4" ]
 }
 o=$TMP/out
-exact probes_uprobe "$o/stacks.uprobe-probe_leaf.folded" '^probe_target;_start;.*;main;probe_outer;probe_leaf [0-9]+$' $CALLS 1
+exact probes_uprobe "$o/stacks.uprobe-probe_leaf.folded" "^probe_target;_start;.*;main$L;probe_outer$L;probe_leaf$L [0-9]+\$" $CALLS 1
 # The return lands in the caller: the stack is probe_outer's, at the call.
-exact probes_uretprobe "$o/stacks.uretprobe-probe_leaf.folded" '^probe_target;_start;.*;main;probe_outer [0-9]+$' $CALLS 1
+exact probes_uretprobe "$o/stacks.uretprobe-probe_leaf.folded" "^probe_target;_start;.*;main$L;probe_outer$L [0-9]+\$" $CALLS 1
 exact probes_usdt "$o/stacks.usdt-ebprof-tick.folded" '^probe_target;_start;.*;main;probe_outer [0-9]+$' $CALLS
-exact probes_tracepoint "$o/stacks.tracepoint-sched-sched_process_fork.folded" ';main;(__libc_)?_?_?fork;.*_\[k\]' 3
+exact probes_tracepoint "$o/stacks.tracepoint-sched-sched_process_fork.folded" ";main$L;(__libc_)?_?_?fork$L;.*_\[k\]" 3
 
 for e in uprobe-probe_leaf uretprobe-probe_leaf usdt-ebprof-tick tracepoint-sched-sched_process_fork; do
 	check "probes_files_$e" "missing outputs of $e" [ -s "$o/profile.$e.pb.gz" -a -s "$o/flamegraph.$e.html" ]

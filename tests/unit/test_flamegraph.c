@@ -181,6 +181,31 @@ static void test_merges_stacks_in_name_order(void)
 	free(page);
 }
 
+/* A frame with an inline chain is one node per line, outermost first. */
+static void test_inline_frames(void)
+{
+	static const struct report_line chain[] = {
+	    {"inner", "/src/a.h", 1, "inner (a.h:1) [inlined]"},
+	    {"outer", "/src/a.c", 3, "outer (a.c:3)"},
+	};
+	static const struct report_frame frames[] = {
+	    {"main", 0x10, 0, FRAME_NATIVE},
+	    {"outer", 0x20, 0, FRAME_NATIVE, 2, chain},
+	};
+	static const uint32_t st[] = {1, 0};
+	static const struct report_stack stacks[] = {{1, 1, "x", "x", 3, 2, false, st}};
+	const struct report r = {.nframes = 2, .frames = frames, .nstacks = 1, .stacks = stacks};
+	char *page = write_and_read(&r, "inline.html", "t");
+
+	CHECK(page != NULL);
+	if (!page)
+		return;
+	CHECK(strstr(page, "\"names\":[\"all\",\"inner (a.h:1) [inlined]\",\"main\",\"outer "
+			   "(a.c:3)\",\"x\"],") != NULL);
+	CHECK(strstr(page, "\"nodes\":[0,0,3,1,4,1,3,1,2,3,3,1,3,3,3,1,1,3,3,0]}") != NULL);
+	free(page);
+}
+
 static void test_truncated_and_nameless(void)
 {
 	static const struct report_frame frames[] = {{"f", 0, -1, FRAME_UNKNOWN}};
@@ -393,6 +418,7 @@ int main(void)
 	}
 	RUN_TEST(test_page_has_title_data_and_no_network);
 	RUN_TEST(test_merges_stacks_in_name_order);
+	RUN_TEST(test_inline_frames);
 	RUN_TEST(test_truncated_and_nameless);
 	RUN_TEST(test_empty_report);
 	RUN_TEST(test_hostile_names_are_escaped);
