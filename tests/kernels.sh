@@ -16,7 +16,7 @@ trap 'rm -rf "$TMP"' EXIT
 summarize() {
 	local release why
 	release=$(sed -n 's/^kernel  *yes  *//p' "$2.check" 2>/dev/null)
-	why=$(grep '^[a-z_]* *no ' "$2.check" 2>/dev/null | tr -s ' ' | paste -sd';')
+	why=$(sed -n 's/^[a-z_]*  *no  *//p' "$2.check" 2>/dev/null | paste -sd';')
 	printf '%-8s %-26s %s (%ss)%s\n' "$1" "${release:-?}" \
 		"$(grep '^tests: ' "$2" | tail -1 | grep . || echo 'no result')" "$3" "${why:+; ebprof check: $why}"
 }
