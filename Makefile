@@ -64,7 +64,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_
 	$(if $(shell command -v rustc),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
 
 .SECONDARY:
-.PHONY: all deps test-deps run test unit check-format format clean
+.PHONY: all deps test-deps run test test-kernels unit check-format format clean
 all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
@@ -72,15 +72,24 @@ deps:
 test-deps:
 	@scripts/install-deps.sh test
 
+# What needs root runs through sudo when make does not run as root (a fresh Debian's root
+# shell has no sudo, and needs none).
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
 # The README's first command: build (installing what is missing) and record 10 s.
 run: deps
 	$(MAKE) all
-	$(BUILD)/ebprof record -d 10 -o ebprof-out
+	$(SUDO) $(BUILD)/ebprof record -d 10 -o ebprof-out
 
 # The README's second command: the whole suite.
 test: test-deps
 	$(MAKE) all unit-bins workloads
-	tests/run.sh
+	$(SUDO) tests/run.sh
+
+# The kernel tests on the running kernel and inside 5.10, 6.1 and 6.12 (scripts/vm.sh).
+test-kernels: test-deps
+	$(MAKE) all unit-bins workloads
+	$(SUDO) tests/kernels.sh
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)

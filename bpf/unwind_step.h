@@ -14,6 +14,10 @@
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+/* As libbpf's bpf_helpers.h has it: the compiler must treat var as changed here. */
+#ifndef barrier_var
+#define barrier_var(var) asm volatile("" : "=r"(var) : "0"(var))
+#endif
 
 /* The address to look up: a return address points after its call, which may be the
  * first byte of the next function, so look one byte back. */
@@ -61,9 +65,16 @@ static __always_inline const struct unw_mapping *unw_find_mapping(const struct u
 	    .hi = p->n < UNW_MAX_MAPPINGS ? p->n : UNW_MAX_MAPPINGS,
 	    .found = -1,
 	};
+	const struct unw_mapping *m = 0;
 
 	UNW_LOOP(UNW_MAPPING_STEPS + 1, unw_mapping_step, &s);
-	return s.found >= 0 ? &p->m[s.found & (UNW_MAX_MAPPINGS - 1)] : 0;
+	if (s.found >= 0)
+		m = &p->m[s.found & (UNW_MAX_MAPPINGS - 1)];
+	/* Callers test m itself for NULL. Without the barrier clang tests s.found's sign
+	 * again instead, and 6.1's verifier, which has lost that sign from its bounds,
+	 * follows the NULL path into m->table ("R6 invalid mem access 'scalar'"). */
+	barrier_var(m);
+	return m;
 }
 
 /* One halving of the row search: lo ends at the first row past key. */

@@ -3,11 +3,19 @@
 # Installs ebprof's build and test dependencies from Debian's packages when missing.
 # Usage: scripts/install-deps.sh [build|test]   (test also installs what the suite needs)
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# Installing needs root: a user with sudo gets it here, so the README's commands work
+# both as root (where sudo may not exist) and as a user.
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+	exec sudo -- "$0" "$@"
+fi
 
 build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libdebuginfod-dev libcurl4-openssl-dev libssl-dev
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
-	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod)
+	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod
+	qemu-system-x86 busybox-static cpio xz-utils)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
@@ -43,6 +51,13 @@ fi
 # one minimal Debian root per suite under /var/cache/ebprof/, made once and kept.
 if [ "${1:-build}" = test ]; then
 	"$(dirname "$0")/runtimes.sh"
+fi
+
+# The kernels of the test matrix (tests/run.sh's vm-* entries, make test-kernels).
+if [ "${1:-build}" = test ]; then
+	for k in $("$(dirname "$0")/kernels.sh" list); do
+		"$(dirname "$0")/kernels.sh" fetch "$k" >/dev/null
+	done
 fi
 
 # The OpenTelemetry Collector that tests/kernel/collector.sh runs, built from the

@@ -6,6 +6,7 @@
 # Usage: scripts/runtimes.sh [SUITE...]   (default: every suite; run as root)
 #        EBPROF_ROOTS=DIR changes where the roots live (tests read the same variable).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 roots=${EBPROF_ROOTS:-/var/cache/ebprof}
 # Headless JDKs and no recommends: a JDK with its recommends is ~3x the download.
@@ -17,12 +18,6 @@ declare -A pkgs=(
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie)
 
-# The Debian archive apt already uses here (deb822 or one-line sources), if any.
-apt_mirror() {
-	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$1 == "URIs:" { print $2; exit }'
-	awk '$1 == "deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-}
 
 # in_root ROOT CMD...: CMD chrooted in ROOT with a /proc of its own mount namespace (Java's
 # installers run java, which needs /proc); nothing stays mounted afterwards.
@@ -50,7 +45,7 @@ missing() {
 # only when complete, so an interrupted run leaves nothing that looks made.
 make_root() {
 	local suite=$1 root=$roots/$1 mirror start
-	mirror=$(apt_mirror | grep -v security | head -1 || true)
+	mirror=$(apt_mirror)
 	start=$(date +%s)
 	echo "ebprof: creating $root (debootstrap $suite with ${pkgs[$suite]})" >&2
 	rm -rf "$root.tmp"
