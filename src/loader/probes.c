@@ -18,6 +18,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "sample.h"
@@ -352,12 +353,49 @@ static unsigned int entry_skip(const char *path, const char *sym)
 	return skip;
 }
 
+/* The cookie a probe's program reads: its event, and for uprobes whether it returns. */
+static uint64_t probe_cookie(const struct probe_spec *s, uint32_t event)
+{
+	return event | (s->kind == PROBE_URETPROBE ? PROBE_COOKIE_RETURN : 0);
+}
+
+/* The cookie to attach with: none when the kernel has no cookies (the program reads
+ * the one fixed cookie probes__fixed_cookies gave it). */
+static uint64_t attach_cookie(const struct probe_spec *s, uint32_t event)
+{
+	return kernel_features()->attach_cookie ? probe_cookie(s, event) : 0;
+}
+
+int probes__fixed_cookies(const struct probe_spec *specs, size_t n, uint32_t first_event,
+			  uint64_t *uprobe, uint64_t *tracepoint)
+{
+	unsigned int nuprobes = 0, ntracepoints = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct probe_spec *s = &specs[i];
+
+		if (s->kind == PROBE_UPROBE || s->kind == PROBE_URETPROBE) {
+			*uprobe = probe_cookie(s, first_event + (uint32_t)i);
+			nuprobes++;
+		} else if (s->kind == PROBE_TRACEPOINT) {
+			*tracepoint = probe_cookie(s, first_event + (uint32_t)i);
+			ntracepoints++;
+		}
+	}
+	if (nuprobes > 1 || ntracepoints > 1) {
+		pr_err("--probe: more than one %s probe needs Linux 5.15 (bpf_get_attach_cookie)",
+		       nuprobes > 1 ? "uprobe/uretprobe" : "tracepoint");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 static struct bpf_link *attach_uprobe(struct bpf_program *prog, const struct probe_spec *s,
 				      uint32_t event)
 {
 	bool ret = s->kind == PROBE_URETPROBE;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = s->target, .retprobe = ret,
-		    .bpf_cookie = event | (ret ? PROBE_COOKIE_RETURN : 0));
+		    .bpf_cookie = attach_cookie(s, event));
 	char path[4096];
 	size_t off = s->offset;
 
@@ -431,7 +469,7 @@ static int tracepoint_id(const struct probe_spec *s)
 static struct bpf_link *attach_tracepoint(struct bpf_program *prog, const struct probe_spec *s,
 					  uint32_t event)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = event);
+	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = attach_cookie(s, event));
 	struct perf_event_attr attr = {
 	    .type = PERF_TYPE_TRACEPOINT,
 	    .size = sizeof(attr),
