@@ -126,7 +126,7 @@ struct unw_ctx {
 	struct unw_regs regs;
 	struct chain_slot *s;
 	const struct unw_proc *proc;
-	__u32 described; /* the process has a description (proc, or walk_state.proc_addr) */
+	__u32 described; /* without bpf_loop: the process has a description (proc_addr) */
 	__u32 stop;	 /* enum unw_step that ended the walk */
 	__u32 handover;	 /* a runtime that walks its own frames owns the pc: its walker */
 };
@@ -179,9 +179,9 @@ static __always_inline void flag_activation(struct walk_state *w, struct user_fr
 }
 
 /* A pc outside every mapping of a described process (dlopen, JIT): one notice. */
-static __always_inline void unknown_mapping(struct unw_ctx *c)
+static __always_inline void unknown_mapping(struct unw_ctx *c, int unrolled)
 {
-	if (!c->described || c->s->w.noticed)
+	if (!(unrolled ? c->described : c->proc != 0) || c->s->w.noticed)
 		return;
 	c->s->w.noticed = 1;
 	count(CTR_UNKNOWN_MAPPING);
@@ -213,7 +213,7 @@ static __always_inline long walk_frame(struct unw_ctx *c, const struct unw_mappi
 	if (!m) {
 		f->addr = c->regs.pc;
 		f->file_id = 0;
-		unknown_mapping(c);
+		unknown_mapping(c, unrolled);
 		step = unw_fp_step(&c->regs, n == 0);
 	} else {
 		/* Anonymous code (JIT) has no file: keep the raw pc, as for unknown ones. */
@@ -302,7 +302,6 @@ static __always_inline int native_walk(void *ctx, const struct chain c)
 	u.s = s;
 	u.regs = s->w.regs;
 	u.proc = bpf_map_lookup_elem(&pid_to_mappings, &s->w.pid);
-	u.described = u.proc != 0;
 	if (u.proc)
 		s->w.pending |= u.proc->always;
 	/* One iteration more than there are slots: it finds them full and marks the
