@@ -366,6 +366,25 @@ static uint64_t attach_cookie(const struct probe_spec *s, uint32_t event)
 	return kernel_features()->attach_cookie ? probe_cookie(s, event) : 0;
 }
 
+/* Whether the ELF file at path is position-independent (a PIE or a library). */
+static bool elf_is_dyn(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	GElf_Ehdr eh;
+	bool dyn = false;
+	Elf *e;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && gelf_getehdr(e, &eh))
+		dyn = eh.e_type == ET_DYN;
+	elf_end(e);
+	close(fd);
+	return dyn;
+}
+
 int probes__fixed_cookies(const struct probe_spec *specs, size_t n, uint32_t first_event,
 			  uint64_t *uprobe, uint64_t *tracepoint)
 {
@@ -373,6 +392,17 @@ int probes__fixed_cookies(const struct probe_spec *specs, size_t n, uint32_t fir
 
 	for (size_t i = 0; i < n; i++) {
 		const struct probe_spec *s = &specs[i];
+		char path[4096];
+
+		/* libbpf tells USDT probes apart by address without cookies, which it can
+		 * only do in a position-independent file for one process at a time. */
+		if (s->kind == PROBE_USDT && !resolve_path(s->path, path, sizeof(path)) &&
+		    elf_is_dyn(path)) {
+			pr_err("%s: a USDT probe in a position-independent binary or library needs "
+			       "Linux 5.15 (bpf_get_attach_cookie)",
+			       s->text);
+			return -ENOTSUP;
+		}
 
 		if (s->kind == PROBE_UPROBE || s->kind == PROBE_URETPROBE) {
 			*uprobe = probe_cookie(s, first_event + (uint32_t)i);
