@@ -253,7 +253,7 @@ static __always_inline int python_walk(void *ctx, const struct chain c)
 }
 EBPROF_WALKER(python_walk)
 
-/* Frames per program of the walker without bpf_loop: with the native walker's 16
+/* Frames per program of the walker without bpf_loop: with the native walker's 8
  * programs, 8 of these stay within the tail-call budget for UNW_MAX_FRAMES frames. */
 #define PY_FRAMES_PER_CALL 32
 
