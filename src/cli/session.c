@@ -394,6 +394,8 @@ static int start(struct session *s, const struct session_opts *o)
 	err = start_alloc(s, o);
 	if (err)
 		return err;
+	if (s->alloc)
+		so.alloc_event = alloc__event(s->alloc);
 	if (o->cmd) {
 		err = spawn_command(s, o);
 		if (err) {

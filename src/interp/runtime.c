@@ -133,6 +133,8 @@ static int prepare_one(struct runtime_entry *e, struct loader *l, chain_types ty
 		return err;
 	}
 	err = walkers__enable(e->obj, e->ops->bpf_walker, types);
+	if (err == -ENOTSUP)
+		return err;
 	if (err) {
 		pr_err("%s: its walker %s has no program for every entry type", e->ops->name,
 		       e->ops->bpf_walker);
@@ -147,6 +149,17 @@ int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types t
 	for (size_t i = 0; i < rs->n; i++) {
 		int err = prepare_one(&rs->e[i], l, types);
 
+		/* A walker only written with bpf_loop: this kernel records without it. */
+		if (err == -ENOTSUP) {
+			pr_warn(
+			    "%s: its walker needs bpf_loop (Linux 5.17): its frames stay native",
+			    rs->e[i].ops->name);
+			bpf_object__close(rs->e[i].obj);
+			memmove(&rs->e[i], &rs->e[i + 1], (rs->n - i - 1) * sizeof(rs->e[0]));
+			rs->n--;
+			i--;
+			continue;
+		}
 		if (err)
 			return err;
 	}

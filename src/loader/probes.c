@@ -18,6 +18,7 @@
 
 #include "arch/arch.h"
 #include "elf/elf_file.h"
+#include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "sample.h"
@@ -287,12 +288,76 @@ static unsigned int entry_skip(const char *path, const char *sym)
 	return skip;
 }
 
+/* The cookie a probe's program reads: its event, and for uprobes whether it returns. */
+static uint64_t probe_cookie(const struct probe_spec *s, uint32_t event)
+{
+	return event | (s->kind == PROBE_URETPROBE ? PROBE_COOKIE_RETURN : 0);
+}
+
+/* The cookie to attach with: none when the kernel has no cookies (the program reads
+ * the one fixed cookie probes__fixed_cookies gave it). */
+static uint64_t attach_cookie(const struct probe_spec *s, uint32_t event)
+{
+	return kernel_features()->attach_cookie ? probe_cookie(s, event) : 0;
+}
+
+/* Whether the ELF file at path is position-independent (a PIE or a library). */
+static bool elf_is_dyn(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elf_file *e;
+	bool dyn;
+
+	if (fd < 0)
+		return false;
+	e = elf_file__open(fd);
+	dyn = e && elf_file__type(e) == ET_DYN;
+	elf_file__free(e);
+	close(fd);
+	return dyn;
+}
+
+int probes__fixed_cookies(const struct probe_spec *specs, size_t n, uint32_t first_event,
+			  uint64_t *uprobe, uint64_t *tracepoint)
+{
+	unsigned int nuprobes = 0, ntracepoints = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct probe_spec *s = &specs[i];
+		char path[4096];
+
+		/* libbpf tells USDT probes apart by address without cookies, which it can
+		 * only do in a position-independent file for one process at a time. */
+		if (s->kind == PROBE_USDT && !resolve_path(s->path, path, sizeof(path)) &&
+		    elf_is_dyn(path)) {
+			pr_err("%s: a USDT probe in a position-independent binary or library needs "
+			       "Linux 5.15 (bpf_get_attach_cookie)",
+			       s->text);
+			return -ENOTSUP;
+		}
+
+		if (s->kind == PROBE_UPROBE || s->kind == PROBE_URETPROBE) {
+			*uprobe = probe_cookie(s, first_event + (uint32_t)i);
+			nuprobes++;
+		} else if (s->kind == PROBE_TRACEPOINT) {
+			*tracepoint = probe_cookie(s, first_event + (uint32_t)i);
+			ntracepoints++;
+		}
+	}
+	if (nuprobes > 1 || ntracepoints > 1) {
+		pr_err("--probe: more than one %s probe needs Linux 5.15 (bpf_get_attach_cookie)",
+		       nuprobes > 1 ? "uprobe/uretprobe" : "tracepoint");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 static struct bpf_link *attach_uprobe(struct bpf_program *prog, const struct probe_spec *s,
 				      uint32_t event)
 {
 	bool ret = s->kind == PROBE_URETPROBE;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = s->target, .retprobe = ret,
-		    .bpf_cookie = event | (ret ? PROBE_COOKIE_RETURN : 0));
+		    .bpf_cookie = attach_cookie(s, event));
 	char path[4096];
 	size_t off = s->offset;
 
@@ -366,7 +431,7 @@ static int tracepoint_id(const struct probe_spec *s)
 static struct bpf_link *attach_tracepoint(struct bpf_program *prog, const struct probe_spec *s,
 					  uint32_t event)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = event);
+	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = attach_cookie(s, event));
 	struct perf_event_attr attr = {
 	    .type = PERF_TYPE_TRACEPOINT,
 	    .size = sizeof(attr),

@@ -40,6 +40,13 @@ struct bpf_object;
 struct loader;
 struct probes;
 
+/* For kernels without attach cookies (before 5.15), where each program reads one fixed
+ * cookie: the uprobe and tracepoint programs' cookies, the specs being events
+ * first_event + i. Returns 0, or -ENOTSUP (logged: which kernel it needs) when a
+ * program would serve more than one probe. USDT probes do not count (libbpf's own
+ * mechanism). */
+int probes__fixed_cookies(const struct probe_spec *specs, size_t n, uint32_t first_event,
+			  uint64_t *uprobe, uint64_t *tracepoint);
 /* Marks for loading the programs of owner (opened, not loaded) that the specs need. */
 int probes__select(struct bpf_object *owner, const struct probe_spec *specs, size_t n);
 /* After loading: attaches spec i as event first_event + i (for every process; the BPF
