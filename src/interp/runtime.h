@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The runtime registry: every language runtime ebprof unwinds (CPython today; the JVM,
- * V8, Ruby, PHP, Perl, BEAM and Go next) is one struct runtime_ops in src/interp/, one
- * walker program in bpf/, and one line in the table of runtime.c. Every layer — the
+/* The runtime registry: every language runtime ebprof unwinds (interpreters, JIT
+ * runtimes, Go's labels) is one struct runtime_ops in src/interp/, one walker program in
+ * bpf/, and one line in the table of runtime.c. Every layer — the
  * tracker, ingest, the report, the session and its summary — loops over the registry
  * instead of naming a runtime. */
 #ifndef EBPROF_RUNTIME_H
@@ -52,7 +52,7 @@ struct runtime_env {
 };
 
 struct runtime_ops {
-	const char *name;    /* "python": log prefix, stats heading */
+	const char *name;    /* its name: log prefix, stats heading, EBPROF_RUNTIMES */
 	uint32_t walker;     /* enum walker: its program array slot, its id everywhere */
 	uint32_t frame_kind; /* enum frame_kind of the frames it names (profile/frame.h) */
 	/* Its walker object's ELF image (the skeleton's), and the walker's base name

@@ -125,7 +125,7 @@ static const char *frame_name(struct builder *b, const struct frame *f, int32_t 
 	return "[unknown]";
 }
 
-/* "function (file.c:LINE)": the file without its directory, as for Python frames. */
+/* "function (file.c:LINE)": the file without its directory, as runtimes name theirs. */
 static const char *line_label(struct builder *b, const struct dwarf_line *l, bool inlined)
 {
 	const char *mark = inlined ? " [inlined]" : "";
