@@ -26,6 +26,7 @@ struct walk_state {
 	__u32 tid;
 	__u32 pending;		  /* deferred runtimes still to run, 1 << enum walker */
 	__u32 tail_calls;	  /* taken so far in this chain */
+	__u32 next;		  /* the walker being tail-called (see chain_tail_call) */
 	__u16 stop;		  /* enum unw_step that ended the in-order walk */
 	__u8 finish;		  /* enum walk_finish */
 	__u8 noticed;		  /* an unknown mapping was reported for this sample */

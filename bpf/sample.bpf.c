@@ -532,7 +532,7 @@ static __always_inline void chain_start(void *ctx, const struct chain c, struct 
 		return;
 	}
 	s->w.tail_calls++;
-	chain_tail_call(ctx, c, WALKER_NATIVE);
+	chain_tail_call(ctx, c, s, WALKER_NATIVE);
 	count(CTR_TAIL_CALL_FAILED);
 	chain_next(ctx, c, s, WALKER_SUBMIT);
 }

@@ -43,7 +43,7 @@ zlib="ZLIB"
 DICT
 }
 
-fuzz_build src/symbol/dwarfsym.c src/symbol/elfsym.c src/util/arena.c src/util/hmap.c \
+fuzz_build src/symbol/dwarfsym.c src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c \
 	-- -ldw -lelf -liberty
 seed
 dictionary

@@ -55,7 +55,7 @@ exact probes_uprobe "$o/stacks.uprobe-probe_leaf.folded" "^probe_target;_start;.
 # The return lands in the caller: the stack is probe_outer's, at the call.
 exact probes_uretprobe "$ret/stacks.uretprobe-probe_leaf.folded" "^probe_target;_start;.*;main$L;probe_outer$L [0-9]+\$" $CALLS 1
 if [ $cookies = yes ]; then
-	exact probes_usdt "$o/stacks.usdt-ebprof-tick.folded" '^probe_target;_start;.*;main;probe_outer [0-9]+$' $CALLS
+	exact probes_usdt "$o/stacks.usdt-ebprof-tick.folded" "^probe_target;_start;.*;main$L;probe_outer$L [0-9]+\$" $CALLS
 fi
 exact probes_tracepoint "$o/stacks.tracepoint-sched-sched_process_fork.folded" ";main$L;(__libc_)?_?_?fork$L;.*_\[k\]" 3
 
