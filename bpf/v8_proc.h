@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* What the V8 walker knows of one Node.js process (map pid_to_v8, written by
+ * src/interp/v8.c from V8's post-mortem metadata), and how its frames travel in a
+ * struct user_frame. Fixed-width and pointer-free: both sides compile it. */
+#ifndef EBPROF_V8_PROC_H
+#define EBPROF_V8_PROC_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define V8_MAX_RANGES 8 /* the embedded builtins, then anonymous executable mappings */
+#define V8_MAX_JS_FRAMES 128
+/* The words of a frame the walker reads at once, from fp - V8_FP_WINDOW_LOW: the frame
+ * slots (bytecode offset, bytecode array, function, context or marker: all below fp in
+ * every V8 x64 frame) up to the saved fp and the return address. */
+#define V8_FP_WINDOW_LOW 48
+#define V8_FP_WINDOW_WORDS 8
+
+struct v8_range {
+	__u64 low, high;
+};
+
+struct v8_proc {
+	struct v8_range range[V8_MAX_RANGES]; /* [0]: the embedded builtins (interpreter) */
+	__u32 nranges;
+	/* Frame slots, as word indices into the window read at fp - V8_FP_WINDOW_LOW. */
+	__u8 slot_function;
+	__u8 slot_context; /* a frame's context, or its type marker (a Smi) */
+	__u8 slot_bytecode_array;
+	__u8 slot_bytecode_offset;
+	__u16 jsfunction_shared; /* JSFunction::shared (SharedFunctionInfo), bytes */
+	__u8 smi_shift;		 /* a Smi's value is word >> smi_shift (32 or 1) */
+	__u8 pad;
+};
+
+/* What the walker could not do, per CPU (map v8_counters, printed by v8.c). */
+enum v8_counter {
+	V8_CTR_WALKS,	    /* hand-overs into V8's code */
+	V8_CTR_NO_PROC,	    /* a marked pc in a process with no description: stack cut */
+	V8_CTR_FAULT,	    /* a frame unreadable: stack cut */
+	V8_CTR_BAD,	    /* an impossible caller (fp did not grow): stack cut */
+	V8_CTR_NO_PROGRESS, /* handed a pc it does not own: stack cut (no ping-pong) */
+	V8_CTR_FULL,	    /* the stack's slots or the loop's bound ran out */
+	V8_CTR__COUNT,
+};
+
+/* A V8 frame in struct user_frame (file_id = the runtime's id): addr is a tagged
+ * pointer (a SharedFunctionInfo for JavaScript frames), pad's low 24 bits the frame type
+ * (top 2) and a value (low 22). */
+enum v8_frame_type {
+	V8_FRAME_INTERPRETED = 1, /* addr: SFI; value: the frame's bytecode offset (raw Smi) */
+	V8_FRAME_JIT = 2,	  /* addr: SFI; JIT code (baseline, Maglev, TurboFan) */
+	V8_FRAME_STUB = 3,	  /* addr: pc; value: the frame type marker */
+};
+#define V8_TYPE_SHIFT 22
+#define V8_VALUE_MASK ((1U << V8_TYPE_SHIFT) - 1)
+
+#endif
