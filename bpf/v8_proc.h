@@ -22,8 +22,11 @@ struct v8_range {
 };
 
 struct v8_proc {
-	struct v8_range range[V8_MAX_RANGES]; /* [0]: the embedded builtins (interpreter) */
-	__u32 nranges;
+	/* The embedded builtins (the interpreter) first: V8 may run them from a copy of
+	 * their pages mapped near its code range as well as from the file's text. */
+	struct v8_range range[V8_MAX_RANGES];
+	__u16 nranges;
+	__u16 nbuiltins; /* range[0, nbuiltins) */
 	/* Frame slots, as word indices into the window read at fp - V8_FP_WINDOW_LOW. */
 	__u8 slot_function;
 	__u8 slot_context; /* a frame's context, or its type marker (a Smi) */

@@ -37,7 +37,7 @@ struct v8_frame {
 	__u32 pad;
 };
 
-/* Which of the process's V8 ranges holds pc: 0 the builtins, > 0 JIT code, -1 none. */
+/* Which of the process's V8 ranges holds pc, or -1. */
 static __always_inline int v8_range_of(const struct v8_proc *p, __u64 pc)
 {
 	for (int i = 0; i < V8_MAX_RANGES; i++)
@@ -95,7 +95,7 @@ static __always_inline int v8_step(const struct v8_proc *p, struct v8_regs *r, s
 		return V8_STEP_FAULT;
 	marker = w[p->slot_context & (V8_FP_WINDOW_WORDS - 1)];
 	if (v8_is_heap_object(marker)) {
-		v8_js_frame(p, w, range == 0, f);
+		v8_js_frame(p, w, range < p->nbuiltins, f);
 	} else {
 		/* A marker is the type shifted by the Smi tag's one bit, not a full Smi. */
 		f->addr = r->pc;

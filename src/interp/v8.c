@@ -276,25 +276,16 @@ static bool v8_detect(void *priv, const struct runtime_file *rf)
 	return yes || hmap_find(&v->files, hash_u64(rf->file_id), &rf->file_id);
 }
 
-/* The V8 file among pid's mappings, and the builtins' absolute range. */
-static struct v8_file *find_v8(struct v8 *v, const struct proc_mapping *maps, uint32_t n,
-			       uint64_t *low)
+/* The V8 file among pid's mappings. */
+static struct v8_file *find_v8(struct v8 *v, const struct proc_mapping *maps, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct v8_file *f =
 		    maps[i].file_id
 			? hmap_find(&v->files, hash_u64(maps[i].file_id), &maps[i].file_id)
 			: NULL;
-		uint64_t at = f ? f->meta.blob_off : 0, off = maps[i].pgoff;
 
-		if (!f)
-			continue;
-		/* The builtins lie in the executable mapping whose file range holds them. */
-		if (f->meta.blob_size && at >= off && at - off < maps[i].end - maps[i].start) {
-			*low = maps[i].start + (at - off);
-			return f;
-		}
-		if (f->missing)
+		if (f)
 			return f;
 	}
 	return NULL;
@@ -341,10 +332,23 @@ static uint8_t slot(int32_t off)
 	return (uint8_t)((off + V8_FP_WINDOW_LOW) / 8);
 }
 
-/* The BPF description and the claims: the builtins, then anonymous executable memory. */
-static void fill(const struct v8_meta *m, uint64_t low, const struct proc_mapping *maps, uint32_t n,
+static void add_range(struct v8_proc *bp, uint64_t low, uint64_t high)
+{
+	if (bp->nranges >= V8_MAX_RANGES)
+		return;
+	bp->range[bp->nranges].low = low;
+	bp->range[bp->nranges++].high = high;
+}
+
+/* The BPF description and the claims: the builtins in every executable mapping of the
+ * file that holds them (V8 may map a copy of their pages next to its code range), then
+ * anonymous executable memory (JIT code). */
+static void fill(const struct v8_file *f, const struct proc_mapping *maps, uint32_t n,
 		 struct v8_proc *bp, struct runtime_marks *marks)
 {
+	const struct v8_meta *m = &f->meta;
+	uint64_t at = m->blob_off;
+
 	memset(bp, 0, sizeof(*bp));
 	bp->slot_function = slot(m->v[V8_M_FP_FUNCTION]);
 	bp->slot_context = slot(m->v[V8_M_FP_CONTEXT]);
@@ -352,15 +356,17 @@ static void fill(const struct v8_meta *m, uint64_t low, const struct proc_mappin
 	bp->slot_bytecode_offset = slot(m->v[V8_M_FP_BYTECODE_OFFSET]);
 	bp->jsfunction_shared = (uint16_t)m->v[V8_M_FN_SHARED];
 	bp->smi_shift = 32;
-	bp->range[0].low = low;
-	bp->range[0].high = low + m->blob_size;
-	bp->nranges = 1;
-	for (uint32_t i = 0; i < n && bp->nranges < V8_MAX_RANGES; i++) {
-		if (maps[i].file_id)
-			continue;
-		bp->range[bp->nranges].low = maps[i].start;
-		bp->range[bp->nranges++].high = maps[i].end;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t off = maps[i].pgoff, len = maps[i].end - maps[i].start;
+
+		if (maps[i].file_id == f->file_id && at >= off && at - off < len)
+			add_range(bp, maps[i].start + (at - off),
+				  maps[i].start + (at - off) + m->blob_size);
 	}
+	bp->nbuiltins = bp->nranges;
+	for (uint32_t i = 0; i < n; i++)
+		if (!maps[i].file_id)
+			add_range(bp, maps[i].start, maps[i].end);
 	for (uint32_t i = 0; i < bp->nranges && marks->n < RUNTIME_MAX_MARKS; i++) {
 		marks->m[marks->n].start = bp->range[i].low;
 		marks->m[marks->n].end = bp->range[i].high;
@@ -375,11 +381,10 @@ static int v8_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 	struct v8_process *p;
 	struct v8_proc bp;
 	struct v8_file *f;
-	uint64_t low = 0;
 	int err = -ENOENT;
 
 	pthread_mutex_lock(&v->lock);
-	f = find_v8(v, maps, n, &low);
+	f = find_v8(v, maps, n);
 	if (!f)
 		goto cleanup;
 	say_file(f, pid);
@@ -394,7 +399,7 @@ static int v8_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 		if (err)
 			goto cleanup;
 	}
-	fill(&f->meta, low, maps, n, &bp, marks);
+	fill(f, maps, n, &bp, marks);
 	err = bpf_map_update_elem(v->map_fd, &pid, &bp, BPF_ANY) ? -errno : 0;
 cleanup:
 	if (err && err != -ENOENT && err != -ENOTSUP)

@@ -109,20 +109,20 @@ static int32_t disp32(const uint8_t *p)
 }
 
 int v8_meta__decode_return(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *target,
-			   bool *loads)
+			   int *width)
 {
 	if (len < 10)
 		return -EINVAL;
 	/* b8 imm32 c3: mov $imm32, %eax; ret (a non-PIE executable's address) */
 	if (code[0] == 0xb8 && code[5] == 0xc3) {
 		*target = (uint32_t)disp32(code + 1);
-		*loads = false;
+		*width = 0;
 		return 0;
 	}
 	/* 8b 05 disp32 c3: mov disp32(%rip), %eax; ret; rip is the next instruction's */
 	if (code[0] == 0x8b && code[1] == 0x05 && code[6] == 0xc3) {
 		*target = vaddr + 6 + (uint64_t)(int64_t)disp32(code + 2);
-		*loads = true;
+		*width = 4;
 		return 0;
 	}
 	/* 48 8d 05 disp32: lea disp32(%rip), %rax */
@@ -130,43 +130,69 @@ int v8_meta__decode_return(const uint8_t *code, size_t len, uint64_t vaddr, uint
 		return -EINVAL;
 	*target = vaddr + 7 + (uint64_t)(int64_t)disp32(code + 3);
 	if (code[7] == 0xc3) {
-		*loads = false;
+		*width = 0;
 		return 0;
 	}
 	/* 8b 00 c3: mov (%rax), %eax; ret */
 	if (code[7] == 0x8b && code[8] == 0x00 && code[9] == 0xc3) {
-		*loads = true;
+		*width = 4;
+		return 0;
+	}
+	/* 48 8b 00 c3: mov (%rax), %rax; ret */
+	if (len >= 11 && code[7] == 0x48 && code[8] == 0x8b && code[9] == 0x00 &&
+	    code[10] == 0xc3) {
+		*width = 8;
 		return 0;
 	}
 	return -EINVAL;
 }
 
-/* The embedded builtins' code: DefaultEmbeddedBlobCode() returns its address,
- * DefaultEmbeddedBlobCodeSize() reads its size from a uint32 in the file. */
+/* What the function at symbol name returns, read from the file: an address, or the
+ * value at one (a pointer in data holds its link-time address in the file, which the
+ * loader relocates). */
+static int read_return(const struct elf_file *e, int fd, const char *name, uint64_t *out,
+		       int *width)
+{
+	uint64_t fn, target, v = 0;
+	uint8_t insn[16];
+	int err;
+
+	if (elf_file__symbol(e, name, &fn, NULL))
+		return -ENOENT;
+	err = read_vaddr(e, fd, fn, insn, sizeof(insn));
+	if (!err)
+		err = v8_meta__decode_return(insn, sizeof(insn), fn, &target, width);
+	if (err)
+		return err;
+	if (*width == 0) {
+		*out = target;
+		return 0;
+	}
+	err = read_vaddr(e, fd, target, &v, (size_t)*width);
+	*out = v;
+	return err;
+}
+
+/* The embedded builtins' code: from the blob's own symbols when the file keeps its
+ * .symtab, else from what DefaultEmbeddedBlobCode() and ...Size() return. */
 static void read_blob(const struct elf_file *e, int fd, struct v8_meta *m)
 {
-	uint64_t code_fn, size_fn, code, size_addr, off;
-	uint8_t insn[16];
-	uint32_t size = 0;
-	bool ind;
+	uint64_t code, size_addr, size = 0, off;
+	uint32_t size32 = 0;
+	int w;
 
-	/* The blob's own symbols when the file keeps its .symtab, else the functions. */
-	if (elf_file__symbol(e, "v8_Default_embedded_blob_code_", &code, NULL) ||
-	    elf_file__symbol(e, "v8_Default_embedded_blob_code_size_", &size_addr, NULL)) {
-		if (elf_file__symbol(e, "_ZN2v88internal23DefaultEmbeddedBlobCodeEv", &code_fn,
-				     NULL) ||
-		    elf_file__symbol(e, "_ZN2v88internal27DefaultEmbeddedBlobCodeSizeEv", &size_fn,
-				     NULL))
+	if (!elf_file__symbol(e, "v8_Default_embedded_blob_code_", &code, NULL) &&
+	    !elf_file__symbol(e, "v8_Default_embedded_blob_code_size_", &size_addr, NULL)) {
+		if (read_vaddr(e, fd, size_addr, &size32, sizeof(size32)))
 			return;
-		if (read_vaddr(e, fd, code_fn, insn, sizeof(insn)) ||
-		    v8_meta__decode_return(insn, sizeof(insn), code_fn, &code, &ind) || ind)
-			return;
-		if (read_vaddr(e, fd, size_fn, insn, sizeof(insn)) ||
-		    v8_meta__decode_return(insn, sizeof(insn), size_fn, &size_addr, &ind) || !ind)
-			return;
-	}
-	if (read_vaddr(e, fd, size_addr, &size, sizeof(size)))
+		size = size32;
+	} else if (read_return(e, fd, "_ZN2v88internal23DefaultEmbeddedBlobCodeEv", &code, &w) ||
+		   w == 4 ||
+		   read_return(e, fd, "_ZN2v88internal27DefaultEmbeddedBlobCodeSizeEv", &size,
+			       &w) ||
+		   w != 4) {
 		return;
+	}
 	/* 64 MiB: far over any V8's builtins (1.6 MiB in Node 20); more is not this code. */
 	if (!size || size > (64u << 20) || !elf_file__vaddr_to_off(e, code, &off))
 		return;

@@ -82,13 +82,14 @@ bool v8_meta__present(const struct elf_file *e);
  * required member absent (a static string). */
 int v8_meta__read(const struct elf_file *e, int fd, struct v8_meta *m, const char **missing);
 
-/* What a function of a few instructions returns: an address (*loads false: "lea
- * disp32(%rip), %rax; ret" or "mov $imm32, %eax; ret"), or the uint32 at an address
- * (*loads true: "lea disp32(%rip), %rax; mov (%rax), %eax; ret" or "mov disp32(%rip),
- * %eax; ret"), as V8's DefaultEmbeddedBlobCode() and DefaultEmbeddedBlobCodeSize() read
- * in PIC and non-PIC builds. code holds len bytes at vaddr. Returns 0, or -EINVAL for any
- * other code. Exposed for the fuzzer. */
+/* What a function of a few instructions returns: an address (*width 0: "lea
+ * disp32(%rip), %rax; ret" or "mov $imm32, %eax; ret"), or the value of *width bytes at
+ * an address (4: "lea disp32(%rip), %rax; mov (%rax), %eax; ret" or "mov disp32(%rip),
+ * %eax; ret"; 8: "lea disp32(%rip), %rax; mov (%rax), %rax; ret"), as V8's
+ * DefaultEmbeddedBlobCode() and DefaultEmbeddedBlobCodeSize() read in the builds seen.
+ * code holds len bytes at vaddr. Returns 0, or -EINVAL for any other code. Exposed for
+ * the fuzzer. */
 int v8_meta__decode_return(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *target,
-			   bool *loads);
+			   int *width);
 
 #endif
