@@ -35,6 +35,13 @@ struct v8_proc {
 	__u16 jsfunction_shared; /* JSFunction::shared (SharedFunctionInfo), bytes */
 	__u8 smi_shift;		 /* a Smi's value is word >> smi_shift (32 or 1) */
 	__u8 pad;
+	/* A JIT frame's code: JSFunction::code, then where its instructions start — at
+	 * code_start bytes into the Code object (code_start_is_field 0), or at the address
+	 * the Code object holds there (1) — and the int32 holding their size. */
+	__u16 jsfunction_code; /* 0: not known, JIT frames are named by function only */
+	__u16 code_start;
+	__u16 code_size;
+	__u16 code_start_is_field;
 };
 
 /* What the walker could not do, per CPU (map v8_counters, printed by v8.c). */
@@ -49,14 +56,14 @@ enum v8_counter {
 };
 
 /* A V8 frame in struct user_frame (file_id = the runtime's id): addr is a tagged
- * pointer (a SharedFunctionInfo for JavaScript frames), pad's low 24 bits the frame type
- * (top 2) and a value (low 22). */
+ * pointer, pad's low 24 bits the frame type (top 3) and a value (low 21). */
 enum v8_frame_type {
 	V8_FRAME_INTERPRETED = 1, /* addr: SFI; value: the frame's bytecode offset (raw Smi) */
-	V8_FRAME_JIT = 2,	  /* addr: SFI; JIT code (baseline, Maglev, TurboFan) */
+	V8_FRAME_JIT = 2,	  /* addr: SFI; JIT code whose pc is not its function's code */
 	V8_FRAME_STUB = 3,	  /* addr: pc; value: the frame type marker */
+	V8_FRAME_CODE = 4,	  /* addr: JSFunction; value: pc - its code's instructions */
 };
-#define V8_TYPE_SHIFT 22
+#define V8_TYPE_SHIFT 21
 #define V8_VALUE_MASK ((1U << V8_TYPE_SHIFT) - 1)
 
 #endif

@@ -52,10 +52,32 @@ static __always_inline int v8_is_heap_object(__u64 v)
 	return (v & 3) == 1;
 }
 
+/* Whether pc lies in the instructions of JSFunction fn's code, and where (*off). The
+ * function's code may be other than what runs in the frame (on-stack replacement, code
+ * replaced since): then the frame is named by its function alone. */
+static __always_inline int v8_code_offset(const struct v8_proc *p, __u64 fn, __u64 pc, __u32 *off)
+{
+	__u64 code = 0, start;
+	__s32 size = 0;
+
+	if (!p->jsfunction_code ||
+	    V8_READ_USER(&code, sizeof(code), fn - 1 + (p->jsfunction_code & 0xfff)) ||
+	    !v8_is_heap_object(code))
+		return 0;
+	start = code - 1 + (p->code_start & 0xfff);
+	if (p->code_start_is_field && V8_READ_USER(&start, sizeof(start), start))
+		return 0;
+	if (V8_READ_USER(&size, sizeof(size), code - 1 + (p->code_size & 0xfff)) || size <= 0 ||
+	    size > (__s32)V8_VALUE_MASK || pc < start || pc >= start + (__u64)size)
+		return 0;
+	*off = (__u32)(pc - start);
+	return 1;
+}
+
 /* A JavaScript frame: its function's SharedFunctionInfo, and for an interpreted one the
  * bytecode offset. A frame whose function slot is no heap object is recorded as a stub. */
 static __always_inline void v8_js_frame(const struct v8_proc *p, const __u64 *w, int in_builtins,
-					struct v8_frame *f)
+					__u64 pc, struct v8_frame *f)
 {
 	__u64 fn = w[p->slot_function & (V8_FP_WINDOW_WORDS - 1)], sfi = 0;
 	__u64 off = w[p->slot_bytecode_offset & (V8_FP_WINDOW_WORDS - 1)];
@@ -75,6 +97,10 @@ static __always_inline void v8_js_frame(const struct v8_proc *p, const __u64 *w,
 	if (in_builtins && v8_is_heap_object(bca) && !(off & 1)) {
 		type = V8_FRAME_INTERPRETED;
 		value = (__u32)(off >> (p->smi_shift & 63)) & V8_VALUE_MASK;
+	} else if (!in_builtins && v8_code_offset(p, fn, pc, &value)) {
+		f->addr = fn;
+		f->pad = V8_FRAME_CODE << V8_TYPE_SHIFT | value;
+		return;
 	}
 	f->addr = sfi;
 	f->pad = type << V8_TYPE_SHIFT | value;
@@ -95,7 +121,7 @@ static __always_inline int v8_step(const struct v8_proc *p, struct v8_regs *r, s
 		return V8_STEP_FAULT;
 	marker = w[p->slot_context & (V8_FP_WINDOW_WORDS - 1)];
 	if (v8_is_heap_object(marker)) {
-		v8_js_frame(p, w, range < p->nbuiltins, f);
+		v8_js_frame(p, w, range < p->nbuiltins, r->pc, f);
 	} else {
 		/* A marker is the type shifted by the Smi tag's one bit, not a full Smi. */
 		f->addr = r->pc;

@@ -35,6 +35,7 @@
 struct v8_file {
 	uint32_t file_id;
 	struct v8_meta meta;
+	struct v8_code_layout code;
 	char *path;
 	const char *missing; /* a required member it lacks (static), or NULL */
 	bool said;
@@ -53,6 +54,7 @@ struct v8_script_entry {
 struct v8_process {
 	uint32_t pid;
 	const struct v8_meta *meta; /* its file's */
+	const struct v8_code_layout *code;
 	struct v8_mem mem;
 	struct hmap fns, scripts;
 	uint32_t nfns, nscripts;
@@ -64,7 +66,7 @@ struct v8_fname {
 };
 
 struct v8_stats {
-	uint64_t processes, unusable, fn_reads, unreadable, stubs;
+	uint64_t processes, unusable, fn_reads, code_reads, unreadable, stubs;
 };
 
 struct v8 {
@@ -264,6 +266,7 @@ static bool v8_detect(void *priv, const struct runtime_file *rf)
 	if (f->path) {
 		if (v8_meta__read(rf->elf, rf->fd, &f->meta, &f->missing) == 0)
 			f->missing = check_meta(&f->meta);
+		v8_meta__code(&f->meta, &f->code);
 		pthread_mutex_lock(&v->lock);
 		yes = !hmap_find(&v->files, hash_u64(f->file_id), &f->file_id) &&
 		      !hmap_insert(&v->files, hash_u64(f->file_id), f);
@@ -315,6 +318,7 @@ static int new_process(struct v8 *v, uint32_t pid, const struct v8_file *f, stru
 		return -ENOMEM;
 	p->pid = pid;
 	p->meta = &f->meta;
+	p->code = &f->code;
 	p->mem = (struct v8_mem){.read = read_pid, .ctx = p};
 	hmap_init(&p->fns, u64_eq);
 	hmap_init(&p->scripts, u64_eq);
@@ -356,6 +360,10 @@ static void fill(const struct v8_file *f, const struct proc_mapping *maps, uint3
 	bp->slot_bytecode_offset = slot(m->v[V8_M_FP_BYTECODE_OFFSET]);
 	bp->jsfunction_shared = (uint16_t)m->v[V8_M_FN_SHARED];
 	bp->smi_shift = 32;
+	bp->jsfunction_code = f->code.fn_code;
+	bp->code_start = f->code.start;
+	bp->code_size = f->code.size;
+	bp->code_start_is_field = f->code.start_is_field;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t off = maps[i].pgoff, len = maps[i].end - maps[i].start;
 
@@ -461,30 +469,16 @@ static const struct v8_script *get_script(struct v8_process *p, uint64_t script)
 	return &e->s;
 }
 
-/* A JavaScript frame: its name id, and its line and column in frame.addr. */
-static bool js_frame(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
-		     struct frame *out)
+/* A function at script offset pos (-1: its start) as a profile frame: its name id, its
+ * line and column in frame.addr. */
+static bool name_frame(struct v8 *v, struct v8_process *p, const struct v8_func *fn, int64_t pos,
+		       struct frame *out)
 {
-	uint32_t type = (uf->pad & UF_DATA_MASK) >> V8_TYPE_SHIFT, val = uf->pad & V8_VALUE_MASK;
-	const struct v8_func *fn = get_func(v, p, uf->addr);
-	const struct v8_script *sc;
-	int64_t pos;
+	const struct v8_script *sc = fn->script ? get_script(p, fn->script) : NULL;
 	uint32_t line = 0, col = 0;
 
-	if (!fn)
-		return false;
-	sc = fn->script ? get_script(p, fn->script) : NULL;
-	pos = fn->start;
-	/* The frame's bytecode offset counts from the tagged array, its header included. */
-	if (type == V8_FRAME_INTERPRETED && fn->positions) {
-		int64_t off = (int64_t)val - p->meta->v[V8_M_BYTECODE_DATA] + 1;
-		int64_t at = off >= 0
-				 ? v8_positions__find(fn->positions, fn->npositions, (uint32_t)off)
-				 : -1;
-
-		if (at >= 0)
-			pos = at;
-	}
+	if (pos < 0)
+		pos = fn->start;
 	if (sc && sc->ends && pos >= 0 && pos <= UINT32_MAX)
 		v8_lines__find(sc->ends, sc->nends, (uint32_t)pos, &line, &col);
 	out->kind = FRAME_V8;
@@ -492,6 +486,57 @@ static bool js_frame(struct v8 *v, struct v8_process *p, const struct user_frame
 				   sc ? (sc->name[0] ? sc->name : "<unknown>") : "");
 	out->addr = (uint64_t)line << LINE_SHIFT | (col & COL_MASK);
 	return true;
+}
+
+/* An interpreted frame, or a JIT one named by its function. */
+static bool sfi_frame(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
+		      struct frame *out)
+{
+	uint32_t type = (uf->pad & UF_DATA_MASK) >> V8_TYPE_SHIFT, val = uf->pad & V8_VALUE_MASK;
+	const struct v8_func *fn = get_func(v, p, uf->addr);
+	int64_t pos = -1;
+
+	if (!fn)
+		return false;
+	/* The frame's bytecode offset counts from the tagged array, its header included. */
+	if (type == V8_FRAME_INTERPRETED && fn->positions) {
+		int64_t off = (int64_t)val - p->meta->v[V8_M_BYTECODE_DATA] + 1;
+
+		if (off >= 0)
+			pos = v8_position__offset(
+			    v8_positions__find(fn->positions, fn->npositions, (uint32_t)off));
+	}
+	return name_frame(v, p, fn, pos, out);
+}
+
+/* A frame of its function's JIT code: the functions inlined at its pc expand into frames
+ * of their own, innermost first; baseline code is named by the function. */
+static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
+				struct frame *out, unsigned int max)
+{
+	struct v8_inlined in[V8_INLINE_MAX];
+	uint64_t sfi;
+	unsigned int k = 0;
+	int n = v8_heap__code_frames(&p->mem, p->meta, p->code, uf->addr, uf->pad & V8_VALUE_MASK,
+				     in, max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
+
+	if (n <= 0) {
+		const struct v8_func *fn;
+
+		if (p->mem.read(p->mem.ctx, uf->addr - 1 + (uint64_t)p->meta->v[V8_M_FN_SHARED],
+				&sfi, sizeof(sfi)))
+			return 0;
+		fn = get_func(v, p, sfi);
+		return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
+	}
+	v->st.code_reads++;
+	for (int i = 0; i < n; i++) {
+		const struct v8_func *fn = get_func(v, p, in[i].sfi);
+
+		if (fn && name_frame(v, p, fn, in[i].pos, &out[k]))
+			k++;
+	}
+	return k;
 }
 
 static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
@@ -516,11 +561,20 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 		v->st.stubs++;
 		out[0].file_id = intern_name(v, stub, "");
 		ok = true;
+	} else if (p && type == V8_FRAME_CODE) {
+		unsigned int k = code_frames(v, p, uf, out, max);
+
+		if (k) {
+			pthread_mutex_unlock(&v->lock);
+			return k;
+		}
 	} else if (p) {
-		ok = js_frame(v, p, uf, &out[0]);
+		ok = sfi_frame(v, p, uf, &out[0]);
 	}
-	if (!ok)
+	if (!ok) {
+		out[0] = (struct frame){.kind = FRAME_V8};
 		v->st.unreadable++;
+	}
 	pthread_mutex_unlock(&v->lock);
 	return 1;
 }
@@ -575,13 +629,14 @@ static void v8_print_stats(void *priv, FILE *out)
 	fprintf(out,
 		"  v8: %llu processes (%llu unusable); %llu walks into V8's code, cut: %llu "
 		"without a description, %llu unreadable, %llu impossible caller, %llu not its pc, "
-		"%llu full; %llu functions read, %llu stub frames, %llu frames unnamed\n",
+		"%llu full; %llu functions read, %llu optimized frames expanded, %llu stub frames, "
+		"%llu frames unnamed\n",
 		(unsigned long long)s.processes, (unsigned long long)s.unusable,
 		(unsigned long long)c[V8_CTR_WALKS], (unsigned long long)c[V8_CTR_NO_PROC],
 		(unsigned long long)c[V8_CTR_FAULT], (unsigned long long)c[V8_CTR_BAD],
 		(unsigned long long)c[V8_CTR_NO_PROGRESS], (unsigned long long)c[V8_CTR_FULL],
-		(unsigned long long)s.fn_reads, (unsigned long long)s.stubs,
-		(unsigned long long)s.unreadable);
+		(unsigned long long)s.fn_reads, (unsigned long long)s.code_reads,
+		(unsigned long long)s.stubs, (unsigned long long)s.unreadable);
 }
 
 static const void *v8_elf(size_t *size)

@@ -417,12 +417,137 @@ int64_t v8_positions__find(const uint8_t *t, size_t len, uint32_t off)
 			break;
 		found = pos;
 	}
-	if (found < 0)
-		return -1;
-	/* A SourcePosition: bit 0 external, bits 1-30 script offset + 1, the inlining id
-	 * above (0 in bytecode). */
-	found = (int64_t)(((uint64_t)found >> 1) & ((1u << 30) - 1)) - 1;
 	return found;
+}
+
+/* A SourcePosition: bit 0 external, bits 1-30 script offset + 1, bits 31-46 the
+ * inlining id + 1 (0 in bytecode). */
+int32_t v8_position__offset(int64_t raw)
+{
+	return raw < 0 ? -1 : (int32_t)(((uint64_t)raw >> 1) & ((1u << 30) - 1)) - 1;
+}
+
+int32_t v8_position__inlining(int64_t raw)
+{
+	return raw < 0 ? -1 : (int32_t)(((uint64_t)raw >> 31) & 0xffff) - 1;
+}
+
+/* A FixedArray-shaped object's length (ByteArrays too: their bytes follow it), checked
+ * against max, and its type against want (0: any). */
+static int array_len(const struct v8_mem *mem, const struct v8_meta *m, uint64_t a, int want,
+		     int64_t max, int64_t *n)
+{
+	uint64_t lw;
+	uint16_t type;
+	int err = v8_heap__type(mem, m, a, &type);
+
+	if (!err && want && type != want)
+		err = -EINVAL;
+	if (!err)
+		err = rd64(mem, at(a, m, V8_M_ARRAY_LENGTH), &lw);
+	if (err)
+		return err;
+	if (!is_smi(lw) || smi(lw) < 0 || smi(lw) > max)
+		return -E2BIG;
+	*n = smi(lw);
+	return 0;
+}
+
+/* The whole of array a's data (n elements of size), malloc'ed into *out. */
+static int array_data(const struct v8_mem *mem, const struct v8_meta *m, uint64_t a, int64_t n,
+		      size_t size, void **out)
+{
+	*out = malloc(n > 0 ? (size_t)n * size : 1);
+	if (!*out)
+		return -ENOMEM;
+	if (n && mem->read(mem->ctx, at(a, m, V8_M_ARRAY_DATA), *out, (size_t)n * size)) {
+		free(*out);
+		*out = NULL;
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* Weak references (the literal array's) carry 3 in their low bits. */
+static uint64_t strong(uint64_t v)
+{
+	return (v & 3) == 3 ? v & ~2ULL : v;
+}
+
+#define LITERALS_MAX 65536
+#define INLININGS_MAX 65536
+
+/* Follows the inlining chain of raw position at from the deoptimization data's
+ * literals (the inlined functions) and inlining positions (16 bytes each: the call's
+ * position, then the inlined function's index). */
+static int chain(int64_t raw, uint64_t outer, const uint64_t *lit, int64_t nlit, const uint8_t *inl,
+		 int64_t ninl, struct v8_inlined *out, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		int32_t id = v8_position__inlining(raw), fid;
+
+		out[n].pos = v8_position__offset(raw);
+		if (id < 0) {
+			out[n++].sfi = outer;
+			return n;
+		}
+		if (id >= ninl)
+			return n ? n : -EINVAL;
+		memcpy(&fid, inl + 16 * id + 8, sizeof(fid));
+		if (fid < 0 || fid >= nlit)
+			return n ? n : -EINVAL;
+		out[n++].sfi = strong(lit[fid]);
+		memcpy(&raw, inl + 16 * id, sizeof(raw));
+	}
+	return n;
+}
+
+int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
+			 const struct v8_code_layout *l, uint64_t fn, uint32_t off,
+			 struct v8_inlined *out, int max)
+{
+	uint64_t code, deopt, e[256], lits, inls, table;
+	void *lit = NULL, *inl = NULL, *pt = NULL;
+	int64_t nd, nlit = 0, ninl = 0, npt, raw;
+	int err;
+
+	if (!l->fn_code || max <= 0)
+		return -EINVAL;
+	err = rd64(mem, fn - 1 + l->fn_code, &code);
+	if (!err)
+		err = rd64(mem, code - 1 + l->deopt, &deopt);
+	if (err)
+		return err;
+	/* Baseline code keeps its bytecode there: no inlining to follow. */
+	if (array_len(mem, m, deopt, m->v[V8_M_T_FIXED_ARRAY], 1 << 20, &nd))
+		return 0;
+	if (nd <= l->d_inlining || nd <= l->d_sfi || nd <= l->d_count || nd <= l->d_literals ||
+	    mem->read(mem->ctx, at(deopt, m, V8_M_ARRAY_DATA), e, (l->d_inlining + 1) * 8u))
+		return -EINVAL;
+	if (rd64(mem, code - 1 + l->positions, &table) ||
+	    array_len(mem, m, table, m->v[V8_M_T_BYTE_ARRAY], V8_POSITIONS_MAX, &npt) ||
+	    array_data(mem, m, table, npt, 1, &pt))
+		return -EINVAL;
+	raw = v8_positions__find(pt, (size_t)npt, off);
+	free(pt);
+	lits = e[l->d_literals];
+	inls = e[l->d_inlining];
+	if (v8_position__inlining(raw) >= 0) {
+		if (array_len(mem, m, lits, 0, LITERALS_MAX, &nlit) ||
+		    array_data(mem, m, lits, nlit, 8, &lit) ||
+		    array_len(mem, m, inls, m->v[V8_M_T_BYTE_ARRAY], INLININGS_MAX * 16, &ninl) ||
+		    array_data(mem, m, inls, ninl, 1, &inl)) {
+			free(lit);
+			return -EINVAL;
+		}
+		ninl /= 16;
+	}
+	err = chain(raw, e[l->d_sfi], lit, nlit, inl, ninl, out, max);
+	free(lit);
+	free(inl);
+	return err;
 }
 
 void v8_lines__find(const uint32_t *ends, uint32_t n, uint32_t pos, uint32_t *line, uint32_t *col)

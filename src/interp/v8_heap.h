@@ -56,10 +56,29 @@ int v8_heap__script(const struct v8_mem *mem, const struct v8_meta *m, uint64_t 
 		    struct v8_script *out);
 void v8_script__release(struct v8_script *s);
 
-/* The source position of bytecode offset off in a source position table (V8's entries:
- * a zigzag VLQ code offset delta, negative for non-statements, then a source position
- * delta), or -1 when the table has none at or before off. */
+/* The raw source position of code offset off (bytecode or machine code) in a source
+ * position table (V8's entries: a zigzag VLQ code offset delta, negative for
+ * non-statements, then a source position delta), or -1 when it has none at or before off. */
 int64_t v8_positions__find(const uint8_t *t, size_t len, uint32_t off);
+/* A raw source position's script offset (-1: none) and inlining id (-1: not inlined). */
+int32_t v8_position__offset(int64_t raw);
+int32_t v8_position__inlining(int64_t raw);
+
+#define V8_INLINE_MAX 16 /* inlined functions followed at one pc */
+
+/* One function running at a pc of optimized code: its SharedFunctionInfo (tagged) and
+ * its script offset (-1 unknown). */
+struct v8_inlined {
+	uint64_t sfi;
+	int32_t pos;
+};
+
+/* The functions running at offset off of the instructions of JSFunction fn's code,
+ * innermost (the most deeply inlined) first, at most max. Returns how many, 0 when the
+ * code is no optimized code (baseline code keeps no inlining), or -errno. */
+int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
+			 const struct v8_code_layout *l, uint64_t fn, uint32_t off,
+			 struct v8_inlined *out, int max);
 /* 1-based line and column of script offset pos from line ends; 0 when pos is past them. */
 void v8_lines__find(const uint32_t *ends, uint32_t n, uint32_t pos, uint32_t *line, uint32_t *col);
 

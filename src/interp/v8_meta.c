@@ -234,3 +234,39 @@ int v8_meta__read(const struct elf_file *e, int fd, struct v8_meta *m, const cha
 		*missing = "the embedded builtins' range (DefaultEmbeddedBlobCode)";
 	return *missing ? -ENOENT : 0;
 }
+
+static int32_t member_or(const struct v8_meta *m, enum v8_member id, int32_t dflt)
+{
+	return m->has[id] ? m->v[id] : dflt;
+}
+
+void v8_meta__code(const struct v8_meta *m, struct v8_code_layout *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* The code follows the feedback cell in V8 11's JSFunction, which does not say. */
+	if (m->has[V8_M_FN_CODE])
+		out->fn_code = (uint16_t)m->v[V8_M_FN_CODE];
+	else if (m->has[V8_M_FN_FEEDBACK_CELL])
+		out->fn_code = (uint16_t)(m->v[V8_M_FN_FEEDBACK_CELL] + 8);
+	if (m->has[V8_M_IS_START]) {
+		/* V8 11: the Code object points at its InstructionStream's instructions (the
+		 * address at 40, the size at 56: as 11.3 lays them out). */
+		out->start_is_field = true;
+		out->start = 40;
+		out->size = 56;
+	} else if (m->has[V8_M_CODE_START] && m->has[V8_M_CODE_SIZE]) {
+		/* V8 10: the instructions follow the Code object's header. */
+		out->start = (uint16_t)m->v[V8_M_CODE_START];
+		out->size = (uint16_t)m->v[V8_M_CODE_SIZE];
+	} else {
+		out->fn_code = 0;
+	}
+	/* Tagged members after the relocation info, and the data's indices: the same from
+	 * V8 9 to 11, in the metadata from 11 on. */
+	out->deopt = (uint16_t)member_or(m, V8_M_CODE_DEOPT, 16);
+	out->positions = (uint16_t)member_or(m, V8_M_CODE_POSITIONS, 24);
+	out->d_count = (uint8_t)member_or(m, V8_M_DEOPT_COUNT, 1);
+	out->d_literals = (uint8_t)member_or(m, V8_M_DEOPT_LITERALS, 2);
+	out->d_sfi = (uint8_t)member_or(m, V8_M_DEOPT_SFI, 6);
+	out->d_inlining = (uint8_t)member_or(m, V8_M_DEOPT_INLINING, 7);
+}
