@@ -4,6 +4,7 @@
  * in its low bits, a Smi keeps its value in the upper 32 bits. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -408,7 +409,10 @@ int64_t v8_positions__find(const uint8_t *t, size_t len, uint32_t off)
 	while (i < len) {
 		int64_t dc, dp;
 
-		if (!vlq(t, len, &i, &dc) || !vlq(t, len, &i, &dp))
+		/* V8 writes code offsets as ints, positions in 48 bits: more is not a table. */
+		if (!vlq(t, len, &i, &dc) || !vlq(t, len, &i, &dp) || dc < INT32_MIN ||
+		    dc > INT32_MAX || dp < -(1LL << 48) || dp > (1LL << 48) || code > INT32_MAX ||
+		    pos < -(1LL << 56) || pos > (1LL << 56))
 			break;
 		/* A non-statement's delta is stored as -(delta) - 1. */
 		code += dc >= 0 ? dc : -dc - 1;
