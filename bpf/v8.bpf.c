@@ -7,6 +7,7 @@
  * C++, libuv, a native addon, libz). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include "chain.bpf.h"
 #include "v8_proc.h"
 
@@ -117,6 +118,22 @@ static __always_inline int v8_cut(void *ctx, const struct chain c, struct chain_
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
+/* At the sample's innermost frame, when the interrupted user registers are the ones the
+ * walk starts from: the interpreter's bytecode array and offset registers. */
+static __always_inline void v8_interp_regs(const struct chain_slot *s, const struct v8_proc *p,
+					   struct v8_regs *r)
+{
+	struct pt_regs *regs;
+
+	if (!p->interp_regs || s->r.ustack_len || !s->w.regs.pc_exact)
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs || BPF_CORE_READ(regs, ip) != s->w.regs.pc)
+		return;
+	r->bc_array = BPF_CORE_READ(regs, r12);
+	r->bc_offset = BPF_CORE_READ(regs, r9);
+}
+
 static __always_inline int v8_walk(void *ctx, const struct chain c)
 {
 	struct chain_slot *s = chain_slot(c);
@@ -134,6 +151,7 @@ static __always_inline int v8_walk(void *ctx, const struct chain c)
 	w.regs.pc = s->w.regs.pc;
 	w.regs.sp = s->w.regs.sp;
 	w.regs.fp = s->w.regs.fp;
+	v8_interp_regs(s, w.p, &w.regs);
 	bpf_loop(V8_MAX_JS_FRAMES, v8_frame_cb, &w, 0);
 	if (w.stop == V8_STEP_LEAVE) {
 		/* Handed a pc it does not own: going back would bounce until the budget ends. */

@@ -22,6 +22,11 @@ struct v8_regs {
 	__u64 pc;
 	__u64 sp;
 	__u64 fp;
+	/* The interpreter's registers at the innermost frame, when the sample interrupted a
+	 * bytecode handler (else bc_array is 0): the current bytecode offset, which the frame
+	 * holds only as of the last call out. */
+	__u64 bc_array;
+	__u64 bc_offset;
 };
 
 enum v8_step {
@@ -77,7 +82,8 @@ static __always_inline int v8_code_offset(const struct v8_proc *p, __u64 fn, __u
 /* A JavaScript frame: its function's SharedFunctionInfo, and for an interpreted one the
  * bytecode offset. A frame whose function slot is no heap object is recorded as a stub. */
 static __always_inline void v8_js_frame(const struct v8_proc *p, const __u64 *w, int in_builtins,
-					__u64 pc, struct v8_frame *f)
+					__u64 pc, __u64 bc_array, __u64 bc_offset,
+					struct v8_frame *f)
 {
 	__u64 fn = w[p->slot_function & (V8_FP_WINDOW_WORDS - 1)], sfi = 0;
 	__u64 off = w[p->slot_bytecode_offset & (V8_FP_WINDOW_WORDS - 1)];
@@ -97,6 +103,9 @@ static __always_inline void v8_js_frame(const struct v8_proc *p, const __u64 *w,
 	if (in_builtins && v8_is_heap_object(bca) && !(off & 1)) {
 		type = V8_FRAME_INTERPRETED;
 		value = (__u32)(off >> (p->smi_shift & 63)) & V8_VALUE_MASK;
+		/* The handler's own registers, when they hold this frame's array. */
+		if (bc_array == bca && bc_offset < V8_VALUE_MASK)
+			value = (__u32)bc_offset;
 	} else if (!in_builtins && v8_code_offset(p, fn, pc, &value)) {
 		f->addr = fn;
 		f->pad = V8_FRAME_CODE << V8_TYPE_SHIFT | value;
@@ -121,7 +130,7 @@ static __always_inline int v8_step(const struct v8_proc *p, struct v8_regs *r, s
 		return V8_STEP_FAULT;
 	marker = w[p->slot_context & (V8_FP_WINDOW_WORDS - 1)];
 	if (v8_is_heap_object(marker)) {
-		v8_js_frame(p, w, range < p->nbuiltins, r->pc, f);
+		v8_js_frame(p, w, range < p->nbuiltins, r->pc, r->bc_array, r->bc_offset, f);
 	} else {
 		/* A marker is the type shifted by the Smi tag's one bit, not a full Smi. */
 		f->addr = r->pc;
@@ -132,6 +141,7 @@ static __always_inline int v8_step(const struct v8_proc *p, struct v8_regs *r, s
 		return V8_STEP_END;
 	if (w[V8_FP_WINDOW_WORDS - 2] && w[V8_FP_WINDOW_WORDS - 2] <= r->fp)
 		return V8_STEP_BAD;
+	r->bc_array = 0;
 	r->sp = r->fp + 16;
 	r->pc = w[V8_FP_WINDOW_WORDS - 1];
 	r->fp = w[V8_FP_WINDOW_WORDS - 2];

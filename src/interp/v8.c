@@ -360,6 +360,9 @@ static void fill(const struct v8_file *f, const struct proc_mapping *maps, uint3
 	bp->slot_bytecode_offset = slot(m->v[V8_M_FP_BYTECODE_OFFSET]);
 	bp->jsfunction_shared = (uint16_t)m->v[V8_M_FN_SHARED];
 	bp->smi_shift = 32;
+	/* x86-64 register codes 12 and 9: r12 and r9, as every V8 since 5 has them. */
+	bp->interp_regs = m->has[V8_M_REG_BYTECODE_ARRAY] && m->v[V8_M_REG_BYTECODE_ARRAY] == 12 &&
+			  m->has[V8_M_REG_BYTECODE_OFFSET] && m->v[V8_M_REG_BYTECODE_OFFSET] == 9;
 	bp->jsfunction_code = f->code.fn_code;
 	bp->code_start = f->code.start;
 	bp->code_size = f->code.size;

@@ -59,6 +59,8 @@ struct elf_file;
 	X(T_BYTE_ARRAY, 1, "type_ByteArray__BYTE_ARRAY_TYPE")                       \
 	X(T_FIXED_ARRAY, 1, "type_FixedArray__FIXED_ARRAY_TYPE")                    \
 	X(T_CODE, 0, "type_Code__CODE_TYPE")                                        \
+	X(REG_BYTECODE_ARRAY, 0, "InterpreterBytecodeArrayRegister")                \
+	X(REG_BYTECODE_OFFSET, 0, "InterpreterBytecodeOffsetRegister")              \
 	X(FN_CODE, 0, "class_JSFunction__code__CodeT|class_JSFunction__code__Code") \
 	X(FN_FEEDBACK_CELL, 0, "class_JSFunction__raw_feedback_cell__FeedbackCell") \
 	X(CODE_START, 0, "class_Code__instruction_start__uintptr_t")                \
