@@ -80,6 +80,13 @@ static long v8_frame_cb(__u32 i, void *arg)
 		return 1;
 	}
 	/* The mask restates the bound for the verifier, which lost it through the map. */
+	if (f.with_pc && n + 1 < UNW_MAX_FRAMES) {
+		uf = &r->ustack[n & (UNW_MAX_FRAMES - 1)];
+		uf->addr = f.pc;
+		uf->file_id = UF_RUNTIME_FILE(WALKER_V8);
+		uf->pad = V8_FRAME_PC << V8_TYPE_SHIFT;
+		n++;
+	}
 	uf = &r->ustack[n & (UNW_MAX_FRAMES - 1)];
 	uf->addr = f.addr;
 	uf->file_id = UF_RUNTIME_FILE(WALKER_V8);

@@ -62,6 +62,10 @@ enum v8_frame_type {
 	V8_FRAME_JIT = 2,	  /* addr: SFI; JIT code whose pc is not its function's code */
 	V8_FRAME_STUB = 3,	  /* addr: pc; value: the frame type marker */
 	V8_FRAME_CODE = 4,	  /* addr: JSFunction; value: pc - its code's instructions */
+	/* addr: the pc of a JIT frame that is not its function's code (on-stack
+	 * replacement, code replaced since), right before that frame's V8_FRAME_JIT: the
+	 * namer finds the code around the pc, else names the function. */
+	V8_FRAME_PC = 5,
 };
 #define V8_TYPE_SHIFT 21
 #define V8_VALUE_MASK ((1U << V8_TYPE_SHIFT) - 1)

@@ -40,6 +40,8 @@ enum v8_step {
 struct v8_frame {
 	__u64 addr;
 	__u32 pad;
+	__u32 with_pc; /* a V8_FRAME_PC frame of pc goes before it */
+	__u64 pc;
 };
 
 /* Which of the process's V8 ranges holds pc, or -1. */
@@ -113,6 +115,8 @@ static __always_inline void v8_js_frame(const struct v8_proc *p, const __u64 *w,
 	}
 	f->addr = sfi;
 	f->pad = type << V8_TYPE_SHIFT | value;
+	f->with_pc = type == V8_FRAME_JIT;
+	f->pc = pc;
 }
 
 /* Records the frame at r and steps to its caller. */

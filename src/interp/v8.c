@@ -56,8 +56,15 @@ struct v8_process {
 	const struct v8_meta *meta; /* its file's */
 	const struct v8_code_layout *code;
 	struct v8_mem mem;
-	struct hmap fns, scripts;
-	uint32_t nfns, nscripts;
+	struct hmap fns, scripts, pcs;
+	uint32_t nfns, nscripts, npcs;
+	bool skip_jit; /* the JIT frame next was named from its V8_FRAME_PC frame */
+};
+
+/* A pc of code that was not its function's: the Code around it (0: none found). */
+struct v8_pc_entry {
+	uint64_t pc;
+	uint64_t code, start;
 };
 
 struct v8_fname {
@@ -66,7 +73,7 @@ struct v8_fname {
 };
 
 struct v8_stats {
-	uint64_t processes, unusable, fn_reads, code_reads, unreadable, stubs;
+	uint64_t processes, unusable, fn_reads, code_reads, pc_searches, unreadable, stubs;
 };
 
 struct v8 {
@@ -166,9 +173,12 @@ static void clear_caches(struct v8_process *p)
 		free(e);
 	}
 	hmap_free(&p->scripts);
+	hmap_for_each(&p->pcs, i) free(p->pcs.slots[i].entry);
+	hmap_free(&p->pcs);
 	hmap_init(&p->fns, u64_eq);
 	hmap_init(&p->scripts, u64_eq);
-	p->nfns = p->nscripts = 0;
+	hmap_init(&p->pcs, u64_eq);
+	p->nfns = p->nscripts = p->npcs = 0;
 }
 
 static void free_process(struct v8_process *p)
@@ -178,6 +188,7 @@ static void free_process(struct v8_process *p)
 	clear_caches(p);
 	hmap_free(&p->fns);
 	hmap_free(&p->scripts);
+	hmap_free(&p->pcs);
 	free(p);
 }
 
@@ -322,6 +333,7 @@ static int new_process(struct v8 *v, uint32_t pid, const struct v8_file *f, stru
 	p->mem = (struct v8_mem){.read = read_pid, .ctx = p};
 	hmap_init(&p->fns, u64_eq);
 	hmap_init(&p->scripts, u64_eq);
+	hmap_init(&p->pcs, u64_eq);
 	if (hmap_insert(&v->procs, hash_u64(pid), p)) {
 		free_process(p);
 		return -ENOMEM;
@@ -436,7 +448,7 @@ static const struct v8_func *get_func(struct v8 *v, struct v8_process *p, uint64
 
 	if (e)
 		return &e->f;
-	if (p->nfns >= MAX_CACHED || p->nscripts >= MAX_CACHED)
+	if (p->nfns >= MAX_CACHED || p->nscripts >= MAX_CACHED || p->npcs >= MAX_CACHED)
 		clear_caches(p);
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -512,6 +524,22 @@ static bool sfi_frame(struct v8 *v, struct v8_process *p, const struct user_fram
 	return name_frame(v, p, fn, pos, out);
 }
 
+/* The functions of optimized code at one pc as frames, innermost first. */
+static unsigned int expand(struct v8 *v, struct v8_process *p, const struct v8_inlined *in, int n,
+			   struct frame *out)
+{
+	unsigned int k = 0;
+
+	v->st.code_reads++;
+	for (int i = 0; i < n; i++) {
+		const struct v8_func *fn = get_func(v, p, in[i].sfi);
+
+		if (fn && name_frame(v, p, fn, in[i].pos, &out[k]))
+			k++;
+	}
+	return k;
+}
+
 /* A frame of its function's JIT code: the functions inlined at its pc expand into frames
  * of their own, innermost first; baseline code is named by the function. */
 static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
@@ -519,7 +547,6 @@ static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct
 {
 	struct v8_inlined in[V8_INLINE_MAX];
 	uint64_t sfi;
-	unsigned int k = 0;
 	int n = v8_heap__code_frames(&p->mem, p->meta, p->code, uf->addr, uf->pad & V8_VALUE_MASK,
 				     in, max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
 
@@ -532,14 +559,41 @@ static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct
 		fn = get_func(v, p, sfi);
 		return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
 	}
-	v->st.code_reads++;
-	for (int i = 0; i < n; i++) {
-		const struct v8_func *fn = get_func(v, p, in[i].sfi);
+	return expand(v, p, in, n, out);
+}
 
-		if (fn && name_frame(v, p, fn, in[i].pos, &out[k]))
-			k++;
+/* A V8_FRAME_PC frame: the Code around its pc, found once per pc; its functions when it
+ * is optimized code (the V8_FRAME_JIT frame after it is then left out), else nothing. */
+static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
+			      struct frame *out, unsigned int max)
+{
+	struct v8_inlined in[V8_INLINE_MAX];
+	struct v8_pc_entry *e = hmap_find(&p->pcs, hash_u64(uf->addr), &uf->addr);
+	int n;
+
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return 0;
+		e->pc = uf->addr;
+		v->st.pc_searches++;
+		if (v8_heap__find_code(&p->mem, p->meta, p->code, e->pc, &e->code, &e->start))
+			e->code = 0;
+		if (hmap_insert(&p->pcs, hash_u64(e->pc), e)) {
+			free(e);
+			return 0;
+		}
+		p->npcs++;
 	}
-	return k;
+	if (!e->code)
+		return 0;
+	n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, e->code,
+				    (uint32_t)(e->pc - e->start), in,
+				    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
+	if (n <= 0)
+		return 0;
+	p->skip_jit = true;
+	return expand(v, p, in, n, out);
 }
 
 static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
@@ -556,6 +610,21 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 	out[0] = (struct frame){.kind = FRAME_V8};
 	pthread_mutex_lock(&v->lock);
 	p = hmap_find(&v->procs, hash_u64(pid), &pid);
+	/* Frames of one sample arrive in order: a JIT frame named from the pc frame
+	 * before it adds nothing. */
+	if (p && p->skip_jit) {
+		p->skip_jit = false;
+		if (type == V8_FRAME_JIT) {
+			pthread_mutex_unlock(&v->lock);
+			return 0;
+		}
+	}
+	if (p && type == V8_FRAME_PC) {
+		unsigned int k = pc_frames(v, p, uf, out, max);
+
+		pthread_mutex_unlock(&v->lock);
+		return k;
+	}
 	if (p && type == V8_FRAME_STUB) {
 		uint32_t t = uf->pad & V8_VALUE_MASK;
 		const char *name = t < V8_MAX_FRAME_TYPES ? p->meta->frame_type[t] : "";
@@ -629,17 +698,19 @@ static void v8_print_stats(void *priv, FILE *out)
 	if (!s.processes && !s.unusable)
 		return;
 	walker_counters(v, c);
-	fprintf(out,
-		"  v8: %llu processes (%llu unusable); %llu walks into V8's code, cut: %llu "
-		"without a description, %llu unreadable, %llu impossible caller, %llu not its pc, "
-		"%llu full; %llu functions read, %llu optimized frames expanded, %llu stub frames, "
-		"%llu frames unnamed\n",
-		(unsigned long long)s.processes, (unsigned long long)s.unusable,
-		(unsigned long long)c[V8_CTR_WALKS], (unsigned long long)c[V8_CTR_NO_PROC],
-		(unsigned long long)c[V8_CTR_FAULT], (unsigned long long)c[V8_CTR_BAD],
-		(unsigned long long)c[V8_CTR_NO_PROGRESS], (unsigned long long)c[V8_CTR_FULL],
-		(unsigned long long)s.fn_reads, (unsigned long long)s.code_reads,
-		(unsigned long long)s.stubs, (unsigned long long)s.unreadable);
+	fprintf(
+	    out,
+	    "  v8: %llu processes (%llu unusable); %llu walks into V8's code, cut: %llu "
+	    "without a description, %llu unreadable, %llu impossible caller, %llu not its pc, "
+	    "%llu full; %llu functions read, %llu optimized frames expanded, %llu code searches, "
+	    "%llu stub frames, %llu frames unnamed\n",
+	    (unsigned long long)s.processes, (unsigned long long)s.unusable,
+	    (unsigned long long)c[V8_CTR_WALKS], (unsigned long long)c[V8_CTR_NO_PROC],
+	    (unsigned long long)c[V8_CTR_FAULT], (unsigned long long)c[V8_CTR_BAD],
+	    (unsigned long long)c[V8_CTR_NO_PROGRESS], (unsigned long long)c[V8_CTR_FULL],
+	    (unsigned long long)s.fn_reads, (unsigned long long)s.code_reads,
+	    (unsigned long long)s.pc_searches, (unsigned long long)s.stubs,
+	    (unsigned long long)s.unreadable);
 }
 
 static const void *v8_elf(size_t *size)

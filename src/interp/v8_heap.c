@@ -508,20 +508,16 @@ static int chain(int64_t raw, uint64_t outer, const uint64_t *lit, int64_t nlit,
 	return n;
 }
 
-int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
-			 const struct v8_code_layout *l, uint64_t fn, uint32_t off,
-			 struct v8_inlined *out, int max)
+/* The functions at offset off of Code object code's instructions (see below). */
+static int code_frames(const struct v8_mem *mem, const struct v8_meta *m,
+		       const struct v8_code_layout *l, uint64_t code, uint32_t off,
+		       struct v8_inlined *out, int max)
 {
-	uint64_t code, deopt, e[256], lits, inls, table;
+	uint64_t deopt, e[256], lits, inls, table;
 	void *lit = NULL, *inl = NULL, *pt = NULL;
 	int64_t nd, nlit = 0, ninl = 0, npt, raw;
-	int err;
+	int err = rd64(mem, code - 1 + l->deopt, &deopt);
 
-	if (!l->fn_code || max <= 0)
-		return -EINVAL;
-	err = rd64(mem, fn - 1 + l->fn_code, &code);
-	if (!err)
-		err = rd64(mem, code - 1 + l->deopt, &deopt);
 	if (err)
 		return err;
 	/* Baseline code keeps its bytecode there: no inlining to follow. */
@@ -552,6 +548,89 @@ int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
 	free(lit);
 	free(inl);
 	return err;
+}
+
+int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
+			 const struct v8_code_layout *l, uint64_t fn, uint32_t off,
+			 struct v8_inlined *out, int max)
+{
+	uint64_t code;
+	int err;
+
+	if (!l->fn_code || max <= 0)
+		return -EINVAL;
+	err = rd64(mem, fn - 1 + l->fn_code, &code);
+	return err ? err : code_frames(mem, m, l, code, off, out, max);
+}
+
+#define SCAN_BACK (64u << 10)
+#define SCAN_CHUNK 4096u /* a page: the code's mapping may begin at any page */
+
+/* Whether instructions starting at a belong to a Code object, which is returned: V8 11
+ * has the Code's pointer in the 8 bytes before them (its InstructionStream's header)
+ * and the Code points back at a; V8 10's instructions follow the Code's header, which
+ * starts with a Code map. Both check that the size reaches pc. */
+static uint64_t code_at(const struct v8_mem *mem, const struct v8_meta *m,
+			const struct v8_code_layout *l, uint64_t a, uint64_t before, uint64_t pc)
+{
+	uint64_t code, start;
+	uint16_t type;
+	int32_t size;
+
+	if (l->start_is_field) {
+		code = before;
+		if (!is_heap(code) || rd64(mem, code - 1 + l->start, &start) || start != a)
+			return 0;
+	} else {
+		code = a - l->start + 1;
+		if (!m->has[V8_M_T_CODE] || v8_heap__type(mem, m, code, &type) ||
+		    type != m->v[V8_M_T_CODE])
+			return 0;
+	}
+	if (mem->read(mem->ctx, code - 1 + l->size, &size, sizeof(size)) || size <= 0 ||
+	    pc - a >= (uint64_t)size)
+		return 0;
+	return code;
+}
+
+int v8_heap__find_code(const struct v8_mem *mem, const struct v8_meta *m,
+		       const struct v8_code_layout *l, uint64_t pc, uint64_t *code, uint64_t *start)
+{
+	uint64_t buf[SCAN_CHUNK / 8];
+
+	if (!l->fn_code || pc < SCAN_BACK)
+		return -EINVAL;
+	for (uint64_t hi = (pc | (SCAN_CHUNK - 1)) + 1, done = 0; done < SCAN_BACK;
+	     done += SCAN_CHUNK) {
+		uint64_t lo = hi - SCAN_CHUNK;
+
+		if (mem->read(mem->ctx, lo, buf, sizeof(buf)))
+			return -EFAULT;
+		/* Every 64-byte boundary in (lo, hi), highest first, with the word before (one
+		 * above pc fails the size check). */
+		for (uint64_t a = hi - 64; a > lo; a -= 64) {
+			uint64_t before = buf[(a - 8 - lo) / 8];
+
+			/* Both layouts have a tagged pointer there or 128 bytes down. */
+			if (!l->start_is_field && a - l->start >= lo &&
+			    !is_heap(buf[(a - l->start - lo) / 8]))
+				continue;
+			*code = code_at(mem, m, l, a, before, pc);
+			if (*code) {
+				*start = a;
+				return 0;
+			}
+		}
+		hi = lo;
+	}
+	return -ENOENT;
+}
+
+int v8_heap__code_frames_at(const struct v8_mem *mem, const struct v8_meta *m,
+			    const struct v8_code_layout *l, uint64_t code, uint32_t off,
+			    struct v8_inlined *out, int max)
+{
+	return max > 0 ? code_frames(mem, m, l, code, off, out, max) : -EINVAL;
 }
 
 void v8_lines__find(const uint32_t *ends, uint32_t n, uint32_t pos, uint32_t *line, uint32_t *col)

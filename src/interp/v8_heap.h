@@ -79,6 +79,16 @@ struct v8_inlined {
 int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
 			 const struct v8_code_layout *l, uint64_t fn, uint32_t off,
 			 struct v8_inlined *out, int max);
+/* The Code object (tagged) whose instructions, starting at *start, hold pc: searched
+ * back from pc within 64 KiB (instructions start 64-byte aligned; the candidate's own
+ * fields must agree). 0, -ENOENT, or -errno. */
+int v8_heap__find_code(const struct v8_mem *mem, const struct v8_meta *m,
+		       const struct v8_code_layout *l, uint64_t pc, uint64_t *code,
+		       uint64_t *start);
+/* v8_heap__code_frames for a Code object already known. */
+int v8_heap__code_frames_at(const struct v8_mem *mem, const struct v8_meta *m,
+			    const struct v8_code_layout *l, uint64_t code, uint32_t off,
+			    struct v8_inlined *out, int max);
 /* 1-based line and column of script offset pos from line ends; 0 when pos is past them. */
 void v8_lines__find(const uint32_t *ends, uint32_t n, uint32_t pos, uint32_t *line, uint32_t *col);
 

@@ -136,6 +136,7 @@ static void memory(const uint8_t *data, size_t size)
 	struct v8_script sc;
 	struct v8_func f;
 	struct v8_meta m;
+	uint64_t code, start;
 	char name[64];
 
 	if (!im.p)
@@ -149,6 +150,10 @@ static void memory(const uint8_t *data, size_t size)
 		v8_script__release(&sc);
 	v8_heap__code_frames(&mem, &m, &l, pick(data, size, 6), size > 8 ? data[8] : 0, in,
 			     V8_INLINE_MAX);
+	/* The search starts at a pc far enough up for its whole reach to lie in the image. */
+	if (!v8_heap__find_code(&mem, &m, &l, BASE + 0x10000 + pick(data, size, 9) % 4096, &code,
+				&start))
+		v8_heap__code_frames_at(&mem, &m, &l, code, 0, in, V8_INLINE_MAX);
 	free((void *)im.p);
 }
 
