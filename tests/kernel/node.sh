@@ -4,8 +4,9 @@
 # and the host's: discovery from V8's metadata (its version said once, or what it lacks),
 # then ebprof record with no flags: a chain of functions the optimizer inlines into a hot
 # loop, a chain through zlib.deflateSync into libz, a class method and an arrow function,
-# an async function awaiting in a loop. Each asserts that >= 90 % of the samples reaching
-# its leaf carry the whole expected chain, and the leaf's line. A root missing is a SKIP.
+# an async function awaiting in a loop, a native addon calling back into JavaScript. Each
+# asserts that >= 90 % of the samples reaching its leaf carry the whole expected chain,
+# and the leaf's line. A root missing is a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/node
@@ -49,19 +50,24 @@ expect() {
 	fi
 }
 
-# record LABEL ROOT NODE SCRIPT: ebprof record of SCRIPT run for SECS; sets OUT (folded),
+# record LABEL ROOT NODE SCRIPT [ARG]: ebprof record of SCRIPT (ARG, then SECS; a file ARG
+# is copied next to the script); sets OUT (folded),
 # ERR (ebprof's stderr), JS (the script's path as node sees it) and js (its folder as a
 # pattern).
 record() {
-	local l=$1 root=$2 node=$3 script=$4 dir rc
+	local l=$1 root=$2 node=$3 script=$4 arg=() dir rc
 	dir=$(mktemp -d "${root:-}/tmp/ebprof-node.XXXXXX")
 	cp "$WL"/*.js "$dir/"
 	CLEAN+=("$dir")
 	JS=${dir#"$root"}/$script.js
+	if [ -n "${5:-}" ]; then
+		cp "$5" "$dir/"
+		arg=("${dir#"$root"}/${5##*/}")
+	fi
 	js=$(printf '%s' "${JS%/*}" | sed 's/[.]/\\./g') # its folder, as a pattern
 	OUT=$TMP/$l-$script
 	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" in_root \
-		"$root" "$node" "$JS" "$SECS" >"$OUT.stdout" 2>"$OUT.stderr"
+		"$root" "$node" "$JS" "${arg[@]}" "$SECS" >"$OUT.stdout" 2>"$OUT.stderr"
 	rc=$?
 	ERR=$OUT.stderr
 	grep -E '^  v8' "$OUT.stdout" >&2
@@ -112,6 +118,21 @@ suite() {
 	expect "node_${l}_method_arrow" "$OUT" "main -> measure (arrow) -> Shape.area at line $(line_of shapes AREA_LINE)" \
 		"main \($js/shapes\.js:[0-9:]+\);measure \($js/shapes\.js:[0-9:]+\);area \($js/shapes\.js:$(line_of shapes AREA_LINE):[0-9]+\)$leaf" \
 		'area \(' 40
+
+	# A Node-API addon built against this Node's headers (Debian's libnode-dev, the
+	# host's own), without libc, so the host's compiler builds it for any root.
+	local inc=${root:-}/usr/include/node
+	if [ ! -f "$inc/node_api.h" ]; then
+		echo "SKIP node_${l}_addon: no $inc/node_api.h (scripts/install-deps.sh test adds it)"
+	elif ! ${CC:-cc} -shared -fPIC -O2 -nostdlib -DNODE_GYP_MODULE_NAME=addon -I"$inc" \
+		"$WL/addon.c" -o "$TMP/addon.node" 2>"$TMP/addon.log"; then
+		fail "node_${l}_addon" "the addon did not build: $(head -3 "$TMP/addon.log")"
+	else
+		record "$l" "$root" "$node" addon "$TMP/addon.node"
+		expect "node_${l}_addon" "$OUT" "main -> the addon's C -> work at line $(line_of addon WORK_LINE)" \
+			"main \($js/addon\.js:[0-9:]+\);($F;)*repeat;addon_repeat_calls;($F;)*work \($js/addon\.js:$(line_of addon WORK_LINE):[0-9]+\)$leaf" \
+			'work \(' 40
+	fi
 
 	record "$l" "$root" "$node" async
 	expect "node_${l}_async" "$OUT" "loop (async) -> work at line $(line_of async WORK_LINE)" \
