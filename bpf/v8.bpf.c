@@ -24,30 +24,7 @@ struct {
 	__type(value, struct v8_proc);
 } pid_to_v8 SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, V8_CTR__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} v8_counters SEC(".maps");
-
-/* When a process last asked for a description from here, to ask at most every 200 ms. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u64);
-} v8_notice_times SEC(".maps");
-
-#define V8_NOTICE_INTERVAL_NS 200000000ULL
-
-static __always_inline void v8_count(__u32 id)
-{
-	__u64 *v = bpf_map_lookup_elem(&v8_counters, &id);
-
-	if (v)
-		*v += 1;
-}
+CHAIN_COUNTERS(v8_counters, v8_count, V8_CTR__COUNT);
 
 struct v8_walk {
 	struct v8_regs regs;
@@ -97,20 +74,6 @@ static long v8_frame_cb(__u32 i, void *arg)
 	return step != V8_STEP_NEXT;
 }
 
-/* V8's code is claimed but not described (Node was still starting when it was last
- * described): ask the tracker for another look, as an unknown mapping does. */
-static __always_inline void v8_notice(__u32 pid, __u64 pc)
-{
-	struct notice_record n = {.type = RECORD_UNKNOWN_MAPPING, .pid = pid, .addr = pc};
-	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&v8_notice_times, &pid);
-
-	if (last && now - *last < V8_NOTICE_INTERVAL_NS)
-		return;
-	bpf_map_update_elem(&v8_notice_times, &pid, &now, BPF_ANY);
-	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
-		count(CTR_NOTICES_LOST);
-}
-
 /* The JavaScript part of the stack cannot go on: the stack ends here, incomplete unless
  * the walk reached the outermost frame. */
 static __always_inline int v8_cut(void *ctx, const struct chain c, struct chain_slot *s,
@@ -118,10 +81,7 @@ static __always_inline int v8_cut(void *ctx, const struct chain c, struct chain_
 {
 	if (counter < V8_CTR__COUNT)
 		v8_count(counter);
-	s->r.ustack_inorder = s->r.ustack_len;
-	s->r.stop_reason = stop;
-	if (stop != UNW_STEP_END)
-		s->r.flags |= SAMPLE_F_USER_INCOMPLETE;
+	chain_stack_ends(s, stop);
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
@@ -150,7 +110,9 @@ static __always_inline int v8_walk(void *ctx, const struct chain c)
 		return 0;
 	w.p = bpf_map_lookup_elem(&pid_to_v8, &s->w.pid);
 	if (!w.p) {
-		v8_notice(s->w.pid, s->w.regs.pc);
+		/* V8's code is claimed but not described (Node was still starting when it
+		 * was last described): ask the tracker for another look. */
+		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
 		return v8_cut(ctx, c, s, V8_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
 	}
 	v8_count(V8_CTR_WALKS);

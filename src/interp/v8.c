@@ -18,9 +18,11 @@
 #include "interp/runtime.h"
 #include "interp/v8_heap.h"
 #include "interp/v8_meta.h"
+#include "loader/counters.h"
 #include "profile/profile.h"
 #include "sample.h"
 #include "util/arena.h"
+#include "util/functab.h"
 #include "util/hmap.h"
 #include "util/log.h"
 #include "v8.skel.h"
@@ -67,11 +69,6 @@ struct v8_pc_entry {
 	uint64_t code, start;
 };
 
-struct v8_fname {
-	uint32_t id;
-	char *func, *file;
-};
-
 struct v8_stats {
 	uint64_t processes, unusable, fn_reads, code_reads, pc_searches, unreadable, stubs;
 };
@@ -79,9 +76,8 @@ struct v8_stats {
 struct v8 {
 	pthread_mutex_t lock; /* the tracker's thread and ingest share everything below */
 	int map_fd, counters_fd;
-	struct hmap files, procs, names;
-	struct v8_fname **funcs; /* by id; 0 is "?" */
-	uint32_t nfuncs, funcs_cap;
+	struct hmap files, procs;
+	struct functab names;
 	struct v8_stats st;
 };
 
@@ -100,13 +96,6 @@ static int u64_eq(const void *e, const void *k)
 	return *(const uint64_t *)e == *(const uint64_t *)k;
 }
 
-static int name_eq(const void *e, const void *k)
-{
-	const struct v8_fname *a = e, *b = k;
-
-	return !strcmp(a->func, b->func) && !strcmp(a->file, b->file);
-}
-
 static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct v8_process *p = ctx;
@@ -117,42 +106,6 @@ static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-/* The id of (func, file), added when new; 0 when the table is full or on ENOMEM. */
-static uint32_t intern_name(struct v8 *v, const char *func, const char *file)
-{
-	struct v8_fname key = {.func = (char *)func, .file = (char *)file}, *f;
-	uint64_t h = hash_bytes(file, strlen(file), hash_bytes(func, strlen(func), 0));
-
-	f = hmap_find(&v->names, h, &key);
-	if (f)
-		return f->id;
-	if (v->nfuncs >= MAX_FUNCS)
-		return 0;
-	if (v->nfuncs == v->funcs_cap) {
-		uint32_t cap = v->funcs_cap * 2;
-		struct v8_fname **n = realloc(v->funcs, cap * sizeof(*n));
-
-		if (!n)
-			return 0;
-		v->funcs = n;
-		v->funcs_cap = cap;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return 0;
-	f->func = strdup(func);
-	f->file = strdup(file);
-	f->id = v->nfuncs;
-	if (!f->func || !f->file || hmap_insert(&v->names, h, f)) {
-		free(f->func);
-		free(f->file);
-		free(f);
-		return 0;
-	}
-	v->funcs[v->nfuncs++] = f;
-	return f->id;
 }
 
 static void clear_caches(struct v8_process *p)
@@ -210,11 +163,7 @@ static int v8_init(const struct runtime_env *env, struct bpf_object *obj, void *
 	v->counters_fd = bpf_map__fd(ctrs);
 	hmap_init(&v->files, file_eq);
 	hmap_init(&v->procs, proc_eq);
-	hmap_init(&v->names, name_eq);
-	v->nfuncs = 1; /* id 0: a frame that could not be named */
-	v->funcs_cap = 64;
-	v->funcs = calloc(v->funcs_cap, sizeof(*v->funcs));
-	if (!v->funcs) {
+	if (functab__init(&v->names, MAX_FUNCS)) {
 		v8_free(v);
 		return -ENOMEM;
 	}
@@ -238,13 +187,7 @@ static void v8_free(void *priv)
 	hmap_free(&v->files);
 	hmap_for_each(&v->procs, i) free_process(v->procs.slots[i].entry);
 	hmap_free(&v->procs);
-	hmap_free(&v->names);
-	for (uint32_t i = 1; i < v->nfuncs; i++) {
-		free(v->funcs[i]->func);
-		free(v->funcs[i]->file);
-		free(v->funcs[i]);
-	}
-	free(v->funcs);
+	functab__free(&v->names);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 }
@@ -497,8 +440,8 @@ static bool name_frame(struct v8 *v, struct v8_process *p, const struct v8_func 
 	if (sc && sc->ends && pos >= 0 && pos <= UINT32_MAX)
 		v8_lines__find(sc->ends, sc->nends, (uint32_t)pos, &line, &col);
 	out->kind = FRAME_V8;
-	out->file_id = intern_name(v, fn->name[0] ? fn->name : "<anonymous>",
-				   sc ? (sc->name[0] ? sc->name : "<unknown>") : "");
+	out->file_id = functab__intern(&v->names, fn->name[0] ? fn->name : "<anonymous>",
+				       sc ? (sc->name[0] ? sc->name : "<unknown>") : "");
 	out->addr = (uint64_t)line << LINE_SHIFT | (col & COL_MASK);
 	return true;
 }
@@ -631,7 +574,7 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 
 		snprintf(stub, sizeof(stub), "V8:%s", name[0] ? name : "UnknownFrame");
 		v->st.stubs++;
-		out[0].file_id = intern_name(v, stub, "");
+		out[0].file_id = functab__intern(&v->names, stub, "");
 		ok = true;
 	} else if (p && type == V8_FRAME_CODE) {
 		unsigned int k = code_frames(v, p, uf, out, max);
@@ -656,13 +599,12 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 static const char *v8_name(void *priv, const struct frame *f, struct arena *a)
 {
 	const struct v8 *v = priv;
-	const struct v8_fname *fn;
 	uint64_t line = f->addr >> LINE_SHIFT, col = f->addr & COL_MASK;
+	/* Read at report time: no function is being added. */
+	const struct functab_entry *fn = functab__get(&v->names, f->file_id);
 
-	/* Read at report time, under the tracker's lock: no function is being added. */
-	if (!f->file_id || f->file_id >= v->nfuncs)
+	if (!fn)
 		return "[v8: unreadable frame]";
-	fn = v->funcs[f->file_id];
 	if (!fn->file[0])
 		return fn->func;
 	if (!line)
@@ -671,25 +613,10 @@ static const char *v8_name(void *priv, const struct frame *f, struct arena *a)
 			    (unsigned long long)col);
 }
 
-static void walker_counters(const struct v8 *v, uint64_t out[V8_CTR__COUNT])
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
-
-	for (uint32_t id = 0; id < V8_CTR__COUNT; id++) {
-		out[id] = 0;
-		if (!vals || bpf_map_lookup_elem(v->counters_fd, &id, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			out[id] += vals[c];
-	}
-	free(vals);
-}
-
 static void v8_print_stats(void *priv, FILE *out)
 {
 	struct v8 *v = priv;
-	uint64_t c[V8_CTR__COUNT];
+	uint64_t c[V8_CTR__COUNT] = {0};
 	struct v8_stats s;
 
 	pthread_mutex_lock(&v->lock);
@@ -697,7 +624,7 @@ static void v8_print_stats(void *priv, FILE *out)
 	pthread_mutex_unlock(&v->lock);
 	if (!s.processes && !s.unusable)
 		return;
-	walker_counters(v, c);
+	counters__sum(v->counters_fd, c, V8_CTR__COUNT);
 	fprintf(
 	    out,
 	    "  v8: %llu processes (%llu unusable); %llu walks into V8's code, cut: %llu "

@@ -15,8 +15,6 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 # build, and a memory image.
 seed() {
 	local dir=$out/seeds
-	rm -rf "$dir"
-	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
 	printf '\000\020\000\000\000\003\314\004\117\214\001\341\001\244\373\377\377\037' >"$dir/positions"
 	printf '\000\000\020\000\000\110\215\005\031\205\334\001\110\213\000\303' >"$dir/lea_load64"
 	printf '\000\000\020\000\000\110\215\005\311\245\232\001\213\000\303\000' >"$dir/lea_load32"
@@ -25,14 +23,11 @@ seed() {
 }
 
 dictionary() {
-	cat >"$out/v8.dict" <<'DICT'
+	cat <<'DICT'
 smi="\x00\x00\x00\x00\x01\x00\x00\x00"
 lea="\x48\x8d\x05"
 ret="\xc3"
 DICT
 }
 
-fuzz_build src/interp/v8_heap.c src/interp/v8_meta.c src/elf/elf_file.c src/util/hmap.c -- -lelf -lz
-seed
-dictionary
-fuzz_run "$out/v8.dict"
+fuzz_all src/interp/v8_heap.c src/interp/v8_meta.c src/elf/elf_file.c src/util/hmap.c -- -lelf -lz
