@@ -37,6 +37,16 @@ enum go_labels_kind {
 #define GO_HMAP_B 9	     /* hmap.B (uint8) */
 #define GO_HMAP_BUCKETS 16   /* hmap.buckets */
 
+/* g.stack, the goroutine's [lo, hi): g's first field in every release ("offset known to
+ * runtime/cgo", runtime2.go). */
+#define GO_G_STACK_LO 0
+#define GO_G_STACK_HI 8
+#define GO_STACK_MAX (1ull << 30) /* maxstacksize on 64-bit: 1 GB */
+/* asmcgocall's own frame on the system stack: its SP at the call is at most this far
+ * below the SP it was called with (16 or 64 bytes, aligned down to 16), when it was
+ * called on the system stack already. */
+#define GO_CGO_FRAME_MAX 128
+
 struct go_proc {
 	__s64 tls_g;	  /* g's offset from the thread pointer (fs base) */
 	__u16 g_m;	  /* offsetof(g, m) */
@@ -44,6 +54,15 @@ struct go_proc {
 	__u16 g_labels;	  /* offsetof(g, labels) */
 	__u8 labels_kind; /* enum go_labels_kind */
 	__u8 pad;
+	/* runtime.asmcgocall, claimed UNW_MARK_WALK: where a cgo call left the goroutine's
+	 * stack for the system stack (bpf/go_cgo_step.h). cgo_hi 0: not claimed. */
+	__u64 cgo_lo, cgo_hi;  /* its code in the process, [lo, hi) */
+	__u64 cgo_off_bias;    /* its file offset = pc - cgo_off_bias */
+	__u32 cgo_file_id;     /* its file (files.h id), for its own frame */
+	__u8 cgo_g, cgo_depth; /* from its SP on the system stack: the g it left, and how far
+				* below that g's stack.hi its SP was (per release, go.c) */
+	__u8 cgo_frame;	       /* 8 when its prologue saves BP (1.21 on), else 0 */
+	__u8 pad2;
 };
 
 /* The Go walker's own counters (map go_counters). */
@@ -53,6 +72,10 @@ enum go_counter {
 	GO_CTR_NO_ROOM,	   /* the stack left no room for the labels: dropped */
 	GO_CTR_BIG_MAP,	   /* more buckets than GO_MAP_BUCKETS_MAX: labels past them lost */
 	GO_CTR_LABELS,	   /* samples that carried labels */
+	GO_CTR_CGO,	   /* cgo calls crossed from the system stack to the goroutine's */
+	GO_CTR_CGO_LEAF,   /* stacks cut: sampled inside asmcgocall, mid-switch */
+	GO_CTR_CGO_BAD,	   /* stacks cut: asmcgocall's saved g or depth did not check out */
+	GO_CTR_CGO_FAULT,  /* stacks cut: the system or goroutine stack unreadable */
 	GO_CTR__COUNT,
 };
 

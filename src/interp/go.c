@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The Go runtime in the registry: Go frames are native (named from the pclntab by the
  * symbolizer); this file finds Go binaries and their release, tells the Go walker
- * (bpf/go.bpf.c) where the running goroutine's pprof labels are, and reads the label
- * strings the walker pointed at while the process lives. */
+ * (bpf/go.bpf.c) where the running goroutine's pprof labels are and where cgo calls
+ * switch stacks (claiming runtime.asmcgocall), and reads the label strings the walker
+ * pointed at while the process lives. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -17,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "elf/elf_file.h"
 #include "go_proc.h"
 #include "interp/runtime.h"
 #include "profile/labels.h"
@@ -47,14 +49,30 @@ static const struct go_layout {
 };
 #define GO_G_M 48 /* offsetof(g, m): the same in every release above */
 
+/* Where runtime.asmcgocall keeps, from its SP on the system stack, the g it left and its
+ * depth in that g's stack (bpf/go_cgo_step.h), read in each release's asm_amd64.s:
+ * "MOVQ DI, 48(SP) // save g" and "MOVQ DI, 40(SP) // save depth" in 1.19 and 1.21 (its
+ * frame 64 bytes for Windows' sake), 8(SP) and 0(SP) from 1.22 (16 bytes, the call made
+ * through asmcgocall_landingpad) in 1.22, 1.23, 1.24 and 1.27. 1.20 and 1.25-1.26 lie
+ * between releases that agree, and their sources were not read: they are not claimed. */
+static const struct go_cgo_layout {
+	uint8_t minor;
+	uint8_t g, depth;
+} cgo_layouts[] = {
+    {19, 48, 40}, {21, 48, 40}, {22, 8, 0}, {23, 8, 0}, {24, 8, 0}, {27, 8, 0},
+};
+
 struct go_file {
 	uint32_t file_id;
 	uint8_t minor; /* 0: unknown release */
 	int64_t tls_g;
+	uint64_t cgo_off, cgo_len; /* runtime.asmcgocall's code (file offset); 0: none */
+	uint8_t cgo_frame;	   /* 8: the assembler gave it a frame pointer */
 };
 
 struct go_stats {
 	uint64_t processes, unknown_release, label_reads, label_read_failures, label_from_cache;
+	uint64_t cgo_claimed; /* processes whose cgo calls the walker crosses */
 };
 
 /* A label string read before, by (pid, address, length): what a sample ingested after
@@ -221,6 +239,26 @@ static void inspect(Elf *elf, int fd, struct go_file *gf)
 		gf->minor = minor_from_segments(elf, fd, &rw);
 }
 
+/* Where runtime.asmcgocall is in the file: a cgo binary's switch to the system stack.
+ * Whether its prologue saves BP is in its first bytes (push %rbp; mov %rsp,%rbp): the
+ * assembler gives it a frame from 1.21, none in 1.19. */
+static void find_cgo_switch(const struct runtime_file *f, struct go_file *gf)
+{
+	static const uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5};
+	struct go_table *t = f->elf ? go_table__open(f->fd) : NULL;
+	uint64_t entry, end, off;
+	uint8_t b[sizeof(prologue)];
+
+	if (t && !go_table__asm_func(t, "runtime.asmcgocall", &entry, &end) && end > entry &&
+	    end - entry < 4096 && elf_file__vaddr_to_off(f->elf, entry, &off) &&
+	    pread(f->fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b)) {
+		gf->cgo_off = off;
+		gf->cgo_len = end - entry;
+		gf->cgo_frame = memcmp(b, prologue, sizeof(b)) ? 0 : 8;
+	}
+	go_table__free(t);
+}
+
 static bool go_detect(void *priv, const struct runtime_file *f)
 {
 	struct go *g = priv;
@@ -237,6 +275,7 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 	if (gf) {
 		gf->file_id = f->file_id;
 		inspect(elf, f->fd, gf);
+		find_cgo_switch(f, gf);
 		pr_debug("go: %s is Go 1.%u, g at fs%+lld", f->path, gf->minor,
 			 (long long)gf->tls_g);
 	}
@@ -261,6 +300,44 @@ static const struct go_layout *layout_of(uint8_t minor)
 	return NULL;
 }
 
+static const struct go_cgo_layout *cgo_layout_of(uint8_t minor)
+{
+	for (size_t i = 0; i < sizeof(cgo_layouts) / sizeof(cgo_layouts[0]); i++)
+		if (cgo_layouts[i].minor == minor)
+			return &cgo_layouts[i];
+	return NULL;
+}
+
+/* Claims asmcgocall in the mapping of gf's file that holds it (UNW_MARK_WALK): the native
+ * walker hands this walker the registers there. */
+static bool claim_cgo_switch(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
+			     struct go_proc *gp, struct runtime_marks *marks)
+{
+	const struct go_cgo_layout *cl = cgo_layout_of(gf->minor);
+
+	if (!gf->cgo_len || !cl || marks->n >= RUNTIME_MAX_MARKS)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct proc_mapping *m = &maps[i];
+
+		if (m->file_id != gf->file_id || gf->cgo_off < m->pgoff ||
+		    gf->cgo_off + gf->cgo_len > m->pgoff + (m->end - m->start))
+			continue;
+		gp->cgo_off_bias = m->start - m->pgoff;
+		gp->cgo_lo = gf->cgo_off + gp->cgo_off_bias;
+		gp->cgo_hi = gp->cgo_lo + gf->cgo_len;
+		gp->cgo_file_id = gf->file_id;
+		gp->cgo_g = cl->g;
+		gp->cgo_depth = cl->depth;
+		gp->cgo_frame = gf->cgo_frame;
+		marks->m[marks->n].start = gp->cgo_lo;
+		marks->m[marks->n].end = gp->cgo_hi;
+		marks->m[marks->n++].mark = UNW_MARK_WALK;
+		return true;
+	}
+	return false;
+}
+
 static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps, uint32_t n,
 		       struct runtime_marks *marks)
 {
@@ -268,7 +345,7 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 	const struct go_layout *l = NULL;
 	struct go_file gf = {0};
 	struct go_proc gp = {0}, old;
-	bool known;
+	bool known, cgo;
 
 	pthread_mutex_lock(&g->lock);
 	for (uint32_t i = 0; i < n && !gf.file_id; i++) {
@@ -292,11 +369,14 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 			      .m_curg = l->m_curg,
 			      .g_labels = l->g_labels,
 			      .labels_kind = l->kind};
+	cgo = claim_cgo_switch(&gf, maps, n, &gp, marks);
 	known = !bpf_map_lookup_elem(g->procs_fd, &pid, &old); /* described again: same process */
 	if (bpf_map_update_elem(g->procs_fd, &pid, &gp, BPF_ANY))
 		return -errno;
 	if (!known)
 		__atomic_add_fetch(&g->st.processes, 1, __ATOMIC_RELAXED);
+	if (!known && cgo)
+		__atomic_add_fetch(&g->st.cgo_claimed, 1, __ATOMIC_RELAXED);
 	marks->always = true; /* labels are read on every sample of the process */
 	return 0;
 }
@@ -389,13 +469,17 @@ static void go_print_stats(void *priv, FILE *out)
 		"  go: %llu processes (%llu of a release whose labels are not known); %llu samples "
 		"with labels, %llu labels read (%llu of an exited process, as read before), "
 		"%llu unreadable; walker: %llu threads without a g, %llu reads failed, %llu "
-		"labels without room, %llu label maps too big\n",
+		"labels without room, %llu label maps too big; cgo: %llu processes, %llu calls "
+		"crossed, stacks cut at asmcgocall: %llu sampled in it, %llu saved words did not "
+		"check out, %llu unreadable\n",
 		(unsigned long long)g->st.processes, (unsigned long long)g->st.unknown_release,
 		(unsigned long long)c[GO_CTR_LABELS], (unsigned long long)g->st.label_reads,
 		(unsigned long long)g->st.label_from_cache,
 		(unsigned long long)g->st.label_read_failures, (unsigned long long)c[GO_CTR_NO_G],
 		(unsigned long long)c[GO_CTR_READ_FAULT], (unsigned long long)c[GO_CTR_NO_ROOM],
-		(unsigned long long)c[GO_CTR_BIG_MAP]);
+		(unsigned long long)c[GO_CTR_BIG_MAP], (unsigned long long)g->st.cgo_claimed,
+		(unsigned long long)c[GO_CTR_CGO], (unsigned long long)c[GO_CTR_CGO_LEAF],
+		(unsigned long long)c[GO_CTR_CGO_BAD], (unsigned long long)c[GO_CTR_CGO_FAULT]);
 }
 
 static int go_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)

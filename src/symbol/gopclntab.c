@@ -806,6 +806,36 @@ int go_table__each_sp(struct go_table *t, go_sp_fn fn, void *ctx)
 	return 0;
 }
 
+/* Whether function f is named name: only assembly functions are read (all before 1.17,
+ * which has no flags), the callers' only use being the runtime's stack switches. */
+static bool asm_func_named(const struct go_table *t, const struct go_func *f, const char *name,
+			   size_t len)
+{
+	char buf[GO_FUNC_NAME_MAX + 1];
+
+	if ((t->ver != GO_116 && !(f->flag & GO_FUNC_ASM)) || f->nameoff < 0 ||
+	    len > GO_FUNC_NAME_MAX)
+		return false;
+	return read_in(t, t->funcnames, t->funcnames.start + f->nameoff, buf, len + 1) &&
+	       !memcmp(buf, name, len) && !buf[len];
+}
+
+int go_table__asm_func(const struct go_table *t, const char *name, uint64_t *entry, uint64_t *end)
+{
+	size_t len = strlen(name);
+	struct go_func f;
+
+	for (uint32_t i = 0; t && i < t->nfunc; i++) {
+		if (t->entries[i] == t->entries[i + 1] || !read_func(t, i, &f) ||
+		    !asm_func_named(t, &f, name, len))
+			continue;
+		*entry = f.entry;
+		*end = f.end;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 const char *go_table__version(const struct go_table *t)
 {
 	static const char *const names[] = {

@@ -39,8 +39,18 @@ CHAIN+="main\.parse \(main\.go:$PARSE\) \[inlined\];main\.scan \(main\.go:[0-9]+
 # or not, stripped), asmcgocall.
 CALLBACK="runtime\.asmcgocall \([^;]*\);([^;]*;){2,4}crosscall2 \([^;]*\);"
 CALLBACK+="runtime\.cgocallback \([^;]*\);.*main\.goLeaf \(main\.go:[0-9]+\)( |;[^;]*_\[k\])"
-# ... and the Go frames before the call into C, across the g0 stack switch.
-CONTINUOUS="main\.goLoop \([^;]*\);main\._Cfunc_c_spin \([^;]*\);runtime\.cgocall .*c_spin"
+# The whole stack in call order, across the switch to the system stack: from the root
+# (runtime.goexit) through the Go caller and asmcgocall to C (the cgo wrapper, named or
+# not, stripped), and from there either the C leaf (c_spin) or the callback (crosscall2
+# ... goLeaf). END: the leaf frame's end (the count, or the kernel's frames).
+END="( [0-9]+\$|;[^;]*_\[k\])"
+CGO_ROOT="^[^;]*;runtime\.goexit \([^;]*\);runtime\.main \([^;]*\);main\.main \([^;]*\);"
+CGO_ROOT+="main\.goLoop \([^;]*\);main\._Cfunc_c_spin \([^;]*\);runtime\.cgocall \([^;]*\);"
+CGO_ROOT+="runtime\.asmcgocall \([^;]*\);[^;]*;"
+GO_LEAF="main\.goLeaf \(main\.go:[0-9]+\)$END"
+CONTINUOUS="$CGO_ROOT([^;]*$END|([^;]*;){1,3}crosscall2 \([^;]*\);runtime\.cgocallback .*$GO_LEAF)"
+# The leaf samples: in goLeaf, or in the C function asmcgocall called (two frames below it).
+CGO_LEAVES="$GO_LEAF|runtime\.asmcgocall \([^;]*\);[^;]*;[^;]*$END"
 
 # labels NAME PROFILE GO: in go tool pprof's traces, the weight of main.labeled's and
 # main.unlabeled's stacks with and without tenant=acme (and endpoint=/v1/orders).
@@ -92,10 +102,8 @@ while read -r v dir go; do
 	for comm in cgo cgo.stripped; do
 		expect "go_cgo_callback_${n}_$comm" "C frames between Go and the callback" "$comm" \
 			"$CALLBACK" "main\.goLeaf \(main\.go:[0-9]+\)( |;[^;]*_\[k\])"
+		expect "go_cgo_continuous_${n}_$comm" "Go -> C (-> Go) whole, in call order" "$comm" \
+			"$CONTINUOUS" "$CGO_LEAVES"
 	done
 	labels "go_labels_$n" "$OUT/profile.pb.gz" "$go"
-	# Not yet: the native walker stops at asmcgocall, on the g0 stack; going on from the
-	# goroutine's saved registers (g.sched) needs the thread's g, read by a Go walker.
-	hit=$(folded_match "$OUT/stacks.folded" cgo "$CONTINUOUS")
-	echo "SKIP go_cgo_continuous_$n: Go -> C -> Go in one stack needs the Go walker ($hit samples have it)"
 done <<<"$versions"
