@@ -137,6 +137,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	sink += strlen(go_table__version(t)) + go_table__has_inline(t);
 	{
+		uint64_t entry = 0, end = 0;
+
+		sink += go_table__asm_func(t, "runtime.asmcgocall", &entry, &end) + entry + end;
+	}
+	{
 		size_t ranges = 0;
 
 		go_table__each_sp(t, sp_range, &ranges);

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The Go walker's step across a cgo call (bpf/go_cgo_step.h), compiled as host C: user
+ * memory is two simulated stacks, g0's and a goroutine's, laid out as asmcgocall leaves
+ * them, and the g structures the step reads. */
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* g0's stack, a goroutine's stack below it (as Go's heap lies below the thread stacks),
+ * and two g structures. */
+#define G0_BASE 0x7ffd00000000ULL
+#define GS_BASE 0xc000040000ULL
+#define GS_SIZE 0x2000ULL
+#define G_BASE 0xc000006000ULL
+
+static uint8_t g0_mem[4096], gs_mem[GS_SIZE], g_mem[0x400];
+
+static uint8_t *mem_at(uint64_t addr, uint32_t size)
+{
+	if (addr >= G0_BASE && addr + size <= G0_BASE + sizeof(g0_mem))
+		return g0_mem + (addr - G0_BASE);
+	if (addr >= GS_BASE && addr + size <= GS_BASE + sizeof(gs_mem))
+		return gs_mem + (addr - GS_BASE);
+	if (addr >= G_BASE && addr + size <= G_BASE + sizeof(g_mem))
+		return g_mem + (addr - G_BASE);
+	return NULL;
+}
+
+static int sim_read(void *dst, uint32_t size, uint64_t addr)
+{
+	uint8_t *p = mem_at(addr, size);
+
+	if (!p)
+		return -1;
+	memcpy(dst, p, size);
+	return 0;
+}
+
+#define GO_READ_USER(dst, size, addr) sim_read(dst, size, addr)
+#include "go_cgo_step.h"
+
+static void put(uint64_t addr, uint64_t v)
+{
+	uint8_t *p = mem_at(addr, 8);
+
+	if (p)
+		memcpy(p, &v, 8);
+}
+
+/* g at G_BASE runs on [GS_BASE, GS_BASE + GS_SIZE); another g at G_BASE + 0x200 on g0. */
+static void reset(void)
+{
+	memset(g0_mem, 0, sizeof(g0_mem));
+	memset(gs_mem, 0, sizeof(gs_mem));
+	memset(g_mem, 0, sizeof(g_mem));
+	put(G_BASE + GO_G_STACK_LO, GS_BASE);
+	put(G_BASE + GO_G_STACK_HI, GS_BASE + GS_SIZE);
+	put(G_BASE + 0x200 + GO_G_STACK_LO, G0_BASE);
+	put(G_BASE + 0x200 + GO_G_STACK_HI, G0_BASE + sizeof(g0_mem));
+}
+
+/* 1.22+: g at 8(SP), depth at 0(SP); with the frame pointer its prologue saves (1.21+). */
+static const struct go_proc proc_122 = {.cgo_g = 8, .cgo_depth = 0, .cgo_frame = 8};
+/* 1.19: g at 48(SP), depth at 40(SP), no frame. */
+static const struct go_proc proc_119 = {.cgo_g = 48, .cgo_depth = 40, .cgo_frame = 0};
+
+static void test_switched(void)
+{
+	uint64_t orig = GS_BASE + 0x1e00, sp = G0_BASE + 0xf00;
+	struct unw_regs r = {.pc = 0x46d544, .sp = sp, .fp = 0x1234};
+
+	reset();
+	/* The goroutine's stack at asmcgocall's SP: the caller's BP, then the return address. */
+	put(orig, GS_BASE + 0x1e40);
+	put(orig + 8, 0x4623b5);
+	put(sp + 8, G_BASE);
+	put(sp, GS_BASE + GS_SIZE - orig);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(r.pc == 0x4623b5 && r.sp == orig + 16 && r.fp == GS_BASE + 0x1e40 && !r.pc_exact);
+
+	/* 1.19: no saved BP, the return address at the SP; BP is the goroutine's already. */
+	reset();
+	put(orig, 0x45c0aa);
+	put(sp + 48, G_BASE);
+	put(sp + 40, GS_BASE + GS_SIZE - orig);
+	r = (struct unw_regs){.pc = 0x45eb30, .sp = sp, .fp = GS_BASE + 0x1e40};
+	CHECK(go_cgo_step(&proc_119, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(r.pc == 0x45c0aa && r.sp == orig + 8 && r.fp == GS_BASE + 0x1e40);
+
+	/* The thread's current goroutine unknown (or another): the saved words decide. */
+	r = (struct unw_regs){.pc = 0x45eb30, .sp = sp};
+	CHECK(go_cgo_step(&proc_119, 0, &r) == GO_CGO_NEXT && r.pc == 0x45c0aa);
+}
+
+static void test_not_switched(void)
+{
+	uint64_t sp = GS_BASE + 0x1e00;
+	struct unw_regs r = {.pc = 0x46d51a, .sp = sp, .fp = 0x1234};
+
+	/* A return address from a call made before the switch: the goroutine's stack is the
+	 * current goroutine's, asmcgocall's frame is there. */
+	reset();
+	put(sp, GS_BASE + 0x1e40);
+	put(sp + 8, 0x4623b5);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(r.pc == 0x4623b5 && r.sp == sp + 16 && r.fp == GS_BASE + 0x1e40);
+}
+
+static void test_on_g0_already(void)
+{
+	uint64_t sp = G0_BASE + 0xf00, orig = sp + 0x18;
+	struct unw_regs r = {.pc = 0x46d58a, .sp = sp};
+
+	/* Called on g0: 0 for the g, the SP itself a few bytes above. */
+	reset();
+	put(sp + 8, 0);
+	put(sp, orig);
+	put(orig, G0_BASE + 0xf80);
+	put(orig + 8, 0x401234);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(r.pc == 0x401234 && r.sp == orig + 16 && r.fp == G0_BASE + 0xf80);
+
+	/* An SP far above (or below) is not one asmcgocall wrote. */
+	put(sp, sp + 4096);
+	r = (struct unw_regs){.pc = 0x46d58a, .sp = sp};
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	put(sp, sp - 16);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+}
+
+static void test_rejects(void)
+{
+	uint64_t sp = G0_BASE + 0xf00;
+	struct unw_regs r = {.pc = 0x46d544, .sp = sp, .pc_exact = 1};
+
+	reset();
+	/* Sampled inside asmcgocall: the words may be half written. */
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_LEAF);
+	r.pc_exact = 0;
+	/* The saved g's stack holds sp itself: not the g asmcgocall left. */
+	put(sp + 8, G_BASE + 0x200);
+	put(sp, 0x100);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	/* A depth past the stack, a zero one, a misaligned one. */
+	put(sp + 8, G_BASE);
+	put(sp, GS_SIZE + 8);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	put(sp, 0);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	put(sp, 0x101);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	/* A g whose stack cannot be read, a stack that cannot be. */
+	put(sp + 8, 0xdead0000);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_FAULT);
+	r.sp = 0x1000;
+	CHECK(go_cgo_step(&proc_122, 0, &r) == GO_CGO_FAULT);
+	/* An upside-down or huge stack. */
+	r.sp = sp;
+	put(sp + 8, G_BASE);
+	put(sp, 0x100);
+	put(G_BASE + GO_G_STACK_HI, GS_BASE - 8);
+	CHECK(go_cgo_step(&proc_122, 0, &r) == GO_CGO_BAD);
+	put(G_BASE + GO_G_STACK_HI, GS_BASE + GO_STACK_MAX + 8);
+	CHECK(go_cgo_step(&proc_122, 0, &r) == GO_CGO_BAD);
+}
+
+int main(void)
+{
+	RUN_TEST(test_switched);
+	RUN_TEST(test_not_switched);
+	RUN_TEST(test_on_g0_already);
+	RUN_TEST(test_rejects);
+	HARNESS_EXIT();
+}
