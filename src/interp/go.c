@@ -18,8 +18,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "elf/elf_file.h"
 #include "go_proc.h"
+#include "interp/go_cgo.h"
 #include "interp/runtime.h"
 #include "profile/labels.h"
 #include "profile/profile.h"
@@ -49,25 +49,11 @@ static const struct go_layout {
 };
 #define GO_G_M 48 /* offsetof(g, m): the same in every release above */
 
-/* Where runtime.asmcgocall keeps, from its SP on the system stack, the g it left and its
- * depth in that g's stack (bpf/go_cgo_step.h), read in each release's asm_amd64.s:
- * "MOVQ DI, 48(SP) // save g" and "MOVQ DI, 40(SP) // save depth" in 1.19 and 1.21 (its
- * frame 64 bytes for Windows' sake), 8(SP) and 0(SP) from 1.22 (16 bytes, the call made
- * through asmcgocall_landingpad) in 1.22, 1.23, 1.24 and 1.27. 1.20 and 1.25-1.26 lie
- * between releases that agree, and their sources were not read: they are not claimed. */
-static const struct go_cgo_layout {
-	uint8_t minor;
-	uint8_t g, depth;
-} cgo_layouts[] = {
-    {19, 48, 40}, {21, 48, 40}, {22, 8, 0}, {23, 8, 0}, {24, 8, 0}, {27, 8, 0},
-};
-
 struct go_file {
 	uint32_t file_id;
 	uint8_t minor; /* 0: unknown release */
 	int64_t tls_g;
-	uint64_t cgo_off, cgo_len; /* runtime.asmcgocall's code (file offset); 0: none */
-	uint8_t cgo_frame;	   /* 8: the assembler gave it a frame pointer */
+	struct go_cgo_switch cgo; /* runtime.asmcgocall; cgo.len 0: none */
 };
 
 struct go_stats {
@@ -239,26 +225,6 @@ static void inspect(Elf *elf, int fd, struct go_file *gf)
 		gf->minor = minor_from_segments(elf, fd, &rw);
 }
 
-/* Where runtime.asmcgocall is in the file: a cgo binary's switch to the system stack.
- * Whether its prologue saves BP is in its first bytes (push %rbp; mov %rsp,%rbp): the
- * assembler gives it a frame from 1.21, none in 1.19. */
-static void find_cgo_switch(const struct runtime_file *f, struct go_file *gf)
-{
-	static const uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5};
-	struct go_table *t = f->elf ? go_table__open(f->fd) : NULL;
-	uint64_t entry, end, off;
-	uint8_t b[sizeof(prologue)];
-
-	if (t && !go_table__asm_func(t, "runtime.asmcgocall", &entry, &end) && end > entry &&
-	    end - entry < 4096 && elf_file__vaddr_to_off(f->elf, entry, &off) &&
-	    pread(f->fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b)) {
-		gf->cgo_off = off;
-		gf->cgo_len = end - entry;
-		gf->cgo_frame = memcmp(b, prologue, sizeof(b)) ? 0 : 8;
-	}
-	go_table__free(t);
-}
-
 static bool go_detect(void *priv, const struct runtime_file *f)
 {
 	struct go *g = priv;
@@ -275,9 +241,13 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 	if (gf) {
 		gf->file_id = f->file_id;
 		inspect(elf, f->fd, gf);
-		find_cgo_switch(f, gf);
-		pr_debug("go: %s is Go 1.%u, g at fs%+lld", f->path, gf->minor,
-			 (long long)gf->tls_g);
+		if (f->elf)
+			go_cgo__find(f->fd, f->elf, &gf->cgo);
+		pr_debug("go: %s is Go 1.%u, g at fs%+lld; asmcgocall: %llu bytes, frame %u, g "
+			 "at sp+%u and depth at sp+%u%s",
+			 f->path, gf->minor, (long long)gf->tls_g, (unsigned long long)gf->cgo.len,
+			 gf->cgo.frame, gf->cgo.g, gf->cgo.depth,
+			 gf->cgo.slots_from_code ? "" : " (not found in its code)");
 	}
 	elf_end(elf);
 	if (!gf)
@@ -300,36 +270,29 @@ static const struct go_layout *layout_of(uint8_t minor)
 	return NULL;
 }
 
-static const struct go_cgo_layout *cgo_layout_of(uint8_t minor)
-{
-	for (size_t i = 0; i < sizeof(cgo_layouts) / sizeof(cgo_layouts[0]); i++)
-		if (cgo_layouts[i].minor == minor)
-			return &cgo_layouts[i];
-	return NULL;
-}
-
 /* Claims asmcgocall in the mapping of gf's file that holds it (UNW_MARK_WALK): the native
  * walker hands this walker the registers there. */
 static bool claim_cgo_switch(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
 			     struct go_proc *gp, struct runtime_marks *marks)
 {
-	const struct go_cgo_layout *cl = cgo_layout_of(gf->minor);
+	const struct go_cgo_switch *sw = &gf->cgo;
+	uint8_t slot_g, slot_depth;
 
-	if (!gf->cgo_len || !cl || marks->n >= RUNTIME_MAX_MARKS)
+	if (go_cgo__layout(gf->minor, sw, &slot_g, &slot_depth) || marks->n >= RUNTIME_MAX_MARKS)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct proc_mapping *m = &maps[i];
 
-		if (m->file_id != gf->file_id || gf->cgo_off < m->pgoff ||
-		    gf->cgo_off + gf->cgo_len > m->pgoff + (m->end - m->start))
+		if (m->file_id != gf->file_id || sw->off < m->pgoff ||
+		    sw->off + sw->len > m->pgoff + (m->end - m->start))
 			continue;
 		gp->cgo_off_bias = m->start - m->pgoff;
-		gp->cgo_lo = gf->cgo_off + gp->cgo_off_bias;
-		gp->cgo_hi = gp->cgo_lo + gf->cgo_len;
+		gp->cgo_lo = sw->off + gp->cgo_off_bias;
+		gp->cgo_hi = gp->cgo_lo + sw->len;
 		gp->cgo_file_id = gf->file_id;
-		gp->cgo_g = cl->g;
-		gp->cgo_depth = cl->depth;
-		gp->cgo_frame = gf->cgo_frame;
+		gp->cgo_g = slot_g;
+		gp->cgo_depth = slot_depth;
+		gp->cgo_frame = sw->frame;
 		marks->m[marks->n].start = gp->cgo_lo;
 		marks->m[marks->n].end = gp->cgo_hi;
 		marks->m[marks->n++].mark = UNW_MARK_WALK;

@@ -50,7 +50,8 @@ none="\xff\xff\xff\xff"
 DICT
 }
 
-fuzz_build src/symbol/gopclntab.c src/util/arena.c src/util/hmap.c -- -lelf
+fuzz_build src/symbol/gopclntab.c src/interp/go_cgo.c src/elf/elf_file.c src/util/arena.c \
+	src/util/hmap.c -- -lelf
 seed
 dictionary
 fuzz_run "$out/go.dict"

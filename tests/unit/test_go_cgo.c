@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The Go walker's step across a cgo call (bpf/go_cgo_step.h), compiled as host C: user
  * memory is two simulated stacks, g0's and a goroutine's, laid out as asmcgocall leaves
- * them, and the g structures the step reads. */
+ * them, and the g structures the step reads. Then how userspace reads asmcgocall's code
+ * for the step's offsets (interp/go_cgo.c). */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "harness.h"
+#include "interp/go_cgo.h"
 
 /* g0's stack, a goroutine's stack below it (as Go's heap lies below the thread stacks),
  * and two g structures. */
@@ -165,11 +168,69 @@ static void test_rejects(void)
 	CHECK(go_cgo_step(&proc_122, 0, &r) == GO_CGO_BAD);
 }
 
+/* asmcgocall's stores as the Go assembler encodes them (objdump of 1.19 and 1.23 builds),
+ * with filler between: the switched path's two stores of DI, then the path on g0's. */
+static const uint8_t code_119[] = {
+    0x90, 0x48, 0x89, 0x7c, 0x24, 0x30,			  /* mov %rdi,0x30(%rsp) */
+    0x90, 0x48, 0x89, 0x7c, 0x24, 0x28,			  /* mov %rdi,0x28(%rsp) */
+    0x89, 0x44, 0x24, 0x18,				  /* mov %eax,0x18(%rsp) */
+    0x48, 0xc7, 0x44, 0x24, 0x30, 0x00, 0x00, 0x00, 0x00, /* movq $0,0x30(%rsp) */
+    0x48, 0x89, 0x54, 0x24, 0x28,			  /* mov %rdx,0x28(%rsp) */
+};
+static const uint8_t code_123[] = {
+    0x55, 0x48, 0x89, 0xe5,				  /* push %rbp; mov %rsp,%rbp */
+    0x48, 0x89, 0x7c, 0x24, 0x08,			  /* mov %rdi,0x8(%rsp) */
+    0x48, 0x89, 0x3c, 0x24,				  /* mov %rdi,(%rsp) */
+    0x48, 0xc7, 0x44, 0x24, 0x08, 0x00, 0x00, 0x00, 0x00, /* movq $0,0x8(%rsp) */
+    0x48, 0x89, 0x14, 0x24,				  /* mov %rdx,(%rsp) */
+};
+
+static void test_slots_from_code(void)
+{
+	uint8_t g = 0xff, depth = 0xff, b[sizeof(code_123)];
+
+	CHECK(go_cgo__slots(code_119, sizeof(code_119), &g, &depth) == 0 && g == 48 && depth == 40);
+	CHECK(go_cgo__slots(code_123, sizeof(code_123), &g, &depth) == 0 && g == 8 && depth == 0);
+	/* Cut short, a third store of DI, a g0 path that disagrees: not what asmcgocall is. */
+	CHECK(go_cgo__slots(code_123, sizeof(code_123) - 1, &g, &depth) == -ENOENT);
+	memcpy(b, code_123, sizeof(b));
+	b[sizeof(b) - 2] = 0x54; /* mov %rdx,disp(%rsp) with its disp cut off */
+	CHECK(go_cgo__slots(b, sizeof(b), &g, &depth) == -ENOENT);
+	memcpy(b, code_123, sizeof(b));
+	b[17] = 0x10; /* movq $0,0x10(%rsp) */
+	CHECK(go_cgo__slots(b, sizeof(b), &g, &depth) == -ENOENT);
+	memcpy(b, code_123, sizeof(b));
+	b[22 + 2] = 0x3c; /* mov %rdi,(%rsp) a second time */
+	CHECK(go_cgo__slots(b, sizeof(b), &g, &depth) == -ENOENT);
+	CHECK(go_cgo__slots(code_123, 0, &g, &depth) == -ENOENT);
+}
+
+static void test_layout(void)
+{
+	struct go_cgo_switch sw = {.len = 192, .g = 8, .depth = 0, .slots_from_code = true};
+	uint8_t g = 0, depth = 0;
+
+	/* A release of the table: its entry, when the code agrees or says nothing. */
+	CHECK(go_cgo__layout(23, &sw, &g, &depth) == 0 && g == 8 && depth == 0);
+	CHECK(go_cgo__layout(21, &sw, &g, &depth) == -ENOTSUP);
+	sw.slots_from_code = false;
+	CHECK(go_cgo__layout(21, &sw, &g, &depth) == 0 && g == 48 && depth == 40);
+	/* Another release from 1.19: what its code says, if anything. */
+	CHECK(go_cgo__layout(26, &sw, &g, &depth) == -ENOTSUP);
+	sw.slots_from_code = true;
+	CHECK(go_cgo__layout(26, &sw, &g, &depth) == 0 && g == 8 && depth == 0);
+	CHECK(go_cgo__layout(18, &sw, &g, &depth) == -ENOTSUP);
+	sw.len = 0;
+	CHECK(go_cgo__layout(23, &sw, &g, &depth) == -ENOTSUP);
+}
+
 int main(void)
 {
 	RUN_TEST(test_switched);
 	RUN_TEST(test_not_switched);
 	RUN_TEST(test_on_g0_already);
 	RUN_TEST(test_rejects);
+	RUN_TEST(test_slots_from_code);
+	RUN_TEST(test_layout);
 	HARNESS_EXIT();
 }
