@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /* One step of the Go walker across a cgo call: from the registers of a frame whose pc is
  * in runtime.asmcgocall, on the system stack (g0) where it called the C function, the
- * registers of its caller on the goroutine's stack (runtime.cgocall). Pure logic, shared
+ * registers of its caller on the goroutine's stack (runtime.cgocall). Likewise for
+ * runtime.systemstack, which runs a runtime function on g0 for the goroutine m.curg:
+ * it leaves its SP on the goroutine's stack in curg.sched.sp (and no callback runs on
+ * that goroutine meanwhile, to rewrite it), and returns by it. Pure logic, shared
  * by bpf/go.bpf.c and tests/unit/test_go_cgo.c; the includer supplies
  * GO_READ_USER(dst, size, addr): 0 when size bytes at addr were read.
  *
@@ -59,25 +62,45 @@ static __always_inline int go_cgo_caller_sp(const struct go_proc *gp, __u64 sp, 
 	return GO_CGO_NEXT;
 }
 
-/* One step from asmcgocall's frame at r. curg is the thread's current goroutine (m.curg,
- * 0 when unknown): while r's SP is on its stack, asmcgocall has not switched yet (or has
- * switched back: a return address from a call of its own there), and r's SP is its own. */
-static __always_inline int go_cgo_step(const struct go_proc *gp, __u64 curg, struct unw_regs *r)
+/* systemstack's SP on the goroutine's stack: where gosave_systemstack_switch left it in
+ * curg.sched, on curg's stack [lo, hi). */
+static __always_inline int go_systemstack_caller_sp(__u64 curg, __u64 lo, __u64 hi, __u64 *orig)
+{
+	if (!curg)
+		return GO_CGO_BAD;
+	if (go_cgo_read(curg + GO_G_SCHED_SP, orig))
+		return GO_CGO_FAULT;
+	/* 0 once it has switched back; a stack that is one, holding it. */
+	if (lo >= hi || hi - lo > GO_STACK_MAX || *orig < lo || *orig >= hi || (*orig & 7))
+		return GO_CGO_BAD;
+	return GO_CGO_NEXT;
+}
+
+/* One step from the frame at r of asmcgocall, or of systemstack when systemstack is set.
+ * curg is the thread's current goroutine (m.curg, 0 when unknown): while r's SP is on its
+ * stack, the function has not switched yet (or has switched back: a return address from
+ * a call of its own there), and r's SP is its own. */
+static __always_inline int go_cgo_step(const struct go_proc *gp, __u64 curg, struct unw_regs *r,
+				       int systemstack)
 {
 	__u64 lo = 0, hi = 0, orig = r->sp, ra = 0, fp = r->fp;
-	int err;
+	__u8 frame = systemstack ? gp->ss_frame : gp->cgo_frame;
+	int err = 0;
 
 	if (r->pc_exact)
 		return GO_CGO_LEAF;
-	if (!curg || go_cgo_read(curg + GO_G_STACK_LO, &lo) ||
-	    go_cgo_read(curg + GO_G_STACK_HI, &hi) || r->sp < lo || r->sp >= hi) {
-		err = go_cgo_caller_sp(gp, r->sp, &orig);
+	if (curg &&
+	    (go_cgo_read(curg + GO_G_STACK_LO, &lo) || go_cgo_read(curg + GO_G_STACK_HI, &hi)))
+		return GO_CGO_FAULT;
+	if (!curg || r->sp < lo || r->sp >= hi) {
+		err = systemstack ? go_systemstack_caller_sp(curg, lo, hi, &orig)
+				  : go_cgo_caller_sp(gp, r->sp, &orig);
 		if (err)
 			return err;
 	}
-	if (gp->cgo_frame && go_cgo_read(orig, &fp))
+	if (frame && go_cgo_read(orig, &fp))
 		return GO_CGO_FAULT;
-	orig += gp->cgo_frame;
+	orig += frame;
 	if (go_cgo_read(orig, &ra))
 		return GO_CGO_FAULT;
 	r->pc = ra;

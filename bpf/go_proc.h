@@ -42,6 +42,10 @@ enum go_labels_kind {
 #define GO_G_STACK_LO 0
 #define GO_G_STACK_HI 8
 #define GO_STACK_MAX (1ull << 30) /* maxstacksize on 64-bit: 1 GB */
+/* g.sched.sp: g.sched (a gobuf, sp its first word) follows g.m (GO_G_M in go.c) in every
+ * release from 1.19 to 1.27 ("MOVQ (g_sched+gobuf_sp)(SI), SP" is "mov 0x38(%rsi),%rsp"
+ * in each one's asmcgocall). */
+#define GO_G_SCHED_SP 56
 /* asmcgocall's own frame on the system stack: its SP at the call is at most this far
  * below the SP it was called with (16 or 64 bytes, aligned down to 16), when it was
  * called on the system stack already. */
@@ -62,20 +66,24 @@ struct go_proc {
 	__u8 cgo_g, cgo_depth; /* from its SP on the system stack: the g it left, and how far
 				* below that g's stack.hi its SP was (per release, go.c) */
 	__u8 cgo_frame;	       /* 8 when its prologue saves BP (1.21 on), else 0 */
-	__u8 pad2;
+	__u8 ss_frame;	       /* the same for runtime.systemstack */
+	/* runtime.systemstack, claimed likewise (the same file): where the runtime runs a
+	 * function on g0's stack for the goroutine m.curg. ss_hi 0: not claimed. */
+	__u64 ss_lo, ss_hi;
 };
 
 /* The Go walker's own counters (map go_counters). */
 enum go_counter {
-	GO_CTR_NO_G,	   /* no g in the thread's TLS (a thread Go does not run) */
-	GO_CTR_READ_FAULT, /* g, m, the labels or a string header unreadable */
-	GO_CTR_NO_ROOM,	   /* the stack left no room for the labels: dropped */
-	GO_CTR_BIG_MAP,	   /* more buckets than GO_MAP_BUCKETS_MAX: labels past them lost */
-	GO_CTR_LABELS,	   /* samples that carried labels */
-	GO_CTR_CGO,	   /* cgo calls crossed from the system stack to the goroutine's */
-	GO_CTR_CGO_LEAF,   /* stacks cut: sampled inside asmcgocall, mid-switch */
-	GO_CTR_CGO_BAD,	   /* stacks cut: asmcgocall's saved g or depth did not check out */
-	GO_CTR_CGO_FAULT,  /* stacks cut: the system or goroutine stack unreadable */
+	GO_CTR_NO_G,	    /* no g in the thread's TLS (a thread Go does not run) */
+	GO_CTR_READ_FAULT,  /* g, m, the labels or a string header unreadable */
+	GO_CTR_NO_ROOM,	    /* the stack left no room for the labels: dropped */
+	GO_CTR_BIG_MAP,	    /* more buckets than GO_MAP_BUCKETS_MAX: labels past them lost */
+	GO_CTR_LABELS,	    /* samples that carried labels */
+	GO_CTR_CGO,	    /* cgo calls crossed from the system stack to the goroutine's */
+	GO_CTR_SYSTEMSTACK, /* systemstack calls crossed likewise */
+	GO_CTR_CGO_LEAF,    /* stacks cut: sampled inside a switch, mid-switch */
+	GO_CTR_CGO_BAD,	    /* stacks cut: the saved words (g, depth, sched.sp) did not check out */
+	GO_CTR_CGO_FAULT,   /* stacks cut: the system or goroutine stack unreadable */
 	GO_CTR__COUNT,
 };
 

@@ -244,10 +244,11 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 		if (f->elf)
 			go_cgo__find(f->fd, f->elf, &gf->cgo);
 		pr_debug("go: %s is Go 1.%u, g at fs%+lld; asmcgocall: %llu bytes, frame %u, g "
-			 "at sp+%u and depth at sp+%u%s",
+			 "at sp+%u and depth at sp+%u%s; systemstack: %llu bytes, frame %u",
 			 f->path, gf->minor, (long long)gf->tls_g, (unsigned long long)gf->cgo.len,
 			 gf->cgo.frame, gf->cgo.g, gf->cgo.depth,
-			 gf->cgo.slots_from_code ? "" : " (not found in its code)");
+			 gf->cgo.slots_from_code ? "" : " (not found in its code)",
+			 (unsigned long long)gf->cgo.ss_len, gf->cgo.ss_frame);
 	}
 	elf_end(elf);
 	if (!gf)
@@ -270,35 +271,50 @@ static const struct go_layout *layout_of(uint8_t minor)
 	return NULL;
 }
 
-/* Claims asmcgocall in the mapping of gf's file that holds it (UNW_MARK_WALK): the native
- * walker hands this walker the registers there. */
-static bool claim_cgo_switch(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
-			     struct go_proc *gp, struct runtime_marks *marks)
+/* Claims [off, off + len) of gf's file in the mapping that holds it (UNW_MARK_WALK): the
+ * native walker hands the Go walker the registers there. Returns its process address,
+ * 0 when no mapping holds it or marks is full; gp gets the mapping's bias. */
+static uint64_t claim_code(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
+			   uint64_t off, uint64_t len, struct go_proc *gp,
+			   struct runtime_marks *marks)
+{
+	for (uint32_t i = 0; i < n && len && marks->n < RUNTIME_MAX_MARKS; i++) {
+		const struct proc_mapping *m = &maps[i];
+
+		if (m->file_id != gf->file_id || off < m->pgoff ||
+		    off + len > m->pgoff + (m->end - m->start))
+			continue;
+		gp->cgo_off_bias = m->start - m->pgoff;
+		gp->cgo_file_id = gf->file_id;
+		marks->m[marks->n].start = off + gp->cgo_off_bias;
+		marks->m[marks->n].end = off + len + gp->cgo_off_bias;
+		marks->m[marks->n++].mark = UNW_MARK_WALK;
+		return off + gp->cgo_off_bias;
+	}
+	return 0;
+}
+
+/* Claims the stack switches the Go walker crosses: asmcgocall when its saved words are
+ * known for the release, systemstack. Returns whether asmcgocall was claimed. */
+static bool claim_switches(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
+			   struct go_proc *gp, struct runtime_marks *marks)
 {
 	const struct go_cgo_switch *sw = &gf->cgo;
 	uint8_t slot_g, slot_depth;
 
-	if (go_cgo__layout(gf->minor, sw, &slot_g, &slot_depth) || marks->n >= RUNTIME_MAX_MARKS)
+	gp->ss_lo = claim_code(gf, maps, n, sw->ss_off, sw->ss_len, gp, marks);
+	gp->ss_hi = gp->ss_lo ? gp->ss_lo + sw->ss_len : 0;
+	gp->ss_frame = sw->ss_frame;
+	if (go_cgo__layout(gf->minor, sw, &slot_g, &slot_depth))
 		return false;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct proc_mapping *m = &maps[i];
-
-		if (m->file_id != gf->file_id || sw->off < m->pgoff ||
-		    sw->off + sw->len > m->pgoff + (m->end - m->start))
-			continue;
-		gp->cgo_off_bias = m->start - m->pgoff;
-		gp->cgo_lo = sw->off + gp->cgo_off_bias;
-		gp->cgo_hi = gp->cgo_lo + sw->len;
-		gp->cgo_file_id = gf->file_id;
-		gp->cgo_g = slot_g;
-		gp->cgo_depth = slot_depth;
-		gp->cgo_frame = sw->frame;
-		marks->m[marks->n].start = gp->cgo_lo;
-		marks->m[marks->n].end = gp->cgo_hi;
-		marks->m[marks->n++].mark = UNW_MARK_WALK;
-		return true;
-	}
-	return false;
+	gp->cgo_lo = claim_code(gf, maps, n, sw->off, sw->len, gp, marks);
+	if (!gp->cgo_lo)
+		return false;
+	gp->cgo_hi = gp->cgo_lo + sw->len;
+	gp->cgo_g = slot_g;
+	gp->cgo_depth = slot_depth;
+	gp->cgo_frame = sw->frame;
+	return true;
 }
 
 static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps, uint32_t n,
@@ -332,7 +348,7 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 			      .m_curg = l->m_curg,
 			      .g_labels = l->g_labels,
 			      .labels_kind = l->kind};
-	cgo = claim_cgo_switch(&gf, maps, n, &gp, marks);
+	cgo = claim_switches(&gf, maps, n, &gp, marks);
 	known = !bpf_map_lookup_elem(g->procs_fd, &pid, &old); /* described again: same process */
 	if (bpf_map_update_elem(g->procs_fd, &pid, &gp, BPF_ANY))
 		return -errno;
@@ -432,17 +448,20 @@ static void go_print_stats(void *priv, FILE *out)
 		"  go: %llu processes (%llu of a release whose labels are not known); %llu samples "
 		"with labels, %llu labels read (%llu of an exited process, as read before), "
 		"%llu unreadable; walker: %llu threads without a g, %llu reads failed, %llu "
-		"labels without room, %llu label maps too big; cgo: %llu processes, %llu calls "
-		"crossed, stacks cut at asmcgocall: %llu sampled in it, %llu saved words did not "
-		"check out, %llu unreadable\n",
+		"labels without room, %llu label maps too big; stack switches: %llu processes "
+		"with the switches claimed, %llu cgo calls and %llu systemstack calls crossed, "
+		"stacks cut at a "
+		"switch: %llu sampled in it, %llu saved words did not check out, %llu "
+		"unreadable\n",
 		(unsigned long long)g->st.processes, (unsigned long long)g->st.unknown_release,
 		(unsigned long long)c[GO_CTR_LABELS], (unsigned long long)g->st.label_reads,
 		(unsigned long long)g->st.label_from_cache,
 		(unsigned long long)g->st.label_read_failures, (unsigned long long)c[GO_CTR_NO_G],
 		(unsigned long long)c[GO_CTR_READ_FAULT], (unsigned long long)c[GO_CTR_NO_ROOM],
 		(unsigned long long)c[GO_CTR_BIG_MAP], (unsigned long long)g->st.cgo_claimed,
-		(unsigned long long)c[GO_CTR_CGO], (unsigned long long)c[GO_CTR_CGO_LEAF],
-		(unsigned long long)c[GO_CTR_CGO_BAD], (unsigned long long)c[GO_CTR_CGO_FAULT]);
+		(unsigned long long)c[GO_CTR_CGO], (unsigned long long)c[GO_CTR_SYSTEMSTACK],
+		(unsigned long long)c[GO_CTR_CGO_LEAF], (unsigned long long)c[GO_CTR_CGO_BAD],
+		(unsigned long long)c[GO_CTR_CGO_FAULT]);
 }
 
 static int go_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Reads runtime.asmcgocall in a Go binary for the Go walker's cgo step: found by name in
  * the pclntab, its first bytes (a frame pointer or none) and the two stores that keep,
- * on the system stack, what it returns by; checked against a table per release. */
+ * on the system stack, what it returns by; checked against a table per release. And
+ * runtime.systemstack's place and first bytes, for the same walker's step there. */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -77,29 +78,46 @@ int go_cgo__slots(const uint8_t *code, size_t n, uint8_t *g, uint8_t *depth)
 	return 0;
 }
 
-int go_cgo__find(int fd, const struct elf_file *e, struct go_cgo_switch *out)
+/* Reads the code of the assembly function name: its file offset range, its bytes into
+ * code (at most CODE_MAX) and whether its prologue pushes BP. */
+static int asm_code(const struct go_table *t, int fd, const struct elf_file *e, const char *name,
+		    uint64_t *off, uint64_t *len, uint8_t *frame, uint8_t *code)
 {
 	static const uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5}; /* push %rbp; mov %rsp,%rbp */
-	struct go_table *t = go_table__open(fd);
-	uint64_t entry = 0, end = 0, off;
-	uint8_t code[CODE_MAX];
-	size_t n;
-	int err;
+	uint64_t entry = 0, end = 0;
+	int err = go_table__asm_func(t, name, &entry, &end);
 
-	memset(out, 0, sizeof(*out));
-	err = t ? go_table__asm_func(t, "runtime.asmcgocall", &entry, &end) : -ENOENT;
-	go_table__free(t);
 	if (err)
 		return err;
-	if (end <= entry || end - entry > CODE_MAX || !elf_file__vaddr_to_off(e, entry, &off))
+	if (end <= entry || end - entry > CODE_MAX || !elf_file__vaddr_to_off(e, entry, off))
 		return -ENOENT;
-	n = end - entry;
-	if (pread(fd, code, n, (off_t)off) != (ssize_t)n)
+	*len = end - entry;
+	if (pread(fd, code, *len, (off_t)*off) != (ssize_t)*len)
 		return -EIO;
-	out->off = off;
-	out->len = n;
-	out->frame = n >= sizeof(prologue) && !memcmp(code, prologue, sizeof(prologue)) ? 8 : 0;
-	out->slots_from_code = !go_cgo__slots(code, n, &out->g, &out->depth);
+	*frame = *len >= sizeof(prologue) && !memcmp(code, prologue, sizeof(prologue)) ? 8 : 0;
+	return 0;
+}
+
+int go_cgo__find(int fd, const struct elf_file *e, struct go_cgo_switch *out)
+{
+	struct go_table *t = go_table__open(fd);
+	uint8_t code[CODE_MAX];
+	int err, ss_err;
+
+	memset(out, 0, sizeof(*out));
+	if (!t)
+		return -ENOENT;
+	ss_err = asm_code(t, fd, e, "runtime.systemstack", &out->ss_off, &out->ss_len,
+			  &out->ss_frame, code);
+	if (ss_err)
+		out->ss_len = 0;
+	err = asm_code(t, fd, e, "runtime.asmcgocall", &out->off, &out->len, &out->frame, code);
+	go_table__free(t);
+	if (err) {
+		out->len = 0;
+		return ss_err ? err : 0;
+	}
+	out->slots_from_code = !go_cgo__slots(code, out->len, &out->g, &out->depth);
 	return 0;
 }
 

@@ -16,10 +16,13 @@ struct go_cgo_switch {
 	uint8_t frame;	      /* 8: its prologue pushes BP, else 0 */
 	uint8_t g, depth;     /* offsets from its SP at the call of the saved g and depth */
 	bool slots_from_code; /* g and depth were found in its code */
+	/* runtime.systemstack, the runtime's own switch to g0 (ss_len 0: not found). */
+	uint64_t ss_off, ss_len;
+	uint8_t ss_frame;
 };
 
-/* Finds runtime.asmcgocall in the Go binary open on fd (e, its elf_file) and reads its
- * code. Returns 0, or -ENOENT (no such function: not cgo-capable, or not Go), -EIO. */
+/* Finds runtime.asmcgocall and runtime.systemstack in the Go binary open on fd (e, its
+ * elf_file) and reads their code. Returns 0, or -ENOENT (neither: not Go), -EIO. */
 int go_cgo__find(int fd, const struct elf_file *e, struct go_cgo_switch *out);
 
 /* From asmcgocall's code (n bytes): the offsets of the two stores of the switched path

@@ -3,8 +3,10 @@
 # Go stacks for every installed toolchain (tests/workloads/go/build.sh: Debian's 1.19,
 # backports' 1.21-1.23, the module proxy's 1.24 and newest), plain and stripped, all four
 # binaries of a version in one recording: the chain with its inlined middle function and
-# lines, cgo's Go -> C -> Go callback with the C frames in call order, and pprof labels
-# set with pprof.Do on one goroutine's samples and not on the other's.
+# lines, cgo's Go -> C -> Go callback with the C frames in call order and the whole stack
+# continuous across the switch to the system stack, the collector's marking on the
+# system stack (systemstack) joined to its goroutine, and pprof labels set with pprof.Do
+# on one goroutine's samples and not on the other's.
 # EBPROF_GO_VERSIONS='go1.19 go1.24' limits the versions.
 . "$(dirname "$0")/lib.sh"
 
@@ -52,6 +54,11 @@ CONTINUOUS="$CGO_ROOT([^;]*$END|([^;]*;){1,3}crosscall2 \([^;]*\);runtime\.cgoca
 # The leaf samples: in goLeaf, or in the C function asmcgocall called (two frames below it).
 CGO_LEAVES="$GO_LEAF|runtime\.asmcgocall \([^;]*\);[^;]*;[^;]*$END"
 
+# The collector's marking (gcDrain, on g0's stack) under systemstack, joined to the
+# goroutine that switched (a mark worker, or an allocation's assist): its root is goexit.
+GC_DRAIN="runtime\.gcDrainN? \("
+SYSTEMSTACK="^[^;]*;runtime\.goexit \(.*;runtime\.systemstack \([^;]*\);.*$GC_DRAIN"
+
 # labels NAME PROFILE GO: in go tool pprof's traces, the weight of main.labeled's and
 # main.unlabeled's stacks with and without tenant=acme (and endpoint=/v1/orders).
 labels() {
@@ -86,9 +93,10 @@ while read -r v dir go; do
 	n=${n%.*} # 1.23
 	OUT=$TMP/$v
 	ln -sf "$dir/chain.stripped" "$TMP/golabels" # a comm of its own for the labels run
+	ln -sf "$dir/chain.stripped" "$TMP/gogc"     # ... and for the collector's
 	"$EBPROF" record -F 199 -o "$OUT" -- sh -c "'$dir/chain' chain $SECS & '$dir/chain.stripped' \
 		chain $SECS & '$dir/cgo' $SECS & '$dir/cgo.stripped' $SECS & \
-		'$TMP/golabels' labels $SECS & wait" \
+		'$TMP/golabels' labels $SECS & '$TMP/gogc' gc $SECS & wait" \
 		>"$TMP/$v.stdout" 2>"$TMP/$v.stderr"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -105,5 +113,7 @@ while read -r v dir go; do
 		expect "go_cgo_continuous_${n}_$comm" "Go -> C (-> Go) whole, in call order" "$comm" \
 			"$CONTINUOUS" "$CGO_LEAVES"
 	done
+	expect "go_systemstack_$n" "the collector's g0 frames under their goroutine" gogc \
+		"$SYSTEMSTACK" "$GC_DRAIN"
 	labels "go_labels_$n" "$OUT/profile.pb.gz" "$go"
 done <<<"$versions"

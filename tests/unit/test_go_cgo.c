@@ -64,7 +64,7 @@ static void reset(void)
 }
 
 /* 1.22+: g at 8(SP), depth at 0(SP); with the frame pointer its prologue saves (1.21+). */
-static const struct go_proc proc_122 = {.cgo_g = 8, .cgo_depth = 0, .cgo_frame = 8};
+static const struct go_proc proc_122 = {.cgo_g = 8, .cgo_depth = 0, .cgo_frame = 8, .ss_frame = 8};
 /* 1.19: g at 48(SP), depth at 40(SP), no frame. */
 static const struct go_proc proc_119 = {.cgo_g = 48, .cgo_depth = 40, .cgo_frame = 0};
 
@@ -79,7 +79,7 @@ static void test_switched(void)
 	put(orig + 8, 0x4623b5);
 	put(sp + 8, G_BASE);
 	put(sp, GS_BASE + GS_SIZE - orig);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x4623b5 && r.sp == orig + 16 && r.fp == GS_BASE + 0x1e40 && !r.pc_exact);
 
 	/* 1.19: no saved BP, the return address at the SP; BP is the goroutine's already. */
@@ -88,12 +88,12 @@ static void test_switched(void)
 	put(sp + 48, G_BASE);
 	put(sp + 40, GS_BASE + GS_SIZE - orig);
 	r = (struct unw_regs){.pc = 0x45eb30, .sp = sp, .fp = GS_BASE + 0x1e40};
-	CHECK(go_cgo_step(&proc_119, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_119, G_BASE, &r, 0) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x45c0aa && r.sp == orig + 8 && r.fp == GS_BASE + 0x1e40);
 
 	/* The thread's current goroutine unknown (or another): the saved words decide. */
 	r = (struct unw_regs){.pc = 0x45eb30, .sp = sp};
-	CHECK(go_cgo_step(&proc_119, 0, &r) == GO_CGO_NEXT && r.pc == 0x45c0aa);
+	CHECK(go_cgo_step(&proc_119, 0, &r, 0) == GO_CGO_NEXT && r.pc == 0x45c0aa);
 }
 
 static void test_not_switched(void)
@@ -106,7 +106,7 @@ static void test_not_switched(void)
 	reset();
 	put(sp, GS_BASE + 0x1e40);
 	put(sp + 8, 0x4623b5);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x4623b5 && r.sp == sp + 16 && r.fp == GS_BASE + 0x1e40);
 }
 
@@ -121,15 +121,15 @@ static void test_on_g0_already(void)
 	put(sp, orig);
 	put(orig, G0_BASE + 0xf80);
 	put(orig + 8, 0x401234);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x401234 && r.sp == orig + 16 && r.fp == G0_BASE + 0xf80);
 
 	/* An SP far above (or below) is not one asmcgocall wrote. */
 	put(sp, sp + 4096);
 	r = (struct unw_regs){.pc = 0x46d58a, .sp = sp};
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
 	put(sp, sp - 16);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
 }
 
 static void test_rejects(void)
@@ -139,33 +139,59 @@ static void test_rejects(void)
 
 	reset();
 	/* Sampled inside asmcgocall: the words may be half written. */
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_LEAF);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_LEAF);
 	r.pc_exact = 0;
 	/* The saved g's stack holds sp itself: not the g asmcgocall left. */
 	put(sp + 8, G_BASE + 0x200);
 	put(sp, 0x100);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
 	/* A depth past the stack, a zero one, a misaligned one. */
 	put(sp + 8, G_BASE);
 	put(sp, GS_SIZE + 8);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
 	put(sp, 0);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
 	put(sp, 0x101);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
 	/* A g whose stack cannot be read, a stack that cannot be. */
 	put(sp + 8, 0xdead0000);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r) == GO_CGO_FAULT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_FAULT);
 	r.sp = 0x1000;
-	CHECK(go_cgo_step(&proc_122, 0, &r) == GO_CGO_FAULT);
+	CHECK(go_cgo_step(&proc_122, 0, &r, 0) == GO_CGO_FAULT);
 	/* An upside-down or huge stack. */
 	r.sp = sp;
 	put(sp + 8, G_BASE);
 	put(sp, 0x100);
 	put(G_BASE + GO_G_STACK_HI, GS_BASE - 8);
-	CHECK(go_cgo_step(&proc_122, 0, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, 0, &r, 0) == GO_CGO_BAD);
 	put(G_BASE + GO_G_STACK_HI, GS_BASE + GO_STACK_MAX + 8);
-	CHECK(go_cgo_step(&proc_122, 0, &r) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, 0, &r, 0) == GO_CGO_BAD);
+}
+
+static void test_systemstack(void)
+{
+	uint64_t orig = GS_BASE + 0x1d00, sp = G0_BASE + 0xe00;
+	struct unw_regs r = {.pc = 0x46b910, .sp = sp, .fp = G0_BASE + 0xe40};
+
+	/* On g0: curg.sched.sp is systemstack's SP on the goroutine's stack. */
+	reset();
+	put(G_BASE + GO_G_SCHED_SP, orig);
+	put(orig, GS_BASE + 0x1d40);
+	put(orig + 8, 0x40a0b1);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_NEXT);
+	CHECK(r.pc == 0x40a0b1 && r.sp == orig + 16 && r.fp == GS_BASE + 0x1d40);
+	/* Not switched yet: its frame is at SP. */
+	r = (struct unw_regs){.pc = 0x46b8f0, .sp = orig};
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_NEXT && r.pc == 0x40a0b1);
+	/* Switched back (sched.sp is 0 again), outside curg's stack, misaligned; no curg. */
+	r = (struct unw_regs){.pc = 0x46b910, .sp = sp};
+	put(G_BASE + GO_G_SCHED_SP, 0);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_BAD);
+	put(G_BASE + GO_G_SCHED_SP, GS_BASE + GS_SIZE);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_BAD);
+	put(G_BASE + GO_G_SCHED_SP, orig + 4);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, 0, &r, 1) == GO_CGO_BAD);
 }
 
 /* asmcgocall's stores as the Go assembler encodes them (objdump of 1.19 and 1.23 builds),
@@ -230,6 +256,7 @@ int main(void)
 	RUN_TEST(test_not_switched);
 	RUN_TEST(test_on_g0_already);
 	RUN_TEST(test_rejects);
+	RUN_TEST(test_systemstack);
 	RUN_TEST(test_slots_from_code);
 	RUN_TEST(test_layout);
 	HARNESS_EXIT();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Go workload for ebprof's Go tests: a call chain whose middle function is inlined
 // (serve -> parse [inlined] -> scan), and the same work in two goroutines, one of them
-// under pprof labels. The "// line:NAME" comments mark the lines the tests expect.
-// Usage: chain chain SECONDS | chain labels SECONDS
+// under pprof labels; and garbage collection, whose marking runs on the system stack
+// (runtime.systemstack). The "// line:NAME" comments mark the lines the tests expect.
+// Usage: chain chain SECONDS | chain labels SECONDS | chain gc SECONDS
 package main
 
 import (
@@ -66,9 +67,34 @@ func labels(deadline time.Time) {
 	wg.Wait()
 }
 
+// node is pointer-heavy, so marking the live ones is real work for the collector.
+type node struct {
+	next *node
+	refs [6]*int
+}
+
+var live []*node
+var garbage *node
+
+// churn keeps 16 MB of nodes live and allocates garbage pointing into them, so the
+// collector runs back to back, marking on the system stack.
+//
+//go:noinline
+func churn(deadline time.Time) {
+	live = make([]*node, 1<<18)
+	for i := range live {
+		live[i] = &node{}
+	}
+	for time.Now().Before(deadline) {
+		for i := 0; i < 4096; i++ {
+			garbage = &node{next: live[i]}
+		}
+	}
+}
+
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: chain chain|labels SECONDS")
+		fmt.Fprintln(os.Stderr, "usage: chain chain|labels|gc SECONDS")
 		os.Exit(2)
 	}
 	secs, err := strconv.ParseFloat(os.Args[2], 64)
@@ -85,6 +111,8 @@ func main() {
 		sink += serve(deadline)
 	case "labels":
 		labels(deadline)
+	case "gc":
+		churn(deadline)
 	default:
 		fmt.Fprintln(os.Stderr, "chain: unknown mode", os.Args[1])
 		os.Exit(2)
