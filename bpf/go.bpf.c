@@ -3,7 +3,7 @@
  * walker does two things the native walker cannot. Handed the registers at
  * runtime.asmcgocall (claimed UNW_MARK_WALK), it crosses a cgo call from the system stack
  * back to the goroutine's (bpf/go_cgo_step.h), and at runtime.systemstack the runtime's
-own switch to it, and hands them back. Run after the native
+own switches to it (systemstack, morestack), and hands them back. Run after the native
  * walk of every sample of a Go process (unw_proc.always), it reads what only the
  * sample's moment knows, the pprof labels (pprof.Do) of the goroutine the thread was
  * running: it finds the thread's g in its TLS, that M's current goroutine, its labels,
@@ -213,12 +213,19 @@ static __always_inline int cgo_cross(void *ctx, const struct chain c, struct cha
 	struct sample_record *r = &s->r;
 	struct unw_regs regs = s->w.regs;
 	__u32 n = r->ustack_len;
-	int step, ss;
+	int step, kind;
 
 	s->w.handover = 0; /* from here on this walker runs as the deferred one */
-	ss = gp && regs.pc >= gp->ss_lo && regs.pc < gp->ss_hi;
 	/* A pc it does not own: handing it back would bounce until the budget ends. */
-	if (!gp || (!ss && (regs.pc < gp->cgo_lo || regs.pc >= gp->cgo_hi)))
+	if (!gp)
+		return cgo_cut(ctx, c, s, GO_CTR_CGO_BAD, UNW_STEP_BAD_FRAME);
+	if (regs.pc >= gp->ss_lo && regs.pc < gp->ss_hi)
+		kind = GO_SWITCH_SYSTEMSTACK;
+	else if (regs.pc >= gp->ms_lo && regs.pc < gp->ms_hi)
+		kind = GO_SWITCH_MORESTACK;
+	else if (regs.pc >= gp->cgo_lo && regs.pc < gp->cgo_hi)
+		kind = GO_SWITCH_CGO;
+	else
 		return cgo_cut(ctx, c, s, GO_CTR_CGO_BAD, UNW_STEP_BAD_FRAME);
 	if (n >= UNW_MAX_FRAMES) {
 		r->flags |= SAMPLE_F_USER_TRUNCATED;
@@ -232,14 +239,19 @@ static __always_inline int cgo_cross(void *ctx, const struct chain c, struct cha
 	    .file_id = gp->cgo_file_id,
 	};
 	r->ustack_len = n + 1;
-	step = go_cgo_step(gp, thread_curg(gp), &regs, ss);
+	step = go_cgo_step(gp, thread_curg(gp), &regs, kind);
 	if (step == GO_CGO_LEAF)
 		return cgo_cut(ctx, c, s, GO_CTR_CGO_LEAF, UNW_STEP_NO_ROW);
 	if (step == GO_CGO_FAULT)
 		return cgo_cut(ctx, c, s, GO_CTR_CGO_FAULT, UNW_STEP_READ_FAULT);
 	if (step != GO_CGO_NEXT)
 		return cgo_cut(ctx, c, s, GO_CTR_CGO_BAD, UNW_STEP_BAD_FRAME);
-	go_count(ss ? GO_CTR_SYSTEMSTACK : GO_CTR_CGO);
+	if (kind == GO_SWITCH_SYSTEMSTACK)
+		go_count(GO_CTR_SYSTEMSTACK);
+	else if (kind == GO_SWITCH_MORESTACK)
+		go_count(GO_CTR_MORESTACK);
+	else
+		go_count(GO_CTR_CGO);
 	s->w.regs = regs;
 	return chain_next(ctx, c, s, WALKER_NATIVE);
 }

@@ -4,7 +4,9 @@
  * registers of its caller on the goroutine's stack (runtime.cgocall). Likewise for
  * runtime.systemstack, which runs a runtime function on g0 for the goroutine m.curg:
  * it leaves its SP on the goroutine's stack in curg.sched.sp (and no callback runs on
- * that goroutine meanwhile, to rewrite it), and returns by it. Pure logic, shared
+ * that goroutine meanwhile, to rewrite it), and returns by it. And runtime.morestack,
+ * which leaves in curg.sched where the goroutine resumes once newstack has grown (and
+ * moved) its stack: Go's own traceback goes on from there too. Pure logic, shared
  * by bpf/go.bpf.c and tests/unit/test_go_cgo.c; the includer supplies
  * GO_READ_USER(dst, size, addr): 0 when size bytes at addr were read.
  *
@@ -76,14 +78,36 @@ static __always_inline int go_systemstack_caller_sp(__u64 curg, __u64 lo, __u64 
 	return GO_CGO_NEXT;
 }
 
-/* One step from the frame at r of asmcgocall, or of systemstack when systemstack is set.
- * curg is the thread's current goroutine (m.curg, 0 when unknown): while r's SP is on its
- * stack, the function has not switched yet (or has switched back: a return address from
- * a call of its own there), and r's SP is its own. */
+/* morestack, on g0 in newstack: the goroutine goes on where curg.sched says, in the
+ * function whose prologue called morestack (its frame not set up yet). */
+static __always_inline int go_morestack_step(const struct go_proc *gp, __u64 curg, __u64 lo,
+					     __u64 hi, struct unw_regs *r)
+{
+	__u64 sp = 0, pc = 0, fp = r->fp;
+
+	if (!curg || (r->sp >= lo && r->sp < hi))
+		return GO_CGO_BAD; /* on the goroutine's stack, morestack calls only abort */
+	if (go_cgo_read(curg + GO_G_SCHED_SP, &sp) || go_cgo_read(curg + GO_G_SCHED_PC, &pc) ||
+	    (gp->sched_bp && go_cgo_read(curg + gp->sched_bp, &fp)))
+		return GO_CGO_FAULT;
+	if (lo >= hi || hi - lo > GO_STACK_MAX || sp < lo || sp >= hi || (sp & 7) || !pc)
+		return GO_CGO_BAD;
+	r->pc = pc; /* a return address into that function, after its call of morestack */
+	r->sp = sp;
+	r->fp = fp;
+	r->pc_exact = 0;
+	return GO_CGO_NEXT;
+}
+
+/* One step from the frame at r of the switch kind (enum go_switch). curg is the thread's
+ * current goroutine (m.curg, 0 when unknown): while r's SP is on its stack, asmcgocall
+ * or systemstack has not switched yet (or has switched back: a return address from a
+ * call of its own there), and r's SP is its own. */
 static __always_inline int go_cgo_step(const struct go_proc *gp, __u64 curg, struct unw_regs *r,
-				       int systemstack)
+				       int kind)
 {
 	__u64 lo = 0, hi = 0, orig = r->sp, ra = 0, fp = r->fp;
+	int systemstack = kind == GO_SWITCH_SYSTEMSTACK;
 	__u8 frame = systemstack ? gp->ss_frame : gp->cgo_frame;
 	int err = 0;
 
@@ -92,6 +116,8 @@ static __always_inline int go_cgo_step(const struct go_proc *gp, __u64 curg, str
 	if (curg &&
 	    (go_cgo_read(curg + GO_G_STACK_LO, &lo) || go_cgo_read(curg + GO_G_STACK_HI, &hi)))
 		return GO_CGO_FAULT;
+	if (kind == GO_SWITCH_MORESTACK)
+		return go_morestack_step(gp, curg, lo, hi, r);
 	if (!curg || r->sp < lo || r->sp >= hi) {
 		err = systemstack ? go_systemstack_caller_sp(curg, lo, hi, &orig)
 				  : go_cgo_caller_sp(gp, r->sp, &orig);

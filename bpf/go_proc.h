@@ -46,6 +46,7 @@ enum go_labels_kind {
  * release from 1.19 to 1.27 ("MOVQ (g_sched+gobuf_sp)(SI), SP" is "mov 0x38(%rsi),%rsp"
  * in each one's asmcgocall). */
 #define GO_G_SCHED_SP 56
+#define GO_G_SCHED_PC 64 /* gobuf.pc, its second word */
 /* asmcgocall's own frame on the system stack: its SP at the call is at most this far
  * below the SP it was called with (16 or 64 bytes, aligned down to 16), when it was
  * called on the system stack already. */
@@ -70,6 +71,18 @@ struct go_proc {
 	/* runtime.systemstack, claimed likewise (the same file): where the runtime runs a
 	 * function on g0's stack for the goroutine m.curg. ss_hi 0: not claimed. */
 	__u64 ss_lo, ss_hi;
+	/* runtime.morestack, claimed likewise: it switches to g0 for newstack, which grows
+	 * the goroutine's stack and resumes it from curg.sched. ms_hi 0: not claimed. */
+	__u64 ms_lo, ms_hi;
+	__u8 sched_bp; /* offsetof(g, sched.bp) (go.c, per release); 0: unknown */
+	__u8 pad3[7];
+};
+
+/* The stack switches the Go walker crosses (go_cgo_step). */
+enum go_switch {
+	GO_SWITCH_CGO,	       /* asmcgocall */
+	GO_SWITCH_SYSTEMSTACK, /* systemstack */
+	GO_SWITCH_MORESTACK,   /* morestack */
 };
 
 /* The Go walker's own counters (map go_counters). */
@@ -81,6 +94,7 @@ enum go_counter {
 	GO_CTR_LABELS,	    /* samples that carried labels */
 	GO_CTR_CGO,	    /* cgo calls crossed from the system stack to the goroutine's */
 	GO_CTR_SYSTEMSTACK, /* systemstack calls crossed likewise */
+	GO_CTR_MORESTACK,   /* morestack calls (stack growth) crossed likewise */
 	GO_CTR_CGO_LEAF,    /* stacks cut: sampled inside a switch, mid-switch */
 	GO_CTR_CGO_BAD,	    /* stacks cut: the saved words (g, depth, sched.sp) did not check out */
 	GO_CTR_CGO_FAULT,   /* stacks cut: the system or goroutine stack unreadable */

@@ -244,11 +244,13 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 		if (f->elf)
 			go_cgo__find(f->fd, f->elf, &gf->cgo);
 		pr_debug("go: %s is Go 1.%u, g at fs%+lld; asmcgocall: %llu bytes, frame %u, g "
-			 "at sp+%u and depth at sp+%u%s; systemstack: %llu bytes, frame %u",
+			 "at sp+%u and depth at sp+%u%s; systemstack: %llu bytes, frame %u; "
+			 "morestack: %llu bytes, g.sched.bp at %u",
 			 f->path, gf->minor, (long long)gf->tls_g, (unsigned long long)gf->cgo.len,
 			 gf->cgo.frame, gf->cgo.g, gf->cgo.depth,
 			 gf->cgo.slots_from_code ? "" : " (not found in its code)",
-			 (unsigned long long)gf->cgo.ss_len, gf->cgo.ss_frame);
+			 (unsigned long long)gf->cgo.ss_len, gf->cgo.ss_frame,
+			 (unsigned long long)gf->cgo.ms_len, gf->cgo.sched_bp);
 	}
 	elf_end(elf);
 	if (!gf)
@@ -295,7 +297,7 @@ static uint64_t claim_code(const struct go_file *gf, const struct proc_mapping *
 }
 
 /* Claims the stack switches the Go walker crosses: asmcgocall when its saved words are
- * known for the release, systemstack. Returns whether asmcgocall was claimed. */
+ * known for the release, systemstack, morestack. Returns whether asmcgocall was claimed. */
 static bool claim_switches(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
 			   struct go_proc *gp, struct runtime_marks *marks)
 {
@@ -305,6 +307,9 @@ static bool claim_switches(const struct go_file *gf, const struct proc_mapping *
 	gp->ss_lo = claim_code(gf, maps, n, sw->ss_off, sw->ss_len, gp, marks);
 	gp->ss_hi = gp->ss_lo ? gp->ss_lo + sw->ss_len : 0;
 	gp->ss_frame = sw->ss_frame;
+	gp->sched_bp = go_cgo__sched_bp_of(gf->minor, sw);
+	gp->ms_lo = claim_code(gf, maps, n, sw->ms_off, sw->ms_len, gp, marks);
+	gp->ms_hi = gp->ms_lo ? gp->ms_lo + sw->ms_len : 0;
 	if (go_cgo__layout(gf->minor, sw, &slot_g, &slot_depth))
 		return false;
 	gp->cgo_lo = claim_code(gf, maps, n, sw->off, sw->len, gp, marks);
@@ -449,7 +454,8 @@ static void go_print_stats(void *priv, FILE *out)
 		"with labels, %llu labels read (%llu of an exited process, as read before), "
 		"%llu unreadable; walker: %llu threads without a g, %llu reads failed, %llu "
 		"labels without room, %llu label maps too big; stack switches: %llu processes "
-		"with the switches claimed, %llu cgo calls and %llu systemstack calls crossed, "
+		"with the switches claimed, %llu cgo, %llu systemstack and %llu morestack calls "
+		"crossed, "
 		"stacks cut at a "
 		"switch: %llu sampled in it, %llu saved words did not check out, %llu "
 		"unreadable\n",
@@ -460,8 +466,8 @@ static void go_print_stats(void *priv, FILE *out)
 		(unsigned long long)c[GO_CTR_READ_FAULT], (unsigned long long)c[GO_CTR_NO_ROOM],
 		(unsigned long long)c[GO_CTR_BIG_MAP], (unsigned long long)g->st.cgo_claimed,
 		(unsigned long long)c[GO_CTR_CGO], (unsigned long long)c[GO_CTR_SYSTEMSTACK],
-		(unsigned long long)c[GO_CTR_CGO_LEAF], (unsigned long long)c[GO_CTR_CGO_BAD],
-		(unsigned long long)c[GO_CTR_CGO_FAULT]);
+		(unsigned long long)c[GO_CTR_MORESTACK], (unsigned long long)c[GO_CTR_CGO_LEAF],
+		(unsigned long long)c[GO_CTR_CGO_BAD], (unsigned long long)c[GO_CTR_CGO_FAULT]);
 }
 
 static int go_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)

@@ -98,6 +98,43 @@ static int asm_code(const struct go_table *t, int fd, const struct elf_file *e, 
 	return 0;
 }
 
+/* offsetof(g, sched.bp) per release, from runtime2.go's gobuf (sp, pc, g, ctxt, ret, lr,
+ * bp in 1.19-1.24; ret gone by 1.27) after g.sched at 56, as morestack stores it. */
+static const struct {
+	uint8_t minor, bp;
+} sched_bps[] = {
+    {19, 104}, {21, 104}, {22, 104}, {23, 104}, {24, 104}, {27, 96},
+};
+
+uint8_t go_cgo__sched_bp(const uint8_t *code, size_t n)
+{
+	uint8_t found = 0, hits = 0;
+
+	/* mov %rbp,disp8(%rsi) or (%rdi): 48 89 6e|6f disp8 */
+	for (size_t i = 0; i + 4 <= n; i++) {
+		if (code[i] != 0x48 || code[i + 1] != 0x89 ||
+		    (code[i + 2] != 0x6e && code[i + 2] != 0x6f))
+			continue;
+		if (code[i + 3] != 56 + 40 && code[i + 3] != 56 + 48)
+			continue;
+		found = code[i + 3];
+		hits++;
+	}
+	return hits == 1 ? found : 0;
+}
+
+uint8_t go_cgo__sched_bp_of(uint8_t minor, const struct go_cgo_switch *sw)
+{
+	for (size_t i = 0; i < sizeof(sched_bps) / sizeof(sched_bps[0]); i++) {
+		if (sched_bps[i].minor != minor)
+			continue;
+		if (sw->sched_bp && sw->sched_bp != sched_bps[i].bp)
+			return 0; /* the code is not what the release's source says */
+		return sched_bps[i].bp;
+	}
+	return minor >= 19 ? sw->sched_bp : 0;
+}
+
 int go_cgo__find(int fd, const struct elf_file *e, struct go_cgo_switch *out)
 {
 	struct go_table *t = go_table__open(fd);
@@ -111,6 +148,11 @@ int go_cgo__find(int fd, const struct elf_file *e, struct go_cgo_switch *out)
 			  &out->ss_frame, code);
 	if (ss_err)
 		out->ss_len = 0;
+	if (asm_code(t, fd, e, "runtime.morestack", &out->ms_off, &out->ms_len, &(uint8_t){0},
+		     code))
+		out->ms_len = 0;
+	else
+		out->sched_bp = go_cgo__sched_bp(code, out->ms_len);
 	err = asm_code(t, fd, e, "runtime.asmcgocall", &out->off, &out->len, &out->frame, code);
 	go_table__free(t);
 	if (err) {

@@ -19,6 +19,10 @@ struct go_cgo_switch {
 	/* runtime.systemstack, the runtime's own switch to g0 (ss_len 0: not found). */
 	uint64_t ss_off, ss_len;
 	uint8_t ss_frame;
+	/* runtime.morestack (ms_len 0: not found), and offsetof(g, sched.bp) as its code
+	 * stores BP there ("MOVQ BP, (g_sched+gobuf_bp)(SI)"; 0: not found). */
+	uint64_t ms_off, ms_len;
+	uint8_t sched_bp;
 };
 
 /* Finds runtime.asmcgocall and runtime.systemstack in the Go binary open on fd (e, its
@@ -30,6 +34,14 @@ int go_cgo__find(int fd, const struct elf_file *e, struct go_cgo_switch *out);
  * system stack ("MOVQ $0, g(SP)", "MOVQ DX, depth(SP)"). Returns 0 when exactly those
  * were found, else -ENOENT. */
 int go_cgo__slots(const uint8_t *code, size_t n, uint8_t *g, uint8_t *depth);
+
+/* offsetof(g, sched.bp) from morestack's code (n bytes): its one store of BP through
+ * %rsi or %rdi at g.sched (56) plus 40 or 48. 0 when there is not exactly one. */
+uint8_t go_cgo__sched_bp(const uint8_t *code, size_t n);
+
+/* offsetof(g, sched.bp) for Go 1.MINOR: the release's table entry when morestack's code
+ * agrees (or had none to say), else what the code says. 0: unknown. */
+uint8_t go_cgo__sched_bp_of(uint8_t minor, const struct go_cgo_switch *sw);
 
 /* The slots for a binary of Go 1.MINOR: the release's table entry when the code agrees
  * with it (or had none to say); for a release not in the table, what its code says (from

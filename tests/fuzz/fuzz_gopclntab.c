@@ -143,8 +143,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t g = 0, depth = 0;
 
 		sink += go_table__asm_func(t, "runtime.asmcgocall", &entry, &end) + entry + end;
-		/* The input as asmcgocall's code (interp/go_cgo.c reads at most 512 bytes). */
+		/* The input as asmcgocall's and morestack's code (go_cgo.c reads at most 512
+		 * bytes). */
 		sink += go_cgo__slots(data, size < 512 ? size : 512, &g, &depth) + g + depth;
+		sink += go_cgo__sched_bp(data, size < 512 ? size : 512);
 	}
 	{
 		size_t ranges = 0;

@@ -5,8 +5,8 @@
 # binaries of a version in one recording: the chain with its inlined middle function and
 # lines, cgo's Go -> C -> Go callback with the C frames in call order and the whole stack
 # continuous across the switch to the system stack, the collector's marking on the
-# system stack (systemstack) joined to its goroutine, and pprof labels set with pprof.Do
-# on one goroutine's samples and not on the other's.
+# system stack (systemstack) and stack growth's (morestack) joined to their goroutines,
+# and pprof labels set with pprof.Do on one goroutine's samples and not on the other's.
 # EBPROF_GO_VERSIONS='go1.19 go1.24' limits the versions.
 . "$(dirname "$0")/lib.sh"
 
@@ -58,6 +58,11 @@ CGO_LEAVES="$GO_LEAF|runtime\.asmcgocall \([^;]*\);[^;]*;[^;]*$END"
 # goroutine that switched (a mark worker, or an allocation's assist): its root is goexit.
 GC_DRAIN="runtime\.gcDrainN? \("
 SYSTEMSTACK="^[^;]*;runtime\.goexit \(.*;runtime\.systemstack \([^;]*\);.*$GC_DRAIN"
+# Stack growth (newstack copying the stack, on g0's) under morestack, joined to the
+# goroutine whose prologue called it.
+COPYSTACK="runtime\.newstack \([^;]*\);runtime\.copystack \("
+MORESTACK="^[^;]*;runtime\.goexit \([^;]*\);main\.grow\.func[0-9]+ \(.*;main\.deep \([^;]*\);"
+MORESTACK+="runtime\.morestack \([^;]*\);$COPYSTACK"
 
 # labels NAME PROFILE GO: in go tool pprof's traces, the weight of main.labeled's and
 # main.unlabeled's stacks with and without tenant=acme (and endpoint=/v1/orders).
@@ -94,9 +99,11 @@ while read -r v dir go; do
 	OUT=$TMP/$v
 	ln -sf "$dir/chain.stripped" "$TMP/golabels" # a comm of its own for the labels run
 	ln -sf "$dir/chain.stripped" "$TMP/gogc"     # ... and for the collector's
+	ln -sf "$dir/chain.stripped" "$TMP/gogrow"   # ... and for stack growth
 	"$EBPROF" record -F 199 -o "$OUT" -- sh -c "'$dir/chain' chain $SECS & '$dir/chain.stripped' \
 		chain $SECS & '$dir/cgo' $SECS & '$dir/cgo.stripped' $SECS & \
-		'$TMP/golabels' labels $SECS & '$TMP/gogc' gc $SECS & wait" \
+		'$TMP/golabels' labels $SECS & '$TMP/gogc' gc $SECS & '$TMP/gogrow' grow $SECS & \
+		wait" \
 		>"$TMP/$v.stdout" 2>"$TMP/$v.stderr"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -115,5 +122,7 @@ while read -r v dir go; do
 	done
 	expect "go_systemstack_$n" "the collector's g0 frames under their goroutine" gogc \
 		"$SYSTEMSTACK" "$GC_DRAIN"
+	expect "go_morestack_$n" "stack growth's g0 frames under their goroutine" gogrow \
+		"$MORESTACK" "$COPYSTACK"
 	labels "go_labels_$n" "$OUT/profile.pb.gz" "$go"
 done <<<"$versions"

@@ -79,7 +79,7 @@ static void test_switched(void)
 	put(orig + 8, 0x4623b5);
 	put(sp + 8, G_BASE);
 	put(sp, GS_BASE + GS_SIZE - orig);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x4623b5 && r.sp == orig + 16 && r.fp == GS_BASE + 0x1e40 && !r.pc_exact);
 
 	/* 1.19: no saved BP, the return address at the SP; BP is the goroutine's already. */
@@ -88,12 +88,12 @@ static void test_switched(void)
 	put(sp + 48, G_BASE);
 	put(sp + 40, GS_BASE + GS_SIZE - orig);
 	r = (struct unw_regs){.pc = 0x45eb30, .sp = sp, .fp = GS_BASE + 0x1e40};
-	CHECK(go_cgo_step(&proc_119, G_BASE, &r, 0) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_119, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x45c0aa && r.sp == orig + 8 && r.fp == GS_BASE + 0x1e40);
 
 	/* The thread's current goroutine unknown (or another): the saved words decide. */
 	r = (struct unw_regs){.pc = 0x45eb30, .sp = sp};
-	CHECK(go_cgo_step(&proc_119, 0, &r, 0) == GO_CGO_NEXT && r.pc == 0x45c0aa);
+	CHECK(go_cgo_step(&proc_119, 0, &r, GO_SWITCH_CGO) == GO_CGO_NEXT && r.pc == 0x45c0aa);
 }
 
 static void test_not_switched(void)
@@ -106,7 +106,7 @@ static void test_not_switched(void)
 	reset();
 	put(sp, GS_BASE + 0x1e40);
 	put(sp + 8, 0x4623b5);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x4623b5 && r.sp == sp + 16 && r.fp == GS_BASE + 0x1e40);
 }
 
@@ -121,15 +121,15 @@ static void test_on_g0_already(void)
 	put(sp, orig);
 	put(orig, G0_BASE + 0xf80);
 	put(orig + 8, 0x401234);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x401234 && r.sp == orig + 16 && r.fp == G0_BASE + 0xf80);
 
 	/* An SP far above (or below) is not one asmcgocall wrote. */
 	put(sp, sp + 4096);
 	r = (struct unw_regs){.pc = 0x46d58a, .sp = sp};
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 	put(sp, sp - 16);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 }
 
 static void test_rejects(void)
@@ -139,33 +139,33 @@ static void test_rejects(void)
 
 	reset();
 	/* Sampled inside asmcgocall: the words may be half written. */
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_LEAF);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_LEAF);
 	r.pc_exact = 0;
 	/* The saved g's stack holds sp itself: not the g asmcgocall left. */
 	put(sp + 8, G_BASE + 0x200);
 	put(sp, 0x100);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 	/* A depth past the stack, a zero one, a misaligned one. */
 	put(sp + 8, G_BASE);
 	put(sp, GS_SIZE + 8);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 	put(sp, 0);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 	put(sp, 0x101);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 	/* A g whose stack cannot be read, a stack that cannot be. */
 	put(sp + 8, 0xdead0000);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 0) == GO_CGO_FAULT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_CGO) == GO_CGO_FAULT);
 	r.sp = 0x1000;
-	CHECK(go_cgo_step(&proc_122, 0, &r, 0) == GO_CGO_FAULT);
+	CHECK(go_cgo_step(&proc_122, 0, &r, GO_SWITCH_CGO) == GO_CGO_FAULT);
 	/* An upside-down or huge stack. */
 	r.sp = sp;
 	put(sp + 8, G_BASE);
 	put(sp, 0x100);
 	put(G_BASE + GO_G_STACK_HI, GS_BASE - 8);
-	CHECK(go_cgo_step(&proc_122, 0, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, 0, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 	put(G_BASE + GO_G_STACK_HI, GS_BASE + GO_STACK_MAX + 8);
-	CHECK(go_cgo_step(&proc_122, 0, &r, 0) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, 0, &r, GO_SWITCH_CGO) == GO_CGO_BAD);
 }
 
 static void test_systemstack(void)
@@ -178,20 +178,78 @@ static void test_systemstack(void)
 	put(G_BASE + GO_G_SCHED_SP, orig);
 	put(orig, GS_BASE + 0x1d40);
 	put(orig + 8, 0x40a0b1);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_NEXT);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_SYSTEMSTACK) == GO_CGO_NEXT);
 	CHECK(r.pc == 0x40a0b1 && r.sp == orig + 16 && r.fp == GS_BASE + 0x1d40);
 	/* Not switched yet: its frame is at SP. */
 	r = (struct unw_regs){.pc = 0x46b8f0, .sp = orig};
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_NEXT && r.pc == 0x40a0b1);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_SYSTEMSTACK) == GO_CGO_NEXT &&
+	      r.pc == 0x40a0b1);
 	/* Switched back (sched.sp is 0 again), outside curg's stack, misaligned; no curg. */
 	r = (struct unw_regs){.pc = 0x46b910, .sp = sp};
 	put(G_BASE + GO_G_SCHED_SP, 0);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_SYSTEMSTACK) == GO_CGO_BAD);
 	put(G_BASE + GO_G_SCHED_SP, GS_BASE + GS_SIZE);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_SYSTEMSTACK) == GO_CGO_BAD);
 	put(G_BASE + GO_G_SCHED_SP, orig + 4);
-	CHECK(go_cgo_step(&proc_122, G_BASE, &r, 1) == GO_CGO_BAD);
-	CHECK(go_cgo_step(&proc_122, 0, &r, 1) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, G_BASE, &r, GO_SWITCH_SYSTEMSTACK) == GO_CGO_BAD);
+	CHECK(go_cgo_step(&proc_122, 0, &r, GO_SWITCH_SYSTEMSTACK) == GO_CGO_BAD);
+}
+
+static void test_morestack(void)
+{
+	struct go_proc p = proc_122;
+	uint64_t sp = G0_BASE + 0xd00, fsp = GS_BASE + 0x1c00;
+	struct unw_regs r = {.pc = 0x46a5a3, .sp = sp, .fp = G0_BASE + 0xd40};
+
+	/* On g0 in newstack: the goroutine resumes at curg.sched, in the prologue of the
+	 * function that called morestack. */
+	reset();
+	p.sched_bp = 104;
+	put(G_BASE + GO_G_SCHED_SP, fsp);
+	put(G_BASE + GO_G_SCHED_PC, 0x4a1234);
+	put(G_BASE + 104, GS_BASE + 0x1c80);
+	CHECK(go_cgo_step(&p, G_BASE, &r, GO_SWITCH_MORESTACK) == GO_CGO_NEXT);
+	CHECK(r.pc == 0x4a1234 && r.sp == fsp && r.fp == GS_BASE + 0x1c80 && !r.pc_exact);
+	/* BP's place unknown: left as unwound. */
+	p.sched_bp = 0;
+	r = (struct unw_regs){.pc = 0x46a5a3, .sp = sp, .fp = 0x77};
+	CHECK(go_cgo_step(&p, G_BASE, &r, GO_SWITCH_MORESTACK) == GO_CGO_NEXT && r.fp == 0x77);
+	/* No goroutine (newstack preempted it and scheduled), sched.sp outside its stack, no
+	 * pc, or SP on the goroutine's own stack (morestack only aborts from there). */
+	r = (struct unw_regs){.pc = 0x46a5a3, .sp = sp};
+	CHECK(go_cgo_step(&p, 0, &r, GO_SWITCH_MORESTACK) == GO_CGO_BAD);
+	put(G_BASE + GO_G_SCHED_SP, G0_BASE + 0xf00);
+	CHECK(go_cgo_step(&p, G_BASE, &r, GO_SWITCH_MORESTACK) == GO_CGO_BAD);
+	put(G_BASE + GO_G_SCHED_SP, fsp);
+	put(G_BASE + GO_G_SCHED_PC, 0);
+	CHECK(go_cgo_step(&p, G_BASE, &r, GO_SWITCH_MORESTACK) == GO_CGO_BAD);
+	put(G_BASE + GO_G_SCHED_PC, 0x4a1234);
+	r.sp = GS_BASE + 0x100;
+	CHECK(go_cgo_step(&p, G_BASE, &r, GO_SWITCH_MORESTACK) == GO_CGO_BAD);
+}
+
+static void test_sched_bp_from_code(void)
+{
+	/* morestack's "MOVQ BP, (g_sched+gobuf_bp)(SI)" of 1.19 and (DI) of 1.27, among the
+	 * load of g0's BP ("mov 0x68(%rbx),%rbp") that must not count. */
+	static const uint8_t ms_119[] = {0x90, 0x48, 0x89, 0x6e, 0x68, 0x48, 0x8b, 0x6b, 0x68};
+	static const uint8_t ms_127[] = {0x48, 0x89, 0x6f, 0x60, 0xc3};
+	static const uint8_t twice[] = {0x48, 0x89, 0x6f, 0x60, 0x48, 0x89, 0x6e, 0x68};
+	static const uint8_t other[] = {0x48, 0x89, 0x6f, 0x58};
+	struct go_cgo_switch sw = {.sched_bp = 104};
+
+	CHECK(go_cgo__sched_bp(ms_119, sizeof(ms_119)) == 104);
+	CHECK(go_cgo__sched_bp(ms_127, sizeof(ms_127)) == 96);
+	CHECK(go_cgo__sched_bp(twice, sizeof(twice)) == 0);
+	CHECK(go_cgo__sched_bp(other, sizeof(other)) == 0);
+	CHECK(go_cgo__sched_bp(ms_127, 3) == 0);
+	/* The table, checked by the code; the code alone for a release without an entry. */
+	CHECK(go_cgo__sched_bp_of(23, &sw) == 104);
+	CHECK(go_cgo__sched_bp_of(27, &sw) == 0);
+	CHECK(go_cgo__sched_bp_of(26, &sw) == 104);
+	sw.sched_bp = 0;
+	CHECK(go_cgo__sched_bp_of(27, &sw) == 96);
+	CHECK(go_cgo__sched_bp_of(26, &sw) == 0);
 }
 
 /* asmcgocall's stores as the Go assembler encodes them (objdump of 1.19 and 1.23 builds),
@@ -257,7 +315,9 @@ int main(void)
 	RUN_TEST(test_on_g0_already);
 	RUN_TEST(test_rejects);
 	RUN_TEST(test_systemstack);
+	RUN_TEST(test_morestack);
 	RUN_TEST(test_slots_from_code);
 	RUN_TEST(test_layout);
+	RUN_TEST(test_sched_bp_from_code);
 	HARNESS_EXIT();
 }

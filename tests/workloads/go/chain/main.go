@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Go workload for ebprof's Go tests: a call chain whose middle function is inlined
 // (serve -> parse [inlined] -> scan), and the same work in two goroutines, one of them
-// under pprof labels; and garbage collection, whose marking runs on the system stack
-// (runtime.systemstack). The "// line:NAME" comments mark the lines the tests expect.
-// Usage: chain chain SECONDS | chain labels SECONDS | chain gc SECONDS
+// under pprof labels; garbage collection, whose marking runs on the system stack
+// (runtime.systemstack); and goroutines whose stacks grow (runtime.morestack). The
+// "// line:NAME" comments mark the lines the tests expect.
+// Usage: chain chain|labels|gc|grow SECONDS
 package main
 
 import (
@@ -92,9 +93,32 @@ func churn(deadline time.Time) {
 	}
 }
 
+// deep recurses with 4 KB frames, so a new goroutine's stack grows (and is copied) six
+// times on the way down, and the stack stays short enough to be recorded whole.
+//
+//go:noinline
+func deep(n int) int {
+	var pad [512]int
+
+	pad[n%512] = n
+	if n == 0 {
+		return pad[0]
+	}
+	return deep(n-1) + pad[(n*7)%512]
+}
+
+//go:noinline
+func grow(deadline time.Time) {
+	for time.Now().Before(deadline) {
+		done := make(chan int)
+		go func() { done <- deep(100) }()
+		sink += <-done
+	}
+}
+
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: chain chain|labels|gc SECONDS")
+		fmt.Fprintln(os.Stderr, "usage: chain chain|labels|gc|grow SECONDS")
 		os.Exit(2)
 	}
 	secs, err := strconv.ParseFloat(os.Args[2], 64)
@@ -103,8 +127,9 @@ func main() {
 		os.Exit(2)
 	}
 	// The profiler describes a process (unwind tables) just after exec: work starts
-	// once that is done, so the tests see the work, not the start-up.
-	time.Sleep(300 * time.Millisecond)
+	// once that is done, so the tests see the work, not the start-up (seven processes at
+	// once in tests/kernel/go.sh: 300 ms were too few on a loaded machine).
+	time.Sleep(600 * time.Millisecond)
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	switch os.Args[1] {
 	case "chain":
@@ -113,6 +138,8 @@ func main() {
 		labels(deadline)
 	case "gc":
 		churn(deadline)
+	case "grow":
+		grow(deadline)
 	default:
 		fmt.Fprintln(os.Stderr, "chain: unknown mode", os.Args[1])
 		os.Exit(2)
