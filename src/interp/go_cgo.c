@@ -78,23 +78,21 @@ int go_cgo__slots(const uint8_t *code, size_t n, uint8_t *g, uint8_t *depth)
 	return 0;
 }
 
-/* Reads the code of the assembly function name: its file offset range, its bytes into
+/* Reads the code of the assembly function at r: its file offset range, its bytes into
  * code (at most CODE_MAX) and whether its prologue pushes BP. */
-static int asm_code(const struct go_table *t, int fd, const struct elf_file *e, const char *name,
-		    uint64_t *off, uint64_t *len, uint8_t *frame, uint8_t *code)
+static int asm_code(int fd, const struct elf_file *e, struct go_func_range r, uint64_t *off,
+		    uint64_t *len, uint8_t *frame, uint8_t *code)
 {
 	static const uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5}; /* push %rbp; mov %rsp,%rbp */
-	uint64_t entry = 0, end = 0;
-	int err = go_table__asm_func(t, name, &entry, &end);
+	uint64_t n = r.end - r.entry;
 
-	if (err)
-		return err;
-	if (end <= entry || end - entry > CODE_MAX || !elf_file__vaddr_to_off(e, entry, off))
+	*len = 0;
+	if (r.end <= r.entry || n > CODE_MAX || !elf_file__vaddr_to_off(e, r.entry, off))
 		return -ENOENT;
-	*len = end - entry;
-	if (pread(fd, code, *len, (off_t)*off) != (ssize_t)*len)
+	if (pread(fd, code, n, (off_t)*off) != (ssize_t)n)
 		return -EIO;
-	*frame = *len >= sizeof(prologue) && !memcmp(code, prologue, sizeof(prologue)) ? 8 : 0;
+	*len = n;
+	*frame = n >= sizeof(prologue) && !memcmp(code, prologue, sizeof(prologue)) ? 8 : 0;
 	return 0;
 }
 
@@ -137,30 +135,25 @@ uint8_t go_cgo__sched_bp_of(uint8_t minor, const struct go_cgo_switch *sw)
 
 int go_cgo__find(int fd, const struct elf_file *e, struct go_cgo_switch *out)
 {
+	static const char *const names[] = {"runtime.asmcgocall", "runtime.systemstack",
+					    "runtime.morestack"};
 	struct go_table *t = go_table__open(fd);
-	uint8_t code[CODE_MAX];
-	int err, ss_err;
+	struct go_func_range r[3];
+	uint8_t code[CODE_MAX], frame;
+	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!t)
-		return -ENOENT;
-	ss_err = asm_code(t, fd, e, "runtime.systemstack", &out->ss_off, &out->ss_len,
-			  &out->ss_frame, code);
-	if (ss_err)
-		out->ss_len = 0;
-	if (asm_code(t, fd, e, "runtime.morestack", &out->ms_off, &out->ms_len, &(uint8_t){0},
-		     code))
-		out->ms_len = 0;
-	else
-		out->sched_bp = go_cgo__sched_bp(code, out->ms_len);
-	err = asm_code(t, fd, e, "runtime.asmcgocall", &out->off, &out->len, &out->frame, code);
+	err = t ? go_table__asm_funcs(t, names, 3, r) : -ENOENT;
 	go_table__free(t);
-	if (err) {
-		out->len = 0;
-		return ss_err ? err : 0;
-	}
-	out->slots_from_code = !go_cgo__slots(code, out->len, &out->g, &out->depth);
-	return 0;
+	if (err)
+		return err;
+	asm_code(fd, e, r[1], &out->ss_off, &out->ss_len, &out->ss_frame, code);
+	if (!asm_code(fd, e, r[2], &out->ms_off, &out->ms_len, &frame, code))
+		out->sched_bp = go_cgo__sched_bp(code, out->ms_len);
+	err = asm_code(fd, e, r[0], &out->off, &out->len, &out->frame, code);
+	if (!err)
+		out->slots_from_code = !go_cgo__slots(code, out->len, &out->g, &out->depth);
+	return out->len || out->ss_len || out->ms_len ? 0 : err;
 }
 
 int go_cgo__layout(uint8_t minor, const struct go_cgo_switch *sw, uint8_t *g, uint8_t *depth)

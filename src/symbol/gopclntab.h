@@ -70,6 +70,14 @@ int go_table__each_sp(struct go_table *t, go_sp_fn fn, void *ctx);
 #define GO_FUNC_NAME_MAX 64
 int go_table__asm_func(const struct go_table *t, const char *name, uint64_t *entry, uint64_t *end);
 
+/* The same for n names in one pass over the functions: out[k] is names[k]'s range, {0, 0}
+ * when there is none. Returns 0 when any was found, else -ENOENT. */
+struct go_func_range {
+	uint64_t entry, end;
+};
+int go_table__asm_funcs(const struct go_table *t, const char *const *names, size_t n,
+			struct go_func_range *out);
+
 /* Whether the ELF file has the note with Go's build id, as every Go binary does. */
 bool go_elf__has_note(Elf *elf);
 
