@@ -235,8 +235,8 @@ static __always_inline int cgo_cross(void *ctx, const struct chain c, struct cha
 	}
 	/* The mask restates the bound for the verifier, which lost it through the map. */
 	r->ustack[n & (UNW_MAX_FRAMES - 1)] = (struct user_frame){
-	    .addr = (regs.pc_exact ? regs.pc : regs.pc - 1) - gp->cgo_off_bias,
-	    .file_id = gp->cgo_file_id,
+	    .addr = (regs.pc_exact ? regs.pc : regs.pc - 1) - gp->sw_off_bias,
+	    .file_id = gp->sw_file_id,
 	};
 	r->ustack_len = n + 1;
 	step = go_cgo_step(gp, thread_curg(gp), &regs, kind);

@@ -59,23 +59,23 @@ struct go_proc {
 	__u16 g_labels;	  /* offsetof(g, labels) */
 	__u8 labels_kind; /* enum go_labels_kind */
 	__u8 pad;
-	/* runtime.asmcgocall, claimed UNW_MARK_WALK: where a cgo call left the goroutine's
-	 * stack for the system stack (bpf/go_cgo_step.h). cgo_hi 0: not claimed. */
-	__u64 cgo_lo, cgo_hi;  /* its code in the process, [lo, hi) */
-	__u64 cgo_off_bias;    /* its file offset = pc - cgo_off_bias */
-	__u32 cgo_file_id;     /* its file (files.h id), for its own frame */
-	__u8 cgo_g, cgo_depth; /* from its SP on the system stack: the g it left, and how far
-				* below that g's stack.hi its SP was (per release, go.c) */
-	__u8 cgo_frame;	       /* 8 when its prologue saves BP (1.21 on), else 0 */
-	__u8 ss_frame;	       /* the same for runtime.systemstack */
-	/* runtime.systemstack, claimed likewise (the same file): where the runtime runs a
-	 * function on g0's stack for the goroutine m.curg. ss_hi 0: not claimed. */
+	/* The stack switches the Go walker crosses (bpf/go_cgo_step.h), each claimed
+	 * UNW_MARK_WALK in the Go binary's mapping, as [lo, hi) in the process; hi 0: not
+	 * claimed. runtime.asmcgocall: where a cgo call leaves the goroutine's stack for
+	 * g0's. runtime.systemstack: where the runtime runs a function on g0's stack for the
+	 * goroutine m.curg. runtime.morestack: it switches to g0 for newstack, which grows
+	 * the goroutine's stack and resumes it from curg.sched. */
+	__u64 cgo_lo, cgo_hi;
 	__u64 ss_lo, ss_hi;
-	/* runtime.morestack, claimed likewise: it switches to g0 for newstack, which grows
-	 * the goroutine's stack and resumes it from curg.sched. ms_hi 0: not claimed. */
 	__u64 ms_lo, ms_hi;
-	__u8 sched_bp; /* offsetof(g, sched.bp) (go.c, per release); 0: unknown */
-	__u8 pad3[7];
+	__u64 sw_off_bias;     /* their file offset = pc - sw_off_bias */
+	__u32 sw_file_id;      /* their file (files.h id), for their own frames */
+	__u8 cgo_g, cgo_depth; /* from asmcgocall's SP on g0's stack: the g it left, and how
+				* far below that g's stack.hi its SP was (per release) */
+	__u8 cgo_frame;	       /* 8 when asmcgocall's prologue saves BP (1.21 on), else 0 */
+	__u8 ss_frame;	       /* the same for systemstack */
+	__u8 sched_bp;	       /* offsetof(g, sched.bp) (per release); 0: unknown */
+	__u8 pad2[7];
 };
 
 /* The stack switches the Go walker crosses (go_cgo_step). */

@@ -286,12 +286,12 @@ static uint64_t claim_code(const struct go_file *gf, const struct proc_mapping *
 		if (m->file_id != gf->file_id || off < m->pgoff ||
 		    off + len > m->pgoff + (m->end - m->start))
 			continue;
-		gp->cgo_off_bias = m->start - m->pgoff;
-		gp->cgo_file_id = gf->file_id;
-		marks->m[marks->n].start = off + gp->cgo_off_bias;
-		marks->m[marks->n].end = off + len + gp->cgo_off_bias;
+		gp->sw_off_bias = m->start - m->pgoff;
+		gp->sw_file_id = gf->file_id;
+		marks->m[marks->n].start = off + gp->sw_off_bias;
+		marks->m[marks->n].end = off + len + gp->sw_off_bias;
 		marks->m[marks->n++].mark = UNW_MARK_WALK;
-		return off + gp->cgo_off_bias;
+		return off + gp->sw_off_bias;
 	}
 	return 0;
 }
