@@ -30,25 +30,12 @@ struct {
 } pid_to_go SEC(".maps");
 
 /* What this walker could not do, per CPU (enum go_counter, printed by go.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GO_CTR__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} go_counters SEC(".maps");
+CHAIN_COUNTERS(go_counters, go_count, GO_CTR__COUNT);
 
 struct go_string {
 	__u64 ptr;
 	__u64 len;
 };
-
-static __always_inline void go_count(__u32 id)
-{
-	__u64 *v = bpf_map_lookup_elem(&go_counters, &id);
-
-	if (v)
-		*v += 1;
-}
 
 /* Appends one string as a frame; false when the record is full. */
 static __always_inline bool push_string(struct sample_record *r, const struct go_string *s,
@@ -199,9 +186,7 @@ static __always_inline int cgo_cut(void *ctx, const struct chain c, struct chain
 				   __u32 counter, __u32 stop)
 {
 	go_count(counter);
-	s->r.ustack_inorder = s->r.ustack_len;
-	s->r.stop_reason = stop;
-	s->r.flags |= SAMPLE_F_USER_INCOMPLETE;
+	chain_stack_ends(s, stop);
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
@@ -229,8 +214,7 @@ static __always_inline int cgo_cross(void *ctx, const struct chain c, struct cha
 		return cgo_cut(ctx, c, s, GO_CTR_CGO_BAD, UNW_STEP_BAD_FRAME);
 	if (n >= UNW_MAX_FRAMES) {
 		r->flags |= SAMPLE_F_USER_TRUNCATED;
-		r->ustack_inorder = n;
-		r->stop_reason = UNW_STEP_END;
+		chain_stack_ends(s, UNW_STEP_END);
 		return chain_next(ctx, c, s, chain_deferred(&s->w));
 	}
 	/* The mask restates the bound for the verifier, which lost it through the map. */
