@@ -58,9 +58,18 @@ struct v8_process {
 	const struct v8_meta *meta; /* its file's */
 	const struct v8_code_layout *code;
 	struct v8_mem mem;
-	struct hmap fns, scripts, pcs;
-	uint32_t nfns, nscripts, npcs;
+	struct hmap fns, scripts, pcs, opts;
+	uint32_t nfns, nscripts, npcs, nopts;
 	bool skip_jit; /* the JIT frame next was named from its V8_FRAME_PC frame */
+};
+
+/* Optimized code's frames at one pc, as first named: the deoptimization data and the
+ * position table are read once per (code object, pc offset), not once per sample. A
+ * code object is one version of its function's code: a new version is a new object. */
+struct v8_opt_entry {
+	uint64_t code;
+	uint32_t off, n;
+	struct frame f[];
 };
 
 /* A pc of code that was not its function's: the Code around it (0: none found). */
@@ -70,7 +79,8 @@ struct v8_pc_entry {
 };
 
 struct v8_stats {
-	uint64_t processes, unusable, fn_reads, code_reads, pc_searches, unreadable, stubs;
+	uint64_t processes, unusable, fn_reads, code_reads, code_hits, pc_searches, unreadable,
+	    stubs;
 };
 
 struct v8 {
@@ -94,6 +104,18 @@ static int proc_eq(const void *e, const void *k)
 static int u64_eq(const void *e, const void *k)
 {
 	return *(const uint64_t *)e == *(const uint64_t *)k;
+}
+
+static int opt_eq(const void *e, const void *k)
+{
+	const struct v8_opt_entry *a = e, *b = k;
+
+	return a->code == b->code && a->off == b->off;
+}
+
+static uint64_t opt_hash(uint64_t code, uint32_t off)
+{
+	return hash_u64(code ^ (uint64_t)off << 48 ^ off);
 }
 
 static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -128,10 +150,13 @@ static void clear_caches(struct v8_process *p)
 	hmap_free(&p->scripts);
 	hmap_for_each(&p->pcs, i) free(p->pcs.slots[i].entry);
 	hmap_free(&p->pcs);
+	hmap_for_each(&p->opts, i) free(p->opts.slots[i].entry);
+	hmap_free(&p->opts);
 	hmap_init(&p->fns, u64_eq);
 	hmap_init(&p->scripts, u64_eq);
 	hmap_init(&p->pcs, u64_eq);
-	p->nfns = p->nscripts = p->npcs = 0;
+	hmap_init(&p->opts, opt_eq);
+	p->nfns = p->nscripts = p->npcs = p->nopts = 0;
 }
 
 static void free_process(struct v8_process *p)
@@ -142,6 +167,7 @@ static void free_process(struct v8_process *p)
 	hmap_free(&p->fns);
 	hmap_free(&p->scripts);
 	hmap_free(&p->pcs);
+	hmap_free(&p->opts);
 	free(p);
 }
 
@@ -277,6 +303,7 @@ static int new_process(struct v8 *v, uint32_t pid, const struct v8_file *f, stru
 	hmap_init(&p->fns, u64_eq);
 	hmap_init(&p->scripts, u64_eq);
 	hmap_init(&p->pcs, u64_eq);
+	hmap_init(&p->opts, opt_eq);
 	if (hmap_insert(&v->procs, hash_u64(pid), p)) {
 		free_process(p);
 		return -ENOMEM;
@@ -391,7 +418,8 @@ static const struct v8_func *get_func(struct v8 *v, struct v8_process *p, uint64
 
 	if (e)
 		return &e->f;
-	if (p->nfns >= MAX_CACHED || p->nscripts >= MAX_CACHED || p->npcs >= MAX_CACHED)
+	if (p->nfns >= MAX_CACHED || p->nscripts >= MAX_CACHED || p->npcs >= MAX_CACHED ||
+	    p->nopts >= MAX_CACHED)
 		clear_caches(p);
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -483,26 +511,72 @@ static unsigned int expand(struct v8 *v, struct v8_process *p, const struct v8_i
 	return k;
 }
 
+/* The frames named for (code, off) before, copied to out (at most max); 0 when none. */
+static unsigned int opt_cached(struct v8 *v, struct v8_process *p, uint64_t code, uint32_t off,
+			       struct frame *out, unsigned int max)
+{
+	struct v8_opt_entry key = {.code = code, .off = off};
+	const struct v8_opt_entry *e = hmap_find(&p->opts, opt_hash(code, off), &key);
+
+	if (!e || e->n > max)
+		return 0;
+	v->st.code_hits++;
+	memcpy(out, e->f, e->n * sizeof(*out));
+	return e->n;
+}
+
+/* Keeps the k frames just named for (code, off). */
+static void opt_keep(struct v8_process *p, uint64_t code, uint32_t off, const struct frame *f,
+		     unsigned int k)
+{
+	struct v8_opt_entry *e;
+
+	if (!k || p->nopts >= MAX_CACHED)
+		return;
+	e = malloc(sizeof(*e) + k * sizeof(*f));
+	if (!e)
+		return;
+	*e = (struct v8_opt_entry){.code = code, .off = off, .n = k};
+	memcpy(e->f, f, k * sizeof(*f));
+	if (hmap_insert(&p->opts, opt_hash(code, off), e)) {
+		free(e);
+		return;
+	}
+	p->nopts++;
+}
+
 /* A frame of its function's JIT code: the functions inlined at its pc expand into frames
  * of their own, innermost first; baseline code is named by the function. */
 static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
 				struct frame *out, unsigned int max)
 {
 	struct v8_inlined in[V8_INLINE_MAX];
-	uint64_t sfi;
-	int n = v8_heap__code_frames(&p->mem, p->meta, p->code, uf->addr, uf->pad & V8_VALUE_MASK,
-				     in, max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
+	uint32_t off = uf->pad & V8_VALUE_MASK;
+	const struct v8_func *fn;
+	uint64_t code = 0, sfi;
+	unsigned int k;
+	int n = -EINVAL;
 
+	/* The function's code now: the cache is keyed by it, so a function optimized again
+	 * (a new code object) is not named from its old code's positions. */
+	if (p->code->fn_code &&
+	    !p->mem.read(p->mem.ctx, uf->addr - 1 + p->code->fn_code, &code, sizeof(code))) {
+		k = opt_cached(v, p, code, off, out, max);
+		if (k)
+			return k;
+		n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
+					    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
+	}
 	if (n <= 0) {
-		const struct v8_func *fn;
-
 		if (p->mem.read(p->mem.ctx, uf->addr - 1 + (uint64_t)p->meta->v[V8_M_FN_SHARED],
 				&sfi, sizeof(sfi)))
 			return 0;
 		fn = get_func(v, p, sfi);
 		return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
 	}
-	return expand(v, p, in, n, out);
+	k = expand(v, p, in, n, out);
+	opt_keep(p, code, off, out, k);
+	return k;
 }
 
 /* A V8_FRAME_PC frame: the Code around its pc, found once per pc; its functions when it
@@ -512,6 +586,9 @@ static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct u
 {
 	struct v8_inlined in[V8_INLINE_MAX];
 	struct v8_pc_entry *e = hmap_find(&p->pcs, hash_u64(uf->addr), &uf->addr);
+	unsigned int k;
+	uint64_t code;
+	uint32_t off;
 	int n;
 
 	if (!e) {
@@ -530,13 +607,22 @@ static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct u
 	}
 	if (!e->code)
 		return 0;
-	n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, e->code,
-				    (uint32_t)(e->pc - e->start), in,
-				    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
-	if (n <= 0)
-		return 0;
+	/* Copied: expand() may clear the caches, e with them. */
+	code = e->code;
+	off = (uint32_t)(e->pc - e->start);
 	p->skip_jit = true;
-	return expand(v, p, in, n, out);
+	k = opt_cached(v, p, code, off, out, max);
+	if (k)
+		return k;
+	n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
+				    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
+	if (n <= 0) {
+		p->skip_jit = false;
+		return 0;
+	}
+	k = expand(v, p, in, n, out);
+	opt_keep(p, code, off, out, k);
+	return k;
 }
 
 static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
@@ -629,15 +715,16 @@ static void v8_print_stats(void *priv, FILE *out)
 	    out,
 	    "  v8: %llu processes (%llu unusable); %llu walks into V8's code, cut: %llu "
 	    "without a description, %llu unreadable, %llu impossible caller, %llu not its pc, "
-	    "%llu full; %llu functions read, %llu optimized frames expanded, %llu code searches, "
+	    "%llu full; %llu functions read, %llu optimized frames expanded (%llu more from the "
+	    "cache), %llu code searches, "
 	    "%llu stub frames, %llu frames unnamed\n",
 	    (unsigned long long)s.processes, (unsigned long long)s.unusable,
 	    (unsigned long long)c[V8_CTR_WALKS], (unsigned long long)c[V8_CTR_NO_PROC],
 	    (unsigned long long)c[V8_CTR_FAULT], (unsigned long long)c[V8_CTR_BAD],
 	    (unsigned long long)c[V8_CTR_NO_PROGRESS], (unsigned long long)c[V8_CTR_FULL],
 	    (unsigned long long)s.fn_reads, (unsigned long long)s.code_reads,
-	    (unsigned long long)s.pc_searches, (unsigned long long)s.stubs,
-	    (unsigned long long)s.unreadable);
+	    (unsigned long long)s.code_hits, (unsigned long long)s.pc_searches,
+	    (unsigned long long)s.stubs, (unsigned long long)s.unreadable);
 }
 
 static const void *v8_elf(size_t *size)
