@@ -20,6 +20,7 @@ check record_command_chain "chain in $(pct "$chain" "$total") % of samples, want
 	[ "$(pct "$chain" "$total")" -ge 90 ]
 # The command's process before its exec completes still has ebprof's name: its exec.
 others=$(awk -F';' '$1 != "fp_chain"' "$out/stacks.folded" | grep -Ev '^ebprof;.*_sys_execve' | wc -l)
+awk -F';' '$1 != "fp_chain"' "$out/stacks.folded" | cut -c1-300 >&2
 check record_command_only_cmd "$others stack lines of other processes" [ "$others" -eq 0 ]
 check record_command_summary "no top-functions summary on stdout" grep -q 'chain_leaf' "$TMP/stdout"
 
