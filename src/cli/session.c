@@ -412,8 +412,6 @@ static int start(struct session *s, const struct session_opts *o)
 	s->start_unix_ns = session__clock_ns(CLOCK_REALTIME);
 	s->start_ns = session__clock_ns(CLOCK_MONOTONIC);
 	s->ingest.mono_to_unix_ns = s->start_unix_ns - s->start_ns;
-	/* Tests (and users) waiting for a whole-system recording to be live key on this. */
-	pr_debug("sampling started");
 	if (o->cmd) {
 		err = spawn__start(&s->child);
 		if (err) {

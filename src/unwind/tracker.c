@@ -82,20 +82,23 @@ void tracker__notice(struct tracker *t, uint32_t type, uint32_t pid)
 	pthread_mutex_unlock(&t->lock);
 }
 
-static bool next_request(struct tracker *t, struct request *r)
+/* Takes the oldest request; with wait, sleeps until there is one. False when there is
+ * none (without wait) or the tracker stops. */
+static bool next_request(struct tracker *t, struct request *r, bool wait)
 {
+	bool got = false;
+
 	pthread_mutex_lock(&t->lock);
-	while (!t->len && !t->stop)
+	while (wait && !t->len && !t->stop)
 		pthread_cond_wait(&t->wake, &t->lock);
-	if (t->stop) {
-		pthread_mutex_unlock(&t->lock);
-		return false;
+	if (t->len && !t->stop) {
+		*r = t->queue[t->head];
+		t->head = (t->head + 1) % QUEUE_LEN;
+		t->len--;
+		got = true;
 	}
-	*r = t->queue[t->head];
-	t->head = (t->head + 1) % QUEUE_LEN;
-	t->len--;
 	pthread_mutex_unlock(&t->lock);
-	return true;
+	return got;
 }
 
 static void release_held(struct tracker *t, uint32_t pid)
@@ -221,9 +224,18 @@ static void *tracker_main(void *arg)
 	struct tracker *t = arg;
 	struct request r;
 
-	for (size_t i = 0; i < t->nscan && !stopping(t); i++)
-		describe(t, t->scan[i]);
-	while (next_request(t, &r))
+	/* Requests go before the rest of the scan: a notice names a process that is being
+	 * sampled now, the scan one that merely exists (on a host of hundreds of processes
+	 * the scan takes seconds). A process a notice described is not described again. */
+	for (size_t i = 0; i < t->nscan && !stopping(t); i++) {
+		uint32_t pid = t->scan[i];
+
+		while (next_request(t, &r, false))
+			handle(t, &r);
+		if (!hmap_find(&t->held, hash_u64(pid), &pid))
+			describe(t, pid);
+	}
+	while (next_request(t, &r, true))
 		handle(t, &r);
 	return NULL;
 }

@@ -50,18 +50,20 @@ steady() { grep -Ev "$STARTUP" "$1" >"$1.steady"; echo "$1.steady"; }
 TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-1}
 [[ ${EBPROF_VM:-} == *tcg* ]] && TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-3}
 secs() { awk -v n="$1" -v k="$TIME_SCALE" 'BEGIN { print n * k }'; }
-# sampling_started STDERR_FILE PID: waits (up to 5 min) until the ebprof of PID, run with
-# -v, says it samples; false if it ended first.
-sampling_started() {
-	for _ in $(seq 3000); do
-		grep -q '^ebprof: debug: sampling started' "$1" 2>/dev/null && return 0
-		kill -0 "$2" 2>/dev/null || return 1
+# ratio A B: prints 100*A/B as an integer (0 when B is 0).
+pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
+
+# wait_sampling PID: waits (up to 60 s) until process PID, an ebprof recording, holds a
+# perf event: the sampler opens and attaches one per CPU at once, so from then on it
+# samples, however long a loaded machine took to verify its programs.
+wait_sampling() {
+	for _ in $(seq 600); do
+		ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'perf_event\]' && return 0
+		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
 }
-# ratio A B: prints 100*A/B as an integer (0 when B is 0).
-pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 
 # The ids of every BPF program, map and link in the kernel, one line each.
 bpf_ids() { bpftool prog show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'

@@ -12,9 +12,9 @@ check teardown_success_exit "exit $rc" [ $rc -eq 0 ]
 check teardown_success_clean "BPF objects differ after a recording" settled "$before"
 
 # SIGINT once it samples (start-up takes seconds in an emulated guest).
-"$EBPROF" record -v -d 0 -o "$TMP/b" >/dev/null 2>"$TMP/b.err" &
+"$EBPROF" record -d 0 -o "$TMP/b" >/dev/null 2>&1 &
 pid=$!
-sampling_started "$TMP/b.err" $pid
+wait_sampling $pid
 during=$(bpf_ids)
 kill -INT $pid
 wait $pid

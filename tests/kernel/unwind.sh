@@ -72,12 +72,11 @@ fi
 
 # A process started while a whole-system recording runs is described from the notice
 # its first sample raises: its stacks are complete well within a second. The workload
-# starts once ebprof says it samples (start-up takes seconds in an emulated guest).
-"$EBPROF" record -v --no-lines -F 199 -o "$TMP/late" >/dev/null 2>"$TMP/late.err" &
+# starts once ebprof samples (start-up takes seconds in an emulated guest) and the
+# recording ends when it does.
+"$EBPROF" record --no-lines -F 199 -o "$TMP/late" >/dev/null 2>"$TMP/late.err" &
 rec=$!
-if sampling_started "$TMP/late.err" $rec; then
-	"$W/nofp_qsort" "$(secs 2)"
-fi
+wait_sampling $rec && "$W/nofp_qsort" "$(secs 2)"
 kill -INT $rec 2>/dev/null
 wait $rec
 late=$(steady "$TMP/late/stacks.folded")
