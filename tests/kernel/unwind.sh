@@ -72,11 +72,11 @@ fi
 
 # A process started while a whole-system recording runs is described from the notice
 # its first sample raises: its stacks are complete well within a second. The workload
-# starts once ebprof samples (start-up takes seconds in an emulated guest) and the
-# recording ends when it does.
+# starts once ebprof samples (start-up takes seconds in an emulated guest) and its first
+# scan of the running processes is under way, and the recording ends when it does.
 "$EBPROF" record --no-lines -F 199 -o "$TMP/late" >/dev/null 2>"$TMP/late.err" &
 rec=$!
-wait_sampling $rec && "$W/nofp_qsort" "$(secs 2)"
+wait_sampling $rec && sleep "$(secs 0.3)" && "$W/nofp_qsort" "$(secs 2)"
 kill -INT $rec 2>/dev/null
 wait $rec
 late=$(steady "$TMP/late/stacks.folded")
