@@ -114,8 +114,8 @@ static int probe_bpf_loop(char *detail, size_t len)
 {
 	return feature(kernel_features()->bpf_loop, "bpf_loop", "5.17",
 		       "each walker loops in one program",
-		       "native and Python walkers unrolled, tail-calling themselves; Go and "
-		       "Java frames stay native",
+		       "native and Python walkers unrolled, tail-calling themselves; Go, Java "
+		       "and Node.js frames stay native",
 		       detail, len);
 }
 
