@@ -114,7 +114,9 @@ static int probe_bpf_loop(char *detail, size_t len)
 {
 	return feature(kernel_features()->bpf_loop, "bpf_loop", "5.17",
 		       "each walker loops in one program",
-		       "walkers are unrolled and tail-call themselves", detail, len);
+		       "native and Python walkers unrolled, tail-calling themselves; Go, Java "
+		       "and Node.js frames stay native",
+		       detail, len);
 }
 
 static int probe_task_regs(char *detail, size_t len)

@@ -37,6 +37,19 @@ folded_match() {
 L='( \([^;]*\))?'
 # I: any frames inlined at that call, each marked " [inlined]": ";work$L;$I(__)?read".
 I='([^;]* \[inlined\];)*'
+# STARTUP: stacks of a process's start-up, before its own code runs: the dynamic loader's
+# (rooted at ld.so's entry point) and CPython's initialization. They are complete but
+# belong to no workload's chain; under emulation (scripts/vm.sh without KVM) they are a
+# tenth of a short run, so the chain checks count the samples after them (steady()).
+STARTUP='^[^;]*;(ld-linux[^;]*;|.*;Py_InitializeFromConfig;)'
+# steady FOLDED: the folded file without its start-up stacks (a new file, printed).
+steady() { grep -Ev "$STARTUP" "$1" >"$1.steady"; echo "$1.steady"; }
+# secs N: N seconds of a workload, times EBPROF_TEST_TIME_SCALE (3 in an emulated guest,
+# where each library's unwind table takes ~10 times longer to build after exec, so a
+# short run's first, cut stacks weigh more; 1 elsewhere).
+TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-1}
+[[ ${EBPROF_VM:-} == *tcg* ]] && TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-3}
+secs() { awk -v n="$1" -v k="$TIME_SCALE" 'BEGIN { print n * k }'; }
 # ratio A B: prints 100*A/B as an integer (0 when B is 0).
 pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 

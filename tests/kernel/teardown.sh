@@ -11,9 +11,10 @@ rc=$?
 check teardown_success_exit "exit $rc" [ $rc -eq 0 ]
 check teardown_success_clean "BPF objects differ after a recording" settled "$before"
 
+# SIGINT once it samples (start-up takes seconds in an emulated guest).
 "$EBPROF" record -d 0 -o "$TMP/b" >/dev/null 2>&1 &
 pid=$!
-sleep 1.5
+wait_sampling $pid
 during=$(bpf_ids)
 kill -INT $pid
 wait $pid

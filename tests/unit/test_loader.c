@@ -18,6 +18,7 @@
 #include "harness.h"
 #include "interp/runtime.h"
 #include "loader/probes.h"
+#include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/sampler.h"
 #include "loadtest.skel.h"
@@ -232,15 +233,18 @@ static void test_build_order(void)
 }
 
 /* Every program ebprof ships, loaded the way ebprof loads it, within the budget. */
-/* Every program of every chain: all entry types (a tracepoint probe, a uprobe-type
- * allocation program, off-CPU time) with every runtime's walker for each type. */
+/* Every program of every chain: all entry types (a tracepoint probe, uprobe-type
+ * allocation programs, off-CPU time) with every runtime's walker for each type. The
+ * kernel-only allocator probes need attach cookies (5.15); without them ebprof refuses
+ * --alloc-kernel, so they are never loaded there. */
 static void test_verifier_budget(void)
 {
 	struct probe_spec probe = {0};
 	char why[128];
 	struct sampler_opts so = {.freq_hz = 99,
 				  .ringbuf_bytes = 1 << 20,
-				  .alloc_kernel = true,
+				  .alloc_markers = true,
+				  .alloc_kernel = kernel_features()->attach_cookie,
 				  .alloc_mean = 4096,
 				  .off_cpu_event = 2,
 				  .off_cpu_ppm = 1000000,

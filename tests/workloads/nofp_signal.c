@@ -12,10 +12,16 @@
 
 static volatile unsigned long sink;
 
+/* The handler's work, also timed once outside it. */
+#define SPIN()                                              \
+	do {                                                \
+		for (unsigned long i = 0; i < 2000000; i++) \
+			sink += i ^ (sink >> 3);            \
+	} while (0)
+
 __attribute__((noinline)) void handler_leaf(void)
 {
-	for (unsigned long i = 0; i < 2000000; i++)
-		sink += i ^ (sink >> 3);
+	SPIN();
 }
 
 __attribute__((noinline)) void in_handler(int sig)
@@ -24,10 +30,38 @@ __attribute__((noinline)) void in_handler(int sig)
 	sink += sig;
 }
 
-__attribute__((noinline)) void interrupted_work(double end)
+static double cpu_now(void)
 {
 	struct timespec ts;
 
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The CPU time of one handler's work, in microseconds. */
+__attribute__((noinline)) long spin_cost_us(void)
+{
+	double t = cpu_now();
+
+	SPIN();
+	return (long)((cpu_now() - t) * 1e6);
+}
+
+/* The timer fires every twice the handler's cost (at least 2 ms of CPU time), so the
+ * handler takes about half of it and interrupted_work the rest on a machine of any
+ * speed; with a fixed period shorter than the handler (an emulated guest) the signal
+ * would always be pending and the program never get past its first instruction. */
+__attribute__((noinline)) void interrupted_work(double end)
+{
+	long us = 2 * spin_cost_us();
+	struct itimerval it;
+	struct timespec ts;
+
+	if (us < 2000)
+		us = 2000;
+	it.it_interval.tv_sec = it.it_value.tv_sec = us / 1000000;
+	it.it_interval.tv_usec = it.it_value.tv_usec = us % 1000000;
+	setitimer(ITIMER_PROF, &it, NULL);
 	do {
 		for (int i = 0; i < 100000; i++)
 			sink += i;
@@ -37,14 +71,12 @@ __attribute__((noinline)) void interrupted_work(double end)
 
 int main(int argc, char **argv)
 {
-	struct itimerval it = {{0, 2000}, {0, 2000}}; /* every 2 ms of CPU time */
 	struct sigaction sa;
 	struct timespec ts;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = in_handler;
 	sigaction(SIGPROF, &sa, NULL);
-	setitimer(ITIMER_PROF, &it, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	interrupted_work(ts.tv_sec + ts.tv_nsec / 1e9 + (argc > 1 ? atof(argv[1]) : 2));
 	return 0;
