@@ -231,12 +231,34 @@ static const struct report_label *stack_labels(struct builder *b, const struct p
 	return rl;
 }
 
+/* Whether the innermost kernel frame f is the tracing machinery that ran our program
+ * (a raw tracepoint's iterator and runner): how many of those frames the kernel keeps
+ * depends on its build (6.18's sched_switch adds __traceiter_sched_switch past the
+ * frames the BPF side skips), so they are dropped by name. */
+static bool tracing_frame(struct builder *b, const struct frame *f)
+{
+	static const char *const prefixes[] = {"__traceiter_", "__bpf_trace_", "bpf_trace_run"};
+	const char *name;
+
+	if (f->kind != FRAME_KERNEL)
+		return false;
+	name = symbolizer__kernel(b->sym, f->addr);
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	}
+	return false;
+}
+
 static int add_stack(struct builder *b, const struct profile *p, struct report_stack *out,
 		     const struct stack *s)
 {
 	uint32_t *idx = arena_alloc(&b->arena, (s->nframes + 1) * sizeof(*idx));
 	uint64_t *values = arena_alloc(&b->arena, sizeof(s->values));
 	uint64_t *times = NULL;
+	uint16_t skip = 0;
 	int err = 0;
 
 	if (!idx || !values)
@@ -248,12 +270,14 @@ static int add_stack(struct builder *b, const struct profile *p, struct report_s
 			return -ENOMEM;
 		memcpy(times, s->times, s->ntimes * sizeof(*times));
 	}
-	for (uint16_t i = 0; i < s->nframes; i++) {
+	while (skip < s->nframes && tracing_frame(b, &s->frames[skip]))
+		skip++;
+	for (uint16_t i = skip; i < s->nframes; i++) {
 		int64_t fi = intern_frame(b, &s->frames[i]);
 
 		if (fi < 0)
 			return (int)fi;
-		idx[i] = (uint32_t)fi;
+		idx[i - skip] = (uint32_t)fi;
 	}
 	*out = (struct report_stack){
 	    .pid = s->pid,
@@ -266,7 +290,7 @@ static int add_stack(struct builder *b, const struct profile *p, struct report_s
 	    .comm = arena_strdup(&b->arena, s->comm),
 	    .thread = arena_strdup(&b->arena, s->thread),
 	    .count = s->count,
-	    .nframes = s->nframes,
+	    .nframes = s->nframes - skip,
 	    .truncated = s->truncated,
 	    .frames = idx,
 	};
