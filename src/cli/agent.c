@@ -148,21 +148,6 @@ static int parse_otlp(struct agent_opts *o, int c, const char *arg)
 	return 1;
 }
 
-/* The ring buffer holds what every CPU samples during one interval at a generous 4 KiB
- * a sample (a record is 1.1 KiB plus 16 bytes a user frame), so even an export that
- * stalls the main thread for a whole interval loses nothing. At the agent's 20 Hz that
- * is far below record's fixed 8 MiB on small hosts, and grows with large ones. */
-static uint64_t ringbuf_bytes(unsigned long freq)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t want = (uint64_t)(cpus > 0 ? cpus : 1) * freq * 4096 * (uint64_t)DEFAULT_INTERVAL;
-	uint64_t size = 256 << 10;
-
-	while (size < want && size < (64ULL << 20))
-		size <<= 1;
-	return size;
-}
-
 static int parse_args(int argc, char **argv, struct agent_opts *o)
 {
 	static const struct option longopts[] = {
@@ -188,7 +173,9 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	o->s.by_cpu = true;
 	o->s.keep_times = true;
 	o->s.continuous = true;
-	o->s.ringbuf = 0; /* sized below from the CPUs and the frequency, unless given */
+	/* An export that stalls the main thread for a whole interval loses nothing: at the
+	 * agent's 20 Hz that is still far below a megabyte on small hosts. */
+	o->s.ringbuf_seconds = DEFAULT_INTERVAL;
 	otlp_flags__init(&o->otlp);
 	optind = 1;
 	while (!err &&
@@ -227,8 +214,6 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	}
 	if (err)
 		fprintf(stderr, "Try 'ebprof agent --help'.\n");
-	else if (!o->s.ringbuf)
-		o->s.ringbuf = ringbuf_bytes(o->s.freq);
 	return err;
 }
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unwind table pool. Rows live in one mmapable BPF array: a table is written there with
- * memcpy and published by one update of unwind_tables, so BPF never sees half a table.
- * Free space is a list of extents, first fit; when none fits, tables no process uses
+/* Unwind table pool. Rows live in chunks, mmapable BPF arrays held by one array of
+ * maps: a chunk is created when a table first needs its rows and freed when its last
+ * table goes, so kernel memory follows the tables in use. A table is written with
+ * memcpy through a short-lived mapping of the pages it covers (none stays mapped, so
+ * none counts in ebprof's resident set) and published by one update of
+ * unwind_tables, so BPF never sees half a table. Free rows are a list of extents over
+ * the chunks' common index space, first fit; when none fits, tables no process uses
  * are evicted, least recently released first. */
 #include <errno.h>
 #include <gelf.h>
@@ -23,9 +27,16 @@ struct extent {
 	uint32_t count;
 };
 
+struct chunk {
+	int fd;	       /* -1 while the chunk does not exist */
+	uint32_t used; /* rows of live tables in it */
+};
+
 struct table_pool {
-	struct unwind_row *rows; /* the mmapped unwind_rows map */
-	size_t rows_bytes;
+	int chunks_fd; /* the unwind_rows array of maps */
+	struct chunk *chunks;
+	uint32_t nchunks;
+	uint32_t chunk_shift;
 	uint32_t max_rows;
 	int tables_fd;
 	uint32_t max_tables;
@@ -45,47 +56,160 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-struct table_pool *table_pool__new(int rows_fd, uint32_t max_rows, int tables_fd,
-				   uint32_t max_tables)
+struct table_pool *table_pool__new(int chunks_fd, uint32_t nchunks, uint32_t chunk_shift,
+				   int tables_fd, uint32_t max_tables)
 {
 	struct table_pool *p = calloc(1, sizeof(*p));
-	long page = sysconf(_SC_PAGESIZE);
 
 	if (!p)
 		return NULL;
-	p->max_rows = max_rows;
+	p->chunks_fd = chunks_fd;
+	p->nchunks = nchunks;
+	p->chunk_shift = chunk_shift;
+	p->max_rows = (uint32_t)((uint64_t)nchunks << chunk_shift > UINT32_MAX
+				     ? UINT32_MAX
+				     : (uint64_t)nchunks << chunk_shift);
 	p->max_tables = max_tables;
 	p->tables_fd = tables_fd;
-	p->rows_bytes = ((size_t)max_rows * sizeof(struct unwind_row) + page - 1) & ~(page - 1);
-	p->rows = mmap(NULL, p->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
+	p->chunks = calloc(nchunks, sizeof(*p->chunks));
 	p->by_id = calloc(max_tables, sizeof(*p->by_id));
 	p->free = calloc(1, sizeof(*p->free));
-	if (p->rows == MAP_FAILED || !p->by_id || !p->free)
-		goto fail;
-	p->free[0] = (struct extent){0, max_rows};
+	if (!p->chunks || !p->by_id || !p->free) {
+		free(p->chunks);
+		p->chunks = NULL;
+		p->nchunks = 0;
+		table_pool__free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < nchunks; i++)
+		p->chunks[i].fd = -1;
+	p->free[0] = (struct extent){0, p->max_rows};
 	p->nfree = p->free_cap = 1;
-	p->st.rows_max = max_rows;
+	p->st.rows_max = p->max_rows;
+	p->st.chunk_bytes = (uint64_t)sizeof(struct unwind_row) << chunk_shift;
 	return p;
-fail:
-	if (p->rows == MAP_FAILED)
-		p->rows = NULL;
-	table_pool__free(p);
-	errno = ENOMEM;
-	return NULL;
 }
 
+/* The kernel frees a chunk once the array of maps and every descriptor let it go. */
 void table_pool__free(struct table_pool *p)
 {
 	if (!p)
 		return;
 	for (uint32_t i = 0; i < p->by_file_cap; i++)
 		free(p->by_file[i]);
+	for (uint32_t i = 0; i < p->nchunks; i++) {
+		if (p->chunks[i].fd >= 0)
+			close(p->chunks[i].fd);
+	}
+	free(p->chunks);
 	free(p->by_file);
 	free(p->by_id);
 	free(p->free);
-	if (p->rows)
-		munmap(p->rows, p->rows_bytes);
 	free(p);
+}
+
+/* Creates chunk i and puts it in the array of maps. Returns 0 or a negative errno. */
+static int chunk_create(struct table_pool *p, uint32_t i)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(uint32_t),
+				sizeof(struct unwind_row), 1u << p->chunk_shift, &opts);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_update_elem(p->chunks_fd, &i, &fd, BPF_ANY) ? -errno : 0;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	p->chunks[i].fd = fd;
+	if (++p->st.chunks > p->st.chunks_peak)
+		p->st.chunks_peak = p->st.chunks;
+	return 0;
+}
+
+static void chunk_destroy(struct table_pool *p, uint32_t i)
+{
+	bpf_map_delete_elem(p->chunks_fd, &i);
+	close(p->chunks[i].fd);
+	p->chunks[i].fd = -1;
+	p->st.chunks--;
+}
+
+/* Drops count rows from first on from their chunks' use counts; frees emptied chunks. */
+static void chunks_put(struct table_pool *p, uint32_t first, uint32_t count)
+{
+	uint32_t mask = (1u << p->chunk_shift) - 1;
+
+	while (count) {
+		uint32_t i = first >> p->chunk_shift;
+		uint32_t n = mask - (first & mask) + 1;
+
+		if (n > count)
+			n = count;
+		p->chunks[i].used -= n;
+		if (!p->chunks[i].used && p->chunks[i].fd >= 0)
+			chunk_destroy(p, i);
+		first += n;
+		count -= n;
+	}
+}
+
+/* Makes the chunks of rows [first, first + count) exist and counts the rows in them.
+ * Returns 0 or a negative errno, with nothing held. */
+static int chunks_get(struct table_pool *p, uint32_t first, uint32_t count)
+{
+	uint32_t mask = (1u << p->chunk_shift) - 1, done = 0;
+	int err = 0;
+
+	while (done < count) {
+		uint32_t at = first + done, i = at >> p->chunk_shift;
+		uint32_t n = mask - (at & mask) + 1;
+
+		if (n > count - done)
+			n = count - done;
+		if (p->chunks[i].fd < 0)
+			err = chunk_create(p, i);
+		if (err)
+			break;
+		p->chunks[i].used += n;
+		done += n;
+	}
+	if (err)
+		chunks_put(p, first, done);
+	return err;
+}
+
+/* Copies rows into pool rows [first, first + count), one short mapping per chunk. */
+static int rows_write(struct table_pool *p, uint32_t first, const struct unwind_row *rows,
+		      uint32_t count)
+{
+	uint32_t mask = (1u << p->chunk_shift) - 1;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	while (count) {
+		uint32_t i = first >> p->chunk_shift, off = first & mask;
+		uint32_t n = mask - off + 1;
+		size_t start, end;
+		char *map;
+
+		if (n > count)
+			n = count;
+		start = (size_t)off * sizeof(*rows) & ~(page - 1);
+		end = ((size_t)(off + n) * sizeof(*rows) + page - 1) & ~(page - 1);
+		map = mmap(NULL, end - start, PROT_READ | PROT_WRITE, MAP_SHARED, p->chunks[i].fd,
+			   (off_t)start);
+		if (map == MAP_FAILED)
+			return -errno;
+		memcpy(map + (size_t)off * sizeof(*rows) - start, rows, (size_t)n * sizeof(*rows));
+		munmap(map, end - start);
+		first += n;
+		rows += n;
+		count -= n;
+	}
+	return 0;
 }
 
 /* Returns the first row of count free rows taken from the free list, or -1. */
@@ -148,6 +272,7 @@ static void evict(struct table_pool *p, struct table_entry *t)
 
 	bpf_map_update_elem(p->tables_fd, &t->id, &empty, BPF_ANY);
 	extent_give(p, t->first, t->count);
+	chunks_put(p, t->first, t->count);
 	p->by_id[t->id] = NULL;
 	p->st.rows_used -= t->count;
 	p->st.evicted++;
@@ -248,13 +373,23 @@ static int build(struct table_pool *p, struct table_entry *t, const struct file_
 		p->st.no_room++;
 		goto out;
 	}
-	memcpy(&p->rows[first], ut.rows, (size_t)ut.nrows * sizeof(*ut.rows));
+	/* A chunk the kernel cannot allocate is a table that did not fit. */
+	err = chunks_get(p, first, ut.nrows);
+	if (err) {
+		extent_give(p, first, ut.nrows);
+		t->id = 0;
+		p->st.no_room++;
+		goto out;
+	}
 	t->first = first;
 	t->count = ut.nrows;
+	err = rows_write(p, t->first, ut.rows, t->count);
 	pub = (struct unw_table){t->first, t->count};
-	err = bpf_map_update_elem(p->tables_fd, &t->id, &pub, BPF_ANY) ? -errno : 0;
+	if (!err)
+		err = bpf_map_update_elem(p->tables_fd, &t->id, &pub, BPF_ANY) ? -errno : 0;
 	if (err) {
 		extent_give(p, t->first, t->count);
+		chunks_put(p, t->first, t->count);
 		t->id = t->first = t->count = 0;
 		goto out;
 	}

@@ -35,15 +35,16 @@ struct table_entry {
 struct table_pool_stats {
 	uint64_t built, failed, evicted, no_room;
 	uint64_t rows_used, rows_max;
+	uint64_t chunks, chunks_peak, chunk_bytes; /* chunks allocated now, at most; bytes each */
 	uint64_t build_ns;
 };
 
 struct table_pool;
 
-/* rows_fd: the mmapable unwind_rows array of max_rows rows; tables_fd: unwind_tables of
- * max_tables entries. Returns NULL with errno set. */
-struct table_pool *table_pool__new(int rows_fd, uint32_t max_rows, int tables_fd,
-				   uint32_t max_tables);
+/* chunks_fd: the unwind_rows array of nchunks maps, each to hold 1 << chunk_shift rows;
+ * tables_fd: unwind_tables of max_tables entries. Returns NULL with errno set. */
+struct table_pool *table_pool__new(int chunks_fd, uint32_t nchunks, uint32_t chunk_shift,
+				   int tables_fd, uint32_t max_tables);
 void table_pool__free(struct table_pool *p);
 /* Returns f's table with one more reference, building and uploading it on first use
  * (slow: call it off the sample path). Never NULL: a table that could not be built has
