@@ -25,7 +25,6 @@
 #include "export/otlp_env.h"
 #include "proc/procinfo.h"
 #include "profile/report.h"
-#include "symbol/ksyms.h"
 #include "symbol/symbolizer.h"
 #include "util/log.h"
 
@@ -52,7 +51,6 @@ struct agent {
 	struct otlp_options enc;
 	char host_name[256];
 	struct proc_info_cache procs;
-	struct ksyms *ksyms;
 	uint64_t interval_start_unix_ns;
 	uint64_t interval_start_ns;
 	uint64_t intervals;
@@ -261,7 +259,7 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 	struct report *r;
 
 	cover_times(&s->profile, &start, &end);
-	symbolizer__init(&sym, &s->files, a->ksyms);
+	symbolizer__init(&sym, &s->files, session__ksyms(s));
 	sym.python = s->python;
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
@@ -415,10 +413,6 @@ static int start(struct agent *a, const struct agent_opts *o, const struct otlp_
 	a->client = otlp_client__new(co);
 	if (!a->client)
 		return -EINVAL;
-	a->ksyms = ksyms__load("/proc/kallsyms");
-	if (!a->ksyms)
-		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
-			strerror(errno));
 	a->s = session__start(&o->s);
 	if (!a->s)
 		return -errno;
@@ -467,7 +461,6 @@ out:
 		pr_warn("the collector did not take the last export(s) within %gs", o.flush);
 	session__free(a.s);
 	proc_info_cache__free(&a.procs);
-	ksyms__free(a.ksyms);
 	otlp_env__free(&a.env);
 	otlp_client_opts__release(&co);
 	session_opts__free(&o.s);

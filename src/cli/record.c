@@ -24,7 +24,6 @@
 #include "unwind/native.h"
 #include "profile/report.h"
 #include "profile/report_view.h"
-#include "symbol/ksyms.h"
 #include "symbol/symbolizer.h"
 #include "util/log.h"
 
@@ -365,15 +364,11 @@ static void print_summary(const struct session *rec, const struct report *r,
 static int finish(struct session *rec, const struct record_opts *o)
 {
 	struct symbolizer sym;
-	struct ksyms *ksyms;
 	struct report *r;
 	int err;
 
-	ksyms = ksyms__load("/proc/kallsyms");
-	if (!ksyms)
-		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
-			strerror(errno));
-	symbolizer__init(&sym, &rec->files, ksyms);
+	symbolizer__init(&sym, &rec->files, session__ksyms(rec));
+	startup__mark(EXIT_KSYMS);
 	/* In-use memory is a snapshot: the sampled blocks still live now. */
 	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))
 		pr_warn("in-use profile incomplete: out of memory");
@@ -382,13 +377,13 @@ static int finish(struct session *rec, const struct record_opts *o)
 			  rec->end_ns - rec->start_ns);
 	if (!r) {
 		pr_err("building the report: %s", strerror(errno));
-		ksyms__free(ksyms);
 		return -ENOMEM;
 	}
+	startup__mark(EXIT_REPORTED);
 	err = write_outputs(r, o);
 	print_summary(rec, r, o);
+	startup__mark(EXIT_WRITTEN);
 	report__free(r);
-	ksyms__free(ksyms);
 	return err;
 }
 
@@ -396,6 +391,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct session *s = NULL;
 	struct record_opts o;
+	bool recorded;
 	int err;
 
 	startup__mark(STARTUP_MAIN);
@@ -419,7 +415,11 @@ int cmd_record(int argc, char **argv)
 	if (!err)
 		err = finish(s, &o);
 out:
+	recorded = s != NULL;
 	session__free(s);
 	session_opts__free(&o.s);
+	startup__mark(EXIT_FREED);
+	if (log_verbose && recorded)
+		startup__print_exit();
 	return err ? 1 : 0;
 }

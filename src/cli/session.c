@@ -16,6 +16,7 @@
 #include "loader/btf_cache.h"
 #include "loader/sampler.h"
 #include "interp/python.h"
+#include "symbol/ksyms.h"
 #include "unwind/native.h"
 #include "util/log.h"
 
@@ -442,6 +443,9 @@ struct session *session__start(const struct session_opts *o)
 	s->profile.by_cpu = o->by_cpu;
 	s->profile.keep_times = o->keep_times;
 	ingest__init(&s->ingest, &s->procs, &s->profile);
+	/* Read while the programs are verified: it costs the end of a short recording
+	 * hundreds of milliseconds otherwise. Failing to start the thread is not fatal. */
+	s->ksyms_loading = ksyms__load_start("/proc/kallsyms");
 	errors = log_errors();
 	err = start(s, o);
 	if (err) {
@@ -485,26 +489,47 @@ void session__stop(struct session *s)
 	if (!s->sampler)
 		return;
 	s->end_ns = session__clock_ns(CLOCK_MONOTONIC);
+	startup__mark(EXIT_BEGIN);
 	/* Stop first, so every sample counted in BPF is in the ring buffer when we drain
 	 * it; what is there was sampled inside the window: keep it. */
 	sampler__stop(s->sampler);
 	while (sampler__poll(s->sampler, 0) > 0)
 		;
+	startup__mark(EXIT_DRAINED);
 	if (log_verbose)
 		startup__print(s->loader);
 	native__stop(s->native);
+	startup__mark(EXIT_TRACKER);
 	sampler__counters(s->sampler, s->counters);
 	s->ncpus = sampler__ncpus(s->sampler);
 	sampler__free(s->sampler);
 	s->sampler = NULL;
 	loader__free(s->loader);
 	s->loader = NULL;
+	startup__mark(EXIT_RELEASED);
+}
+
+const struct ksyms *session__ksyms(struct session *s)
+{
+	if (s->ksyms_done)
+		return s->ksyms;
+	s->ksyms_done = true;
+	s->ksyms =
+	    s->ksyms_loading ? ksyms__load_finish(s->ksyms_loading) : ksyms__load("/proc/kallsyms");
+	s->ksyms_loading = NULL;
+	if (!s->ksyms)
+		pr_warn("kernel symbols unavailable (%s): kernel frames stay unnamed",
+			strerror(errno));
+	return s->ksyms;
 }
 
 void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	if (s->ksyms_loading)
+		ksyms__free(ksyms__load_finish(s->ksyms_loading));
+	ksyms__free(s->ksyms);
 	native__free(s->native);
 	python__free(s->python); /* after the tracker's thread, which calls it, stopped */
 	sampler__free(s->sampler);

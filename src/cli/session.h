@@ -104,6 +104,8 @@ void session_opts__free(struct session_opts *o);
 
 struct sampler;
 struct native_unwinder;
+struct ksyms;
+struct ksyms_loading;
 
 struct session {
 	struct file_table files;
@@ -125,7 +127,10 @@ struct session {
 	uint64_t counters[CTR__COUNT];
 	uint64_t bad_records;
 	unsigned int ncpus;
-	uint32_t off_cpu_event; /* its index in profile.events; 0 when off */
+	uint32_t off_cpu_event;		     /* its index in profile.events; 0 when off */
+	struct ksyms_loading *ksyms_loading; /* /proc/kallsyms, read while sampling starts */
+	struct ksyms *ksyms;
+	bool ksyms_done;
 };
 
 /* Allocates a session and starts sampling. o (its probes name the events) must outlive
@@ -143,6 +148,10 @@ void session__read_counters(struct session *s);
  * program, link and event. The profile and the counters stay readable. */
 void session__stop(struct session *s);
 void session__free(struct session *s);
+/* The kernel's symbols, read on a thread since the session started: waits for them the
+ * first time (warning once when they are unavailable). NULL when unavailable. Owned by
+ * the session. */
+const struct ksyms *session__ksyms(struct session *s);
 uint64_t session__clock_ns(clockid_t id);
 /* SIGINT, SIGTERM and SIGHUP set session_stop_signal (the verbs' loops end and clean up);
  * SIGPIPE is ignored, so a collector closing a connection is an error, not death. */

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "cli/startup.h"
@@ -56,4 +57,24 @@ void startup__print(const struct loader *l)
 			" insns=%zu verify_ms=%.2f cost=%" PRIu64 "\n",
 			s->name, s->rank, s->verified_insns, s->insns, s->verify_ns / 1e6, s->cost);
 	}
+}
+
+static double ms_since_exit(enum startup_phase p)
+{
+	return stamps[p] && stamps[EXIT_BEGIN] ? (stamps[p] - stamps[EXIT_BEGIN]) / 1e6 : -1;
+}
+
+void startup__print_exit(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr,
+		"ebprof: exit_ms drained=%.2f tracker=%.2f released=%.2f ksyms=%.2f reported=%.2f "
+		"written=%.2f freed=%.2f cpu_user_s=%.3f cpu_sys_s=%.3f\n",
+		ms_since_exit(EXIT_DRAINED), ms_since_exit(EXIT_TRACKER),
+		ms_since_exit(EXIT_RELEASED), ms_since_exit(EXIT_KSYMS),
+		ms_since_exit(EXIT_REPORTED), ms_since_exit(EXIT_WRITTEN),
+		ms_since_exit(EXIT_FREED), ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }

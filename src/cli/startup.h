@@ -15,6 +15,15 @@ enum startup_phase {
 	STARTUP_LOADED,	      /* maps created, every program verified */
 	STARTUP_ATTACHED,     /* perf events and tracepoints attached */
 	STARTUP_FIRST_SAMPLE, /* the first sample reached userspace */
+	/* The way out, for the same budget: */
+	EXIT_BEGIN,    /* the recording was told to stop */
+	EXIT_DRAINED,  /* perf events detached, the ring buffer read to the end */
+	EXIT_TRACKER,  /* the tracker thread stopped */
+	EXIT_RELEASED, /* BPF programs, maps and links closed */
+	EXIT_KSYMS,    /* kernel symbols read */
+	EXIT_REPORTED, /* every frame symbolized */
+	EXIT_WRITTEN,  /* the outputs written and the summary printed */
+	EXIT_FREED,    /* everything freed: the process only has to exit */
 	STARTUP__COUNT,
 };
 
@@ -24,5 +33,8 @@ void startup__mark(enum startup_phase p);
 void startup__first_sample(uint64_t taken_ns);
 /* Prints the timeline and the loader's per-program figures to stderr. */
 void startup__print(const struct loader *l);
+/* Prints the exit timeline ("exit_ms phase=value ...", ms from EXIT_BEGIN) and the
+ * process's CPU time so far to stderr. */
+void startup__print_exit(void);
 
 #endif

@@ -58,6 +58,13 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Read without the lock between steps of a long description: the end of a recording
+ * waits for the tracker, and what it would still describe is of no use any more. */
+static bool stopping(struct tracker *t)
+{
+	return __atomic_load_n(&t->stop, __ATOMIC_RELAXED);
+}
+
 static int held_eq(const void *entry, const void *key)
 {
 	return ((const struct held *)entry)->pid == *(const uint32_t *)key;
@@ -161,8 +168,13 @@ static int describe(struct tracker *t, uint32_t pid)
 	}
 	memset(&t->desc, 0, sizeof(t->desc));
 	for (int i = 0; i < n; i++) {
-		struct table_entry *te = describe_mapping(t, &maps[i], &t->desc.m[i]);
+		struct table_entry *te;
 
+		if (stopping(t)) {
+			err = -ECANCELED;
+			goto out;
+		}
+		te = describe_mapping(t, &maps[i], &t->desc.m[i]);
 		if (te)
 			h->tables[h->n++] = te;
 	}
@@ -208,7 +220,7 @@ static void *tracker_main(void *arg)
 	struct tracker *t = arg;
 	struct request r;
 
-	for (size_t i = 0; i < t->nscan && !t->stop; i++)
+	for (size_t i = 0; i < t->nscan && !stopping(t); i++)
 		describe(t, t->scan[i]);
 	while (next_request(t, &r))
 		handle(t, &r);
@@ -284,7 +296,7 @@ void tracker__stop(struct tracker *t)
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	t->stop = true;
+	__atomic_store_n(&t->stop, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&t->wake);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
