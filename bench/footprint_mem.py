@@ -1,51 +1,53 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# Memory of one process by owner: polls /proc/PID/smaps until the process exits and
-# prints, for the snapshot with the largest resident set, the kB each owner held
-# (BPF maps told apart by their fdinfo: unwind rows, ring buffer, others; heap; stacks;
-# the binary; each library; files mapped to be read). Used by bench/footprint.sh.
+# The footprint of one process, polled from /proc until it exits: resident set by owner
+# at its largest (BPF maps told apart by their fdinfo: unwind rows, ring buffer, others;
+# heap; the binary; each library; files mapped to be read), the kernel memory of its BPF
+# maps, its CPU (whole run, and steady: after --steady-after seconds) and each thread's,
+# and its BPF programs' run time when kernel.bpf_stats_enabled is on. Lines "fp: KEY=VALUE"
+# are for bench/footprint.sh; the rest is for people.
+#   bench/footprint_mem.py PID [--interval S] [--steady-after S] [--label NAME]
+import argparse
 import os
 import re
 import sys
 import time
 
 HEAD = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$")
-RINGBUF, ARRAY_OF_MAPS = 27, 12
+RINGBUF = 27
 BPF_F_MMAPABLE = 1 << 10
+TICK = os.sysconf("SC_CLK_TCK")
 
 
-def bpf_maps(pid):
-    """(ring buffer sizes, mmapable array byte sizes) of the process's BPF map fds."""
-    rings, arrays = set(), {}
+def fdinfos(pid):
+    """(map infos, prog infos): the fdinfo of every BPF map and program fd, by id."""
+    maps, progs = {}, {}
     try:
         fds = os.listdir(f"/proc/{pid}/fdinfo")
     except OSError:
-        return rings, arrays
+        return maps, progs
     for fd in fds:
         try:
             with open(f"/proc/{pid}/fdinfo/{fd}") as f:
-                info = dict(l.split(":\t", 1) for l in f.read().splitlines() if ":\t" in l)
+                info = dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
         except (OSError, ValueError):
             continue
-        if "map_type" not in info:
-            continue
-        mtype = int(info["map_type"])
-        entries = int(info.get("max_entries", 0))
-        vsize = int(info.get("value_size", 0))
-        flags = int(info.get("map_flags", "0"), 16)
-        if mtype == RINGBUF:
-            rings.add(entries)
-        elif flags & BPF_F_MMAPABLE:
-            arrays[(entries * vsize + 4095) // 4096 * 4096] = info.get("map_id", "?")
-    return rings, arrays
+        info = {k.strip(): v.strip() for k, v in info.items()}
+        if "map_type" in info and "map_id" in info:
+            maps[info["map_id"]] = info
+        elif "prog_type" in info and "prog_id" in info:
+            info["target"] = target
+            progs[info["prog_id"]] = info
+    return maps, progs
 
 
-def owner(name, size, perms, rings, arrays, code_files):
+def owner(name, size, rings, arrays, code_files):
     if name == "anon_inode:bpf-map":
-        if any(size == 4096 + 2 * r or size == 4096 for r in rings):
+        if any(size in (4096, 4096 + 2 * r) for r in rings):
             return "BPF ring buffer (data mapped twice)"
         if size in arrays:
-            return "BPF unwind rows (mmapped array)"
+            return "BPF mmapped array (unwind rows before chunks)"
         return "BPF other mapped maps"
     if name in ("[heap]", ""):
         return "heap and anonymous (malloc arenas, thread stacks)"
@@ -55,54 +57,124 @@ def owner(name, size, perms, rings, arrays, code_files):
         return "kernel-provided " + name
     if name in code_files:
         base = os.path.basename(name)
-        if "/build/" in name or base.startswith("ebprof"):
-            return "ebprof binary"
+        if base.startswith("ebprof") or base.startswith("perf") or "profile" in base:
+            return "the program's binary"
         return "library " + re.sub(r"\.so.*", ".so", base)
     return "files mapped for reading (ELF symbols, debug info)"
 
 
-def snapshot(pid):
-    rings, arrays = bpf_maps(pid)
-    entries, code_files = [], set()
-    cur = None
+def memory(pid, maps):
+    rings = {int(m["max_entries"]) for m in maps.values() if int(m["map_type"]) == RINGBUF}
+    arrays = set()
+    for m in maps.values():
+        if int(m.get("map_flags", "0"), 16) & BPF_F_MMAPABLE:
+            arrays.add((int(m["max_entries"]) * int(m["value_size"]) + 4095) // 4096 * 4096)
+    entries, code_files, cur = [], set(), None
     with open(f"/proc/{pid}/smaps") as f:
         for line in f:
             m = HEAD.match(line)
             if m:
-                size = int(m.group(2), 16) - int(m.group(1), 16)
-                cur = [m.group(4).strip(), size, m.group(3), 0]
+                cur = [m.group(4).strip(), int(m.group(2), 16) - int(m.group(1), 16), 0]
                 entries.append(cur)
                 if "x" in m.group(3) and m.group(4).startswith("/"):
                     code_files.add(cur[0])
             elif line.startswith("Rss:") and cur:
-                cur[3] = int(line.split()[1])
+                cur[2] = int(line.split()[1])
     by = {}
-    for name, size, perms, rss in entries:
-        k = owner(name, size, perms, rings, arrays, code_files)
+    for name, size, rss in entries:
+        k = owner(name, size, rings, arrays, code_files)
         by[k] = by.get(k, 0) + rss
-    with open(f"/proc/{pid}/status") as f:
-        hwm = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
-    return sum(by.values()), by, hwm
+    return sum(by.values()), by
+
+
+def cpu_ticks(path):
+    with open(path) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime
+
+
+def threads(pid):
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                comm = f.read().strip()
+            t = cpu_ticks(f"/proc/{pid}/task/{tid}/stat")
+        except OSError:
+            continue
+        if tid == str(pid):
+            comm = "main"
+        out[comm] = out.get(comm, 0) + t
+    return out
 
 
 def main():
-    pid = int(sys.argv[1])
-    interval = float(sys.argv[2]) if len(sys.argv) > 2 else 0.02
-    best, hwm = (0, {}), 0
+    ap = argparse.ArgumentParser()
+    ap.add_argument("pid", type=int)
+    ap.add_argument("--interval", type=float, default=0.02)
+    ap.add_argument("--steady-after", type=float, default=0)
+    ap.add_argument("--label", default="")
+    a = ap.parse_args()
+    pid, start = a.pid, time.monotonic()
+    best, hwm, memlock, per_map = (0, {}), 0, 0, {}
+    last = None  # (time, process ticks, threads, progs)
+    steady0 = None
     while True:
         try:
-            total, by, h = snapshot(pid)
-        except (OSError, AttributeError):
+            maps, progs = fdinfos(pid)
+            total, by = memory(pid, maps)
+            with open(f"/proc/{pid}/status") as f:
+                h = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
+            ticks = cpu_ticks(f"/proc/{pid}/stat")
+            th = threads(pid)
+        except (OSError, AttributeError, IndexError, ValueError):
             break
+        now = time.monotonic()
         hwm = max(hwm, h)
         if total > best[0]:
             best = (total, by)
-        time.sleep(interval)
+        lock = sum(int(m.get("memlock", 0)) for m in maps.values())
+        if lock > memlock:
+            memlock = lock
+            per_map = {m.get("map_id"): (int(m.get("memlock", 0)), m) for m in maps.values()}
+        if steady0 is None and a.steady_after and now - start >= a.steady_after:
+            steady0 = (now, ticks)
+        last = (now, ticks, th, progs)
+        time.sleep(a.interval)
+    if not last:
+        sys.exit(f"footprint_mem: process {pid} was gone before the first poll")
+    now, ticks, th, progs = last
     total, by = best
-    print(f"peak of the polled resident sets: {total / 1024:.1f} MiB (VmHWM {hwm / 1024:.1f} MiB)")
+    p = f"fp: {a.label} " if a.label else "fp: "
+    print(f"{a.label or pid}: resident set at its largest {total / 1024:.1f} MiB "
+          f"(VmHWM {hwm / 1024:.1f} MiB)")
     for k, v in sorted(by.items(), key=lambda kv: -kv[1]):
         if v >= 64:
             print(f"  {v / 1024:7.1f} MiB  {k}")
+    print(f"  BPF maps: {memlock / 1048576:.1f} MiB of kernel memory at most (memlock), "
+          f"{len(per_map)} maps")
+    for mid, (lock, m) in sorted(per_map.items(), key=lambda kv: -kv[1][0])[:6]:
+        if lock >= 65536:
+            print(f"  {lock / 1048576:7.2f} MiB  map type {m['map_type']}, "
+                  f"{m['max_entries']} x {m['value_size']} B")
+    print(f"  CPU: {ticks / TICK:.2f} s in {now - start:.1f} s polled; threads: " +
+          ", ".join(f"{k} {v / TICK:.2f} s" for k, v in sorted(th.items(), key=lambda kv: -kv[1])))
+    print(f"{p}rss_kib={total} hwm_kib={hwm} memlock_kib={memlock // 1024} "
+          f"cpu_s={ticks / TICK:.3f} polled_s={now - start:.2f}")
+    if steady0:
+        span = now - steady0[0]
+        pct = 100.0 * (ticks - steady0[1]) / TICK / span if span > 0 else 0
+        print(f"  steady CPU (after {a.steady_after:g} s): {pct:.2f} % of one CPU over {span:.1f} s")
+        print(f"{p}steady_pct={pct:.3f} steady_s={span:.1f}")
+    for info in progs.values():
+        cnt, ns = int(info.get("run_cnt", 0)), int(info.get("run_time_ns", 0))
+        if cnt:
+            print(f"  BPF program {info['prog_id']} (type {info['prog_type']}): {cnt} runs, "
+                  f"{ns / cnt:.0f} ns each")
+            print(f"{p}prog id={info['prog_id']} type={info['prog_type']} run_cnt={cnt} "
+                  f"run_time_ns={ns}")
+    for k, v in th.items():
+        print(f"{p}thread name={k} cpu_s={v / TICK:.3f}")
 
 
 if __name__ == "__main__":

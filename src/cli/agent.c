@@ -57,7 +57,14 @@ struct agent {
 	uint64_t empty_intervals;
 	uint64_t encode_failures;
 	struct proc_prune_stats pruned; /* exited processes and unmapped files let go */
+	/* CPU of the main thread by phase, printed with -v (bench/footprint.sh reads it) */
+	uint64_t cpu_poll_ns, cpu_report_ns, cpu_encode_ns, cpu_forget_ns;
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	return session__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 static void usage(FILE *out)
 {
@@ -271,7 +278,7 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 /* Ends the interval: sends what it holds and starts the next one empty. */
 static void export_interval(struct agent *a)
 {
-	uint64_t end_ns;
+	uint64_t end_ns, t0, t1;
 	struct report *r = NULL;
 	uint8_t *buf = NULL;
 	size_t len = 0;
@@ -292,7 +299,10 @@ static void export_interval(struct agent *a)
 		a->empty_intervals++;
 		goto next;
 	}
+	t0 = thread_cpu_ns();
 	r = build_report(a, end_ns);
+	t1 = thread_cpu_ns();
+	a->cpu_report_ns += t1 - t0;
 	if (!r) {
 		a->encode_failures++;
 		pr_warn("interval %llu lost: building the report: %s",
@@ -300,6 +310,7 @@ static void export_interval(struct agent *a)
 		goto next;
 	}
 	err = otlp__encode(r, &a->enc, &buf, &len);
+	a->cpu_encode_ns += thread_cpu_ns() - t1;
 	if (err) {
 		a->encode_failures++;
 		pr_warn("interval %llu lost: encoding: %s", (unsigned long long)a->intervals,
@@ -314,11 +325,13 @@ static void export_interval(struct agent *a)
 		pr_warn("interval %llu not sent: %s", (unsigned long long)a->intervals,
 			strerror(-err));
 next:
+	t0 = thread_cpu_ns();
 	report__free(r);
 	profile__clear(&a->s->profile);
 	proc_info_cache__age(&a->procs);
 	/* What exited processes left is exported now: let their entries and files go. */
 	proc_table__prune(&a->s->procs, &a->pruned);
+	a->cpu_forget_ns += thread_cpu_ns() - t0;
 	a->interval_start_ns = end_ns;
 	a->interval_start_unix_ns = end_ns + a->s->ingest.mono_to_unix_ns;
 }
@@ -337,7 +350,10 @@ static int run(struct agent *a, const struct agent_opts *o)
 	int n;
 
 	while (!session_stop_signal) {
+		uint64_t t0 = thread_cpu_ns();
+
 		n = session__poll(a->s, POLL_MS);
+		a->cpu_poll_ns += thread_cpu_ns() - t0;
 		if (n < 0 && n != -EINTR) {
 			pr_err("reading samples: %s", strerror(-n));
 			return n;
@@ -457,6 +473,11 @@ out:
 	cerr = otlp_client__close(a.client, (unsigned)(o.flush * 1000), &st);
 	if (a.s && !err)
 		print_summary(&a, &st);
+	if (a.s && log_verbose)
+		fprintf(stderr,
+			"ebprof: agent_cpu_ms poll=%.1f report=%.1f encode=%.1f forget=%.1f\n",
+			a.cpu_poll_ns / 1e6, a.cpu_report_ns / 1e6, a.cpu_encode_ns / 1e6,
+			a.cpu_forget_ns / 1e6);
 	if (cerr == -ETIMEDOUT)
 		pr_warn("the collector did not take the last export(s) within %gs", o.flush);
 	session__free(a.s);

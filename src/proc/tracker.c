@@ -220,6 +220,7 @@ static void *tracker_main(void *arg)
 	struct tracker *t = arg;
 	struct request r;
 
+	pthread_setname_np(pthread_self(), "ebprof-tracker"); /* for ps and bench/ */
 	for (size_t i = 0; i < t->nscan && !stopping(t); i++)
 		describe(t, t->scan[i]);
 	while (next_request(t, &r))

@@ -225,6 +225,7 @@ static void *load_main(void *arg)
 {
 	struct ksyms_loading *l = arg;
 
+	pthread_setname_np(pthread_self(), "ebprof-ksyms");
 	l->k = ksyms__load(l->path);
 	l->err = l->k ? 0 : errno;
 	return NULL;
