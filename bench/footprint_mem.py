@@ -8,8 +8,10 @@
 # are for bench/footprint.sh; the rest is for people.
 #   bench/footprint_mem.py PID [--interval S] [--steady-after S] [--label NAME]
 import argparse
+import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -39,7 +41,25 @@ def fdinfos(pid):
         elif "prog_type" in info and "prog_id" in info:
             info["target"] = target
             progs[info["prog_id"]] = info
+        elif "link_type" in info and "prog_id" in info:
+            progs.setdefault(info["prog_id"], {"prog_id": info["prog_id"], "link": True})
     return maps, progs
+
+
+def prog_stats(progs, cache):
+    """Fills run_cnt/run_time_ns of programs held only through links, with bpftool."""
+    for pid_, info in progs.items():
+        if not info.get("link"):
+            continue
+        try:
+            out = subprocess.run(["bpftool", "-j", "prog", "show", "id", pid_],
+                                 capture_output=True, text=True, timeout=5).stdout
+            j = json.loads(out)
+        except (OSError, ValueError, subprocess.SubprocessError):
+            continue
+        cache[pid_] = {"prog_id": pid_, "prog_type": {"perf_event": "7"}.get(j.get("type"), j.get("type")),
+                       "run_cnt": j.get("run_cnt", 0), "run_time_ns": j.get("run_time_ns", 0),
+                       "name": j.get("name", "")}
 
 
 def owner(name, size, rings, arrays, code_files):
@@ -93,8 +113,8 @@ def cpu_ticks(path):
     return int(fields[11]) + int(fields[12])  # utime, stime
 
 
-def threads(pid):
-    out = {}
+def threads(pid, seen):
+    """Updates seen {tid: (name, ticks)} with the live threads; returns it."""
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/comm") as f:
@@ -102,9 +122,14 @@ def threads(pid):
             t = cpu_ticks(f"/proc/{pid}/task/{tid}/stat")
         except OSError:
             continue
-        if tid == str(pid):
-            comm = "main"
-        out[comm] = out.get(comm, 0) + t
+        seen[tid] = ("main" if tid == str(pid) else comm, t)
+    return seen
+
+
+def by_name(seen):
+    out = {}
+    for name, t in seen.values():
+        out[name] = out.get(name, 0) + t
     return out
 
 
@@ -118,6 +143,8 @@ def main():
     pid, start = a.pid, time.monotonic()
     best, hwm, memlock, per_map = (0, {}), 0, 0, {}
     last = None  # (time, process ticks, threads, progs)
+    seen = {}  # threads, kept when they end: their last figure
+    linked, stats_at = {}, 0.0  # programs' run time, read every second
     steady0 = None
     while True:
         try:
@@ -126,7 +153,7 @@ def main():
             with open(f"/proc/{pid}/status") as f:
                 h = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
             ticks = cpu_ticks(f"/proc/{pid}/stat")
-            th = threads(pid)
+            th = by_name(threads(pid, seen))
         except (OSError, AttributeError, IndexError, ValueError):
             break
         now = time.monotonic()
@@ -139,7 +166,13 @@ def main():
             per_map = {m.get("map_id"): (int(m.get("memlock", 0)), m) for m in maps.values()}
         if steady0 is None and a.steady_after and now - start >= a.steady_after:
             steady0 = (now, ticks)
-        last = (now, ticks, th, progs)
+        if now - stats_at >= 1:
+            prog_stats(progs, linked)
+            stats_at = now
+        for k, v in progs.items():
+            if not v.get("link"):
+                linked[k] = v
+        last = (now, ticks, th, linked)
         time.sleep(a.interval)
     if not last:
         sys.exit(f"footprint_mem: process {pid} was gone before the first poll")

@@ -449,6 +449,19 @@ struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry 
 	return t;
 }
 
+void table_pool__expire(struct table_pool *p, uint64_t now, uint64_t idle_ns)
+{
+	for (uint32_t i = 1; i < p->max_tables; i++) {
+		struct table_entry *t = p->by_id[i];
+
+		if (t && !t->refs && now - t->released >= idle_ns) {
+			evict(p, t);
+			p->st.evicted--; /* not for room: counted apart */
+			p->st.expired++;
+		}
+	}
+}
+
 void table_pool__release(struct table_pool *p, struct table_entry *t)
 {
 	if (!t || !t->refs)

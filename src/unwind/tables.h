@@ -34,6 +34,7 @@ struct table_entry {
 
 struct table_pool_stats {
 	uint64_t built, failed, evicted, no_room;
+	uint64_t expired; /* evicted after TABLE_POOL_IDLE_S unused, not for room */
 	uint64_t rows_used, rows_max;
 	uint64_t chunks, chunks_peak, chunk_bytes; /* chunks allocated now, at most; bytes each */
 	uint64_t build_ns;
@@ -51,6 +52,12 @@ void table_pool__free(struct table_pool *p);
  * id 0 and err set, and the unwinder falls back to frame pointers for it. */
 struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f);
 void table_pool__release(struct table_pool *p, struct table_entry *t);
+/* A table no process has used for this long is evicted (the tracker asks): kernel memory
+ * follows the tables in use, and a program run again and again (a compiler in a build)
+ * keeps its table. */
+#define TABLE_POOL_IDLE_S 30
+/* Evicts the tables no process has used for idle_ns before now (CLOCK_MONOTONIC ns). */
+void table_pool__expire(struct table_pool *p, uint64_t now, uint64_t idle_ns);
 /* ELF virtual address bias of a mapping: vaddr = pc - bias. Returns false when no
  * segment of the file covers pgoff. */
 bool table_entry__vaddr_bias(const struct table_entry *t, uint64_t start, uint64_t pgoff,
