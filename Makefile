@@ -74,7 +74,7 @@ $(BUILD)/vmlinux.h:
 
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ part lives in the multiarch
 # directory that -target bpf does not search.
-# BPF_EXTRA: extra defines for benchmark builds (bench/python.sh: -DEBPROF_NO_PYTHON).
+# BPF_EXTRA: extra defines for experimental builds.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null) $(BPF_EXTRA)
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Benchmark of the Python unwinder: (1) on_cpu_sample's verified instructions and
-# verification time with the Python unwinder and without it (a build with
-# -DEBPROF_NO_PYTHON: the native unwinder alone); (2) the BPF cost of one sample of a
+# Benchmark of the Python walker: (1) the verified instructions and verification time
+# of every program of a CPU sample's chain, with the Python walker and without it
+# (EBPROF_RUNTIMES=none: the native walker alone); (2) the BPF cost of one sample of a
 # Python process whose stack is DEPTH Python frames deep (bench/python/deep.py), with
-# and without the Python unwinder. Run as root:
+# and without the Python walker, and with PYBENCH_BASE=REV also of the ebprof built
+# from that git revision (before/after a change), all in one run. Run as root:
 #   sudo bench/python.sh                     # about 3 minutes
 #   sudo PYBENCH_REPEAT=1 bench/python.sh    # quick check
+#   sudo PYBENCH_BASE=main~3 bench/python.sh # beside an older build
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,33 +32,49 @@ EP=
 cleanup() {
 	[ -n "$EP" ] && kill "$EP" 2>/dev/null
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
+	[ -d "$TMP/base" ] && git -C "$ROOT" worktree remove --force "$TMP/base"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# Two builds: as shipped, and without the Python unwinder.
+# Arms: as built, without the Python walker, and optionally an older build.
 make -s -C "$ROOT" all >"$TMP/build.log" 2>&1 || die "make failed: $(tail -3 "$TMP/build.log")"
-make -s -C "$ROOT" BUILD="$TMP/nopy" BPF_EXTRA=-DEBPROF_NO_PYTHON "$TMP/nopy/ebprof" \
-	>"$TMP/build.log" 2>&1 || die "make (no Python) failed: $(tail -3 "$TMP/build.log")"
-declare -A BIN=([python]=$ROOT/build/ebprof [native]=$TMP/nopy/ebprof)
+declare -A BIN=([python]=$ROOT/build/ebprof [native]=$ROOT/build/ebprof)
+declare -A ENVS=([python]= [native]=EBPROF_RUNTIMES=none)
+ARMS="native python"
+if [ -n "${PYBENCH_BASE:-}" ]; then
+	git -C "$ROOT" worktree add -q --detach "$TMP/base" "$PYBENCH_BASE" || die "no revision $PYBENCH_BASE"
+	make -s -C "$TMP/base" all >"$TMP/build.log" 2>&1 || die "make of $PYBENCH_BASE failed"
+	BIN[base]=$TMP/base/build/ebprof ENVS[base]= ARMS="base native python"
+fi
+
+arm_name() {
+	case $1 in
+	native) echo "native walker alone" ;;
+	python) echo "native + Python walker" ;;
+	base) echo "build of $PYBENCH_BASE" ;;
+	esac
+}
 
 # ---- 1. verification ----
-echo "== 1. on_cpu_sample's verification (ebprof record -v -d 1, $REPEAT runs each)"
-printf '| %-34s | %14s | %16s |\n' build "verified insns" "verify ms (med)"
-echo "|------------------------------------|---------------:|-----------------:|"
-for b in native python; do
+echo "== 1. verification of a CPU sample's programs (ebprof record -v -d 1, $REPEAT runs each)"
+printf '| %-28s | %-34s | %14s | %16s |\n' arm program "verified insns" "verify ms (med)"
+echo "|------------------------------|------------------------------------|---------------:|-----------------:|"
+for b in $ARMS; do
 	: >"$TMP/verify.$b"
 	for _ in $(seq "$REPEAT"); do
-		"${BIN[$b]}" record -v -d 1 -o "$TMP/v" 2>&1 >/dev/null |
-			sed -n 's/.*name=sample_bpf\/on_cpu_sample .*verified_insns=\([0-9]*\) .*verify_ms=\([0-9.]*\).*/\1 \2/p' \
-				>>"$TMP/verify.$b"
+		env ${ENVS[$b]} "${BIN[$b]}" record -v -d 1 -o "$TMP/v" 2>&1 >/dev/null |
+			sed -n 's/.*name=\([^ ]*\) .*verified_insns=\([0-9]*\) .*verify_ms=\([0-9.]*\).*/\1 \2 \3/p' |
+			grep -E 'on_cpu_sample|_perf ' >>"$TMP/verify.$b"
 	done
-	[ -s "$TMP/verify.$b" ] || die "no verifier figures from the $b build"
-	printf '| %-34s | %14s | %16s |\n' \
-		"$([ $b = native ] && echo 'native unwinder alone' || echo 'native + Python unwinder')" \
-		"$(cut -d' ' -f1 "$TMP/verify.$b" | median)" "$(cut -d' ' -f2 "$TMP/verify.$b" | median)"
+	[ -s "$TMP/verify.$b" ] || die "no verifier figures from the $b arm"
+	for p in $(cut -d' ' -f1 "$TMP/verify.$b" | sort -u); do
+		printf '| %-28s | %-34s | %14s | %16s |\n' "$(arm_name $b)" "$p" \
+			"$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/verify.$b" | median)" \
+			"$(awk -v p="$p" '$1 == p { print $3 }' "$TMP/verify.$b" | median)"
+	done
 done
 
 # ---- 2. BPF cost per sample ----
@@ -85,8 +103,8 @@ sysctl -qw kernel.bpf_stats_enabled=1
 : >"$TMP/cost"
 for rep in $(seq "$REPEAT"); do
 	for d in $DEPTHS; do
-		for b in native python; do
-			"${BIN[$b]}" record -F 999 -o "$TMP/out" -- "$PY" "$ROOT/bench/python/deep.py" \
+		for b in $ARMS; do
+			env ${ENVS[$b]} "${BIN[$b]}" record -F 999 -o "$TMP/out" -- "$PY" "$ROOT/bench/python/deep.py" \
 				"$d" "$SECS" >"$TMP/out.log" 2>&1 &
 			EP=$!
 			prog='' map=''
@@ -97,7 +115,7 @@ for rep in $(seq "$REPEAT"); do
 			[ -n "$map" ] || die "ebprof did not load: $(tail -3 "$TMP/out.log")"
 			sleep 2 # tables built, the process described
 			a=$(snapshot "$prog" "$map")
-			sleep $((SECS - 3))
+			sleep $((SECS - 4))
 			z=$(snapshot "$prog" "$map")
 			wait "$EP" || die "ebprof failed: $(tail -3 "$TMP/out.log")"
 			EP=
@@ -117,18 +135,21 @@ for rep in $(seq "$REPEAT"); do
 	done
 done
 echo
-printf '| %-12s | %-26s | %-26s | %-12s |\n' "Python depth" "native unwinder alone, ns" "with Python unwinder, ns" "difference"
-echo "|--------------|----------------------------|----------------------------|--------------|"
+printf '| %-12s | %-28s | %-16s | %-16s |\n' "Python depth" arm "ns per sample" "vs native alone"
+echo "|--------------|------------------------------|------------------|------------------|"
 for d in $DEPTHS; do
 	n=$(awk -v d="$d" '$1 == d && $2 == "native" { print $3 }' "$TMP/cost" | median)
-	p=$(awk -v d="$d" '$1 == d && $2 == "python" { print $3 }' "$TMP/cost" | median)
-	printf '| %-12s | %-26s | %-26s | %-12s |\n' "$d" "$n" "$p" \
-		"$(awk -v n="$n" -v p="$p" 'BEGIN { printf "%+.0f ns", p - n }')"
+	for b in $ARMS; do
+		c=$(awk -v d="$d" -v b="$b" '$1 == d && $2 == b { print $3 }' "$TMP/cost" | median)
+		printf '| %-12s | %-28s | %-16s | %-16s |\n' "$d" "$(arm_name $b)" "$c" \
+			"$(awk -v n="$n" -v c="$c" 'BEGIN { if (n > 0) printf "%.2fx", c / n; else print "-" }')"
+	done
 done
 cat <<'EOT'
 
-ns per unwound sample: on_cpu_sample's run_time_ns over the window (2 s after the start to
-1 s before the end) divided by the samples it did not filter out (counters CTR_SAMPLES -
+ns per unwound sample: on_cpu_sample's run_time_ns (the kernel counts a tail-called
+program's time in the program that started the chain) over the window (2 s after the start to
+2 s before the end) divided by the samples it did not filter out (counters CTR_SAMPLES -
 CTR_FILTERED), so the cheap runs on the other CPU's processes are charged to those runs;
 medians over the repeats. Filtered runs cost a few hundred ns and are not subtracted.
 EOT

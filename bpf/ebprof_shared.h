@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
-/* Project-wide ids shared by the BPF programs and userspace: counter ids and limits.
- * Only fixed-width, pointer-free definitions live here, so both sides compile it. */
+/* Project-wide ids shared by the BPF programs and userspace: counter ids, walker slots
+ * and limits. Only fixed-width, pointer-free definitions live here, so both sides
+ * compile it. */
 #ifndef EBPROF_SHARED_H
 #define EBPROF_SHARED_H
 
@@ -11,7 +12,8 @@
 #define EBPROF_COMM_LEN 16
 
 /* Per-CPU counters: every sample that BPF cannot deliver whole is counted here, and
- * userspace prints the same ids by name (see counter_names in src/loader/counters.c). */
+ * userspace prints them (src/cli/record.c). A runtime's own failures are counted in
+ * that runtime's own map (its walker's .bpf.c), printed by its userspace file. */
 enum ebprof_counter {
 	CTR_SAMPLES = 0,      /* perf events that reached the program */
 	CTR_FILTERED,	      /* dropped by the -p / -- CMD process filter */
@@ -29,9 +31,21 @@ enum ebprof_counter {
 	CTR_EVENTS_FILTERED,  /* hits dropped by the process filter */
 	CTR_OFF_CPU_FULL,     /* a blocked thread did not fit off_cpu_pending: block lost */
 	CTR_ALLOC_FREES_LOST, /* a free of a sampled block did not fit the ring buffer */
-	CTR_PY_NO_THREAD,     /* eval loop on the stack, no PyThreadState for the thread */
-	CTR_PY_READ_FAULT,    /* a Python frame could not be read: Python frames cut */
+	CTR_TAIL_CALL_FAILED, /* a walker could not hand over (empty slot, budget spent) */
+	CTR_TAIL_CALLS_OUT,   /* a stack needed more hand-overs than the budget: cut */
+	CTR_RUNTIME_CUT,      /* a runtime's frames did not fit the record: some kept native */
 	CTR__COUNT,
+};
+
+/* The walker chain (bpf/chain.h): slots of the program arrays every stack-collecting
+ * program tail-calls through, one per walker. A runtime's id everywhere (mapping
+ * markers, frames, the userspace registry) is its slot. Adding a runtime adds a line
+ * before WALKER__COUNT; the chain holds at most 32 walkers (bit masks of runtimes). */
+enum walker {
+	WALKER_NATIVE = 0, /* CFI and frame-pointer unwinding; hands over at markers */
+	WALKER_SUBMIT,	   /* ends every chain: sends the record or keeps it (off-CPU) */
+	WALKER_PYTHON,	   /* CPython: eval-loop activations -> Python frames */
+	WALKER__COUNT,
 };
 
 #endif

@@ -9,14 +9,20 @@
 #include <linux/types.h>
 #endif
 
-/* A Python frame in struct user_frame: file_id is PY_FILE_ID, addr holds the code
- * object's address in its low 48 bits (user addresses on x86-64 fit 47) and the low 16
- * bits of its co_firstlineno above them, a tag that tells a code object from another
- * one later allocated at the same address; pad holds the instruction index (code
- * units from the first instruction). Real file ids are small and never reach it. */
-#define PY_FILE_ID 0xffffffffu
+/* A Python frame in struct user_frame (file_id UF_RUNTIME_FILE(WALKER_PYTHON)): addr
+ * holds the code object's address in its low 48 bits (user addresses on x86-64 fit 47)
+ * and the low 16 bits of its co_firstlineno above them, a tag that tells a code object
+ * from another one later allocated at the same address; pad's data bits hold the
+ * instruction index (code units from the first instruction). */
 #define PY_ADDR_MASK ((1ull << 48) - 1)
 #define PY_TAG_SHIFT 48
+
+/* The Python walker's own counters (map python_counters). */
+enum py_counter {
+	PY_CTR_NO_THREAD,  /* eval loop on the stack, no PyThreadState for the thread */
+	PY_CTR_READ_FAULT, /* a Python frame could not be read: Python frames cut */
+	PY_CTR__COUNT,
+};
 
 /* How frames are linked and what ends one activation of the eval loop. */
 enum py_layout {

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Stacks on events: every cpu-clock perf event, probe (uprobe, uretprobe, USDT) and
- * tracepoint hit runs one path (collect) that captures who was running, the kernel stack,
- * and the user stack unwound from compiled CFI tables (frames as file id and offset), and
- * sends one record through the ring buffer. Processes userspace has not described yet
- * fall back to frame pointers and trigger a notice. Programs marked "?" load only when
- * userspace asks for them, so a plain CPU profile verifies none of them. */
+ * tracepoint hit starts one chain (bpf/chain.h): its entry program captures who was
+ * running and the kernel stack and takes the user registers, the native walker unwinds
+ * the user stack from compiled CFI tables (frames as file id and offset), runtimes'
+ * walkers add their frames, and the submitter sends one record through the ring buffer.
+ * Processes userspace has not described yet fall back to frame pointers and trigger a
+ * notice. Programs marked "?" load only when userspace asks for them, so a plain CPU
+ * profile verifies none of them. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/usdt.bpf.h>
-#include "sample.h"
+#include "chain.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -28,11 +30,6 @@ const volatile __u32 off_cpu_ppm = 1000000;
 /* Minimum gap between two notices about one process. */
 const volatile __u64 notice_interval_ns = 100000000;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20); /* resized by userspace before load */
-} samples SEC(".maps");
-
 /* Thread group ids to profile when filter_pids is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -40,22 +37,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } profiled_pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CTR__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-/* Executable mappings of every described process (userspace writes them). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* 5 KiB values: pay only for live processes */
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct unw_proc);
-} pid_to_mappings SEC(".maps");
 
 /* Which rows of the pool belong to which table. */
 struct {
@@ -109,33 +90,6 @@ struct {
 	__type(value, __u64);
 } notice_times SEC(".maps");
 
-/* The record under construction: too large for the 512-byte BPF stack. One per CPU and
- * per context a program runs in, as programs of different contexts nest on one CPU: a
- * cpu-clock sample (hard interrupt) can land inside a uprobe's program, and a
- * tracepoint can fire inside a uprobe's helpers (uprobe programs do not take the
- * bpf_prog_active guard that keeps tracing programs from nesting). */
-enum scratch_slot {
-	SCRATCH_IRQ,   /* on_cpu_sample */
-	SCRATCH_TASK,  /* uprobes, USDT */
-	SCRATCH_TRACE, /* tracepoints, sched_switch */
-	SCRATCH__COUNT,
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SCRATCH__COUNT);
-	__type(key, __u32);
-	__type(value, struct sample_record);
-} scratch SEC(".maps");
-
-static __always_inline void count(__u32 id)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &id);
-
-	if (v)
-		*v += 1;
-}
-
 static __always_inline const struct unwind_row *pool_row(__u32 idx)
 {
 	__u32 chunk = idx >> unwind_chunk_shift;
@@ -145,16 +99,10 @@ static __always_inline const struct unwind_row *pool_row(__u32 idx)
 	return rows ? bpf_map_lookup_elem(rows, &row) : NULL;
 }
 
-static __always_inline int read_user(void *dst, __u32 size, __u64 addr)
-{
-	return bpf_probe_read_user(dst, size, (const void *)addr) ? -1 : 0;
-}
-
 #define UNW_READ_USER(dst, size, addr) read_user(dst, size, addr)
 #define UNW_ROW(idx) pool_row(idx)
 #define UNW_LOOP(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
 #include "unwind_step.h"
-#include "python.h"
 
 static __always_inline int wanted(__u32 pid)
 {
@@ -181,21 +129,20 @@ static __always_inline void notice(__u32 type, __u32 pid, __u64 addr)
 		count(CTR_NOTICES_LOST);
 }
 
+/* The native walker's loop state: the loop callback reads it through its context. */
 struct unw_ctx {
 	struct unw_regs regs;
-	struct sample_record *r;
+	struct chain_slot *s;
 	const struct unw_proc *proc;
-	__u32 pid;
-	__u32 stop;	   /* enum unw_step that ended the walk */
-	__u32 noticed;	   /* an unknown mapping was reported for this sample */
-	struct py_walk py; /* interpreter frames (python.h) */
+	__u32 stop;	/* enum unw_step that ended the walk */
+	__u32 handover; /* a runtime that walks its own frames owns the pc: its walker */
 };
 
 /* Unwinds one frame of a mapping without a usable table: frame pointers. */
 static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter)
 {
 	count(counter);
-	return unw_fp_step(&c->regs, c->r->ustack_len == 1);
+	return unw_fp_step(&c->regs, c->s->r.ustack_len == 1);
 }
 
 static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc)
@@ -218,18 +165,43 @@ static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mappi
 	return step;
 }
 
+/* An interpreter loop's activation: its frame stays native and flagged, and the
+ * runtime's walker runs once this walk is over (runtimes are < WALKER__COUNT <= 32). */
+static __always_inline void flag_activation(struct walk_state *w, struct user_frame *f, __u32 rt)
+{
+	rt &= 31;
+	f->pad = UF_ACTIVATION | rt;
+	w->pending |= 1u << rt;
+	if (rt < WALKER__COUNT && w->acts[rt] < 255)
+		w->acts[rt]++;
+}
+
+/* A pc outside every mapping of a described process (dlopen, JIT): one notice. */
+static __always_inline void unknown_mapping(struct unw_ctx *c)
+{
+	if (!c->proc || c->s->w.noticed)
+		return;
+	c->s->w.noticed = 1;
+	count(CTR_UNKNOWN_MAPPING);
+	notice(RECORD_UNKNOWN_MAPPING, c->s->w.pid, c->regs.pc);
+}
+
 /* bpf_loop() callback: records the frame at regs.pc and steps to its caller. The
  * verifier checks this body once, whatever the number of frames. */
 static long unwind_frame(__u32 i, void *arg)
 {
 	struct unw_ctx *c = arg;
-	struct sample_record *r = c->r;
+	struct sample_record *r = &c->s->r;
 	__u64 pc = unw_lookup_pc(&c->regs);
 	const struct unw_mapping *m = c->proc ? unw_find_mapping(c->proc, pc) : 0;
 	__u32 n = r->ustack_len;
 	struct user_frame *f;
-	int step, py;
+	int step;
 
+	if (m && m->mark == UNW_MARK_WALK) {
+		c->handover = m->runtime;
+		return 1;
+	}
 	if (n >= UNW_MAX_FRAMES) {
 		r->flags |= SAMPLE_F_USER_TRUNCATED;
 		return 1;
@@ -237,29 +209,18 @@ static long unwind_frame(__u32 i, void *arg)
 	/* The mask restates the bound for the verifier, which lost it through the map. */
 	f = &r->ustack[n & (UNW_MAX_FRAMES - 1)];
 	r->ustack_len = n + 1;
-	/* --- interpreter hook: the eval loop's frame becomes the Python frames it runs,
-	 * one per call; regs stay on the eval loop until its last one is out. --- */
-	py = m && python_wants(&c->py, pc) ? python_frame(&c->py, f, pc) : PY_NONE;
-	if (py == PY_MORE)
-		return 0;
-	if (py == PY_END)
-		r->ustack_len = n;
-	/* --- end of the interpreter hook --- */
+	f->pad = 0;
 	if (!m) {
 		f->addr = c->regs.pc;
 		f->file_id = 0;
-		if (c->proc && !c->noticed) {
-			c->noticed = 1;
-			count(CTR_UNKNOWN_MAPPING);
-			notice(RECORD_UNKNOWN_MAPPING, c->pid, c->regs.pc);
-		}
+		unknown_mapping(c);
 		step = unw_fp_step(&c->regs, n == 0);
 	} else {
 		/* Anonymous code (JIT) has no file: keep the raw pc, as for unknown ones. */
-		if (py == PY_NONE) {
-			f->addr = m->file_id ? pc - m->off_bias : c->regs.pc;
-			f->file_id = m->file_id;
-		}
+		f->addr = m->file_id ? pc - m->off_bias : c->regs.pc;
+		f->file_id = m->file_id;
+		if (m->mark == UNW_MARK_ACTIVATION)
+			flag_activation(&c->s->w, f, m->runtime);
 		step = m->table ? table_frame(c, m, pc) : fp_frame(c, CTR_NO_TABLE);
 	}
 	if (step == UNW_STEP_NEXT)
@@ -268,84 +229,48 @@ static long unwind_frame(__u32 i, void *arg)
 	return 1;
 }
 
-/* x86-64 struct pt_regs as the UAPI fixes it (asm/ptrace.h): the perf event's regs and
- * the ones saved at kernel entry share this layout on every kernel, so no CO-RE. */
-struct x86_regs {
-	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
-	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
-};
-
-/* The user registers saved at kernel entry (bpf_task_pt_regs, 5.15): for events that
- * fire in the kernel (tracepoints, a CPU sample that interrupted kernel code). */
-static __always_inline int saved_user_regs(struct unw_regs *u)
+/* The in-order walk is over: say how it ended, then run the deferred runtimes. */
+static __always_inline void walk_ended(struct chain_slot *s, __u32 stop)
 {
-	struct x86_regs saved;
-	__u16 insn = 0;
-	void *regs;
+	struct sample_record *r = &s->r;
 
-	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs || bpf_probe_read_kernel(&saved, sizeof(saved), regs))
-		return -1;
-	u->pc = saved.ip;
-	u->sp = saved.sp;
-	u->fp = saved.bp;
-	if (!u->pc || (saved.cs & 3) != 3)
-		return -1;
-	/* After a syscall the pc follows the syscall instruction (0f 05) and is looked up
-	 * like a return address; after an interrupt or a fault it is the exact
-	 * instruction, and looking up the byte before it can land in another row. */
-	u->pc_exact =
-	    bpf_probe_read_user(&insn, sizeof(insn), (void *)(u->pc - 2)) || insn != 0x050f;
-	return 0;
-}
-
-/* Unwinds the user stack from u, the event's own user registers, or, when the event has
- * none (u->pc == 0), from the registers saved at kernel entry. */
-static __always_inline void unwind_user(struct sample_record *r, struct unw_regs *u)
-{
-	struct unw_ctx c = {.r = r, .pid = r->pid, .stop = UNW_STEP_END};
-
-	if (!r->pid || (!u->pc && saved_user_regs(u)))
-		return;
-	c.regs = *u;
-	c.proc = bpf_map_lookup_elem(&pid_to_mappings, &c.pid);
-	if (c.proc) {
-		r->flags |= SAMPLE_F_USER_UNWOUND;
-		python_start(&c.py, c.pid, r->tid, bpf_get_current_task_btf());
-	} else {
-		/* Not described yet: frame pointers until the tracker has read it. */
-		count(CTR_UNKNOWN_PID);
-		notice(RECORD_UNKNOWN_PID, r->pid, 0);
-	}
-	/* One iteration more than there are slots: it finds them full and marks the
-	 * stack truncated instead of passing it off as complete. */
-	bpf_loop(UNW_MAX_FRAMES + 1, unwind_frame, &c, 0);
-	r->stop_reason = c.stop;
-	if (c.stop == UNW_STEP_NO_ROW)
+	r->ustack_inorder = r->ustack_len;
+	r->stop_reason = stop;
+	if (stop == UNW_STEP_NO_ROW)
 		count(CTR_NO_ROW);
-	else if (c.stop == UNW_STEP_READ_FAULT)
+	else if (stop == UNW_STEP_READ_FAULT)
 		count(CTR_READ_FAULT);
-	else if (c.stop == UNW_STEP_BAD_FRAME)
+	else if (stop == UNW_STEP_BAD_FRAME)
 		count(CTR_BAD_FRAME);
-	if (c.stop != UNW_STEP_END)
+	if (stop != UNW_STEP_END)
 		r->flags |= SAMPLE_F_USER_INCOMPLETE;
 }
 
-/* bpf_get_stack() takes every program type's context: perf event, pt_regs (probes),
- * tracepoint and raw tracepoint arguments. */
-static __always_inline void fill_kernel_stack(void *ctx, struct sample_record *r, __u32 skip)
+/* The native walker: from the registers in the walk state, up to the stack's end, a
+ * runtime's own code (hand-over), or the last slot. Entered from the entry program and
+ * again each time a walking runtime hands the registers back. */
+static __always_inline int native_walk(void *ctx, const struct chain c)
 {
-	long n = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), skip & BPF_F_SKIP_FIELD_MASK);
+	struct unw_ctx u = {.stop = UNW_STEP_END};
+	struct chain_slot *s = chain_slot(c);
 
-	r->kstack_len = 0;
-	if (n < 0) {
-		count(CTR_KSTACK_ERR);
-		return;
-	}
-	r->kstack_len = n / sizeof(__u64);
-	if (r->kstack_len == EBPROF_MAX_KSTACK)
-		r->flags |= SAMPLE_F_KERNEL_TRUNCATED;
+	if (!s)
+		return 0;
+	u.s = s;
+	u.regs = s->w.regs;
+	u.proc = bpf_map_lookup_elem(&pid_to_mappings, &s->w.pid);
+	if (u.proc)
+		s->w.pending |= u.proc->always;
+	/* One iteration more than there are slots: it finds them full and marks the
+	 * stack truncated instead of passing it off as complete. */
+	bpf_loop(UNW_MAX_FRAMES + 1, unwind_frame, &u, 0);
+	s->w.regs = u.regs;
+	if (u.handover)
+		return chain_next(ctx, c, s, u.handover);
+	walk_ended(s, u.stop);
+	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
+EBPROF_WALKER(native_walk)
 
 /* A wakeup costs the consumer a context switch: batch them. */
 static __always_inline __u64 wakeup_flag(void)
@@ -370,22 +295,103 @@ static __always_inline void submit(struct sample_record *r)
 		count(CTR_RINGBUF_FULL);
 }
 
-/* The one path every event takes: the current task's names, its kernel stack and its
- * user stack (from u, the event's user registers, or from those saved at kernel entry
- * when u->pc is 0), kskip innermost kernel frames left out, built in the per-CPU scratch record. Returns the record, or NULL
- * when there is none; the caller sends it (submit) or keeps it. A static subprogram, not
- * inlined: on_cpu_sample verifies in 20.6 k instructions this way against 39.7 k when
- * it is inlined (6.18). Each program still verifies it on its own (one job each). */
-static __noinline struct sample_record *collect(void *ctx, __u32 event, struct unw_regs *u,
-						__u32 kskip, __u32 slot)
+/* The end of every chain: the record goes out, or, for a thread going off the CPU,
+ * waits in off_cpu_pending until the thread runs again. */
+static __always_inline int submit_walk(void *ctx, const struct chain c)
+{
+	struct chain_slot *s = chain_slot(c);
+	__u32 tid;
+
+	if (!s)
+		return 0;
+	if (s->w.finish != WALK_FINISH_KEEP) {
+		submit(&s->r);
+		return 0;
+	}
+	tid = s->w.tid;
+	if (bpf_map_update_elem(&off_cpu_pending, &tid, &s->r, BPF_ANY))
+		count(CTR_OFF_CPU_FULL);
+	return 0;
+}
+EBPROF_WALKER(submit_walk)
+
+/* The user registers saved at kernel entry (bpf_task_pt_regs, 5.15): for events that
+ * fire in the kernel (tracepoints, a CPU sample that interrupted kernel code). */
+static __always_inline int saved_user_regs(struct unw_regs *u)
+{
+	struct arch_regs saved;
+	__u16 insn = 0;
+	void *regs;
+
+	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs || bpf_probe_read_kernel(&saved, sizeof(saved), regs))
+		return -1;
+	u->pc = ARCH_PC(&saved);
+	u->sp = ARCH_SP(&saved);
+	u->fp = ARCH_FP(&saved);
+	if (!u->pc || !ARCH_USER_MODE(&saved))
+		return -1;
+	/* After a syscall the pc follows the syscall instruction and is looked up like a
+	 * return address; after an interrupt or a fault it is the exact instruction, and
+	 * looking up the byte before it can land in another row. */
+	u->pc_exact =
+	    bpf_probe_read_user(&insn, sizeof(insn), (void *)(u->pc - ARCH_SYSCALL_INSN_LEN)) ||
+	    insn != ARCH_SYSCALL_INSN;
+	return 0;
+}
+
+/* Sets up the walk of the user stack from u, the event's own user registers, or, when
+ * the event has none (u->pc == 0), from the registers saved at kernel entry. Without
+ * a user stack (kernel threads, no saved registers) the walk state's pc stays 0. */
+static __always_inline void start_walk(struct chain_slot *s, struct unw_regs *u)
+{
+	struct sample_record *r = &s->r;
+
+	if (!r->pid || (!u->pc && saved_user_regs(u)))
+		return;
+	s->w.regs = *u;
+	if (bpf_map_lookup_elem(&pid_to_mappings, &s->w.pid)) {
+		r->flags |= SAMPLE_F_USER_UNWOUND;
+	} else {
+		/* Not described yet: frame pointers until the tracker has read it. */
+		count(CTR_UNKNOWN_PID);
+		notice(RECORD_UNKNOWN_PID, r->pid, 0);
+	}
+}
+
+/* bpf_get_stack() takes every program type's context: perf event, pt_regs (probes),
+ * tracepoint and raw tracepoint arguments. */
+static __always_inline void fill_kernel_stack(void *ctx, struct sample_record *r, __u32 skip)
+{
+	long n = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), skip & BPF_F_SKIP_FIELD_MASK);
+
+	r->kstack_len = 0;
+	if (n < 0) {
+		count(CTR_KSTACK_ERR);
+		return;
+	}
+	r->kstack_len = n / sizeof(__u64);
+	if (r->kstack_len == EBPROF_MAX_KSTACK)
+		r->flags |= SAMPLE_F_KERNEL_TRUNCATED;
+}
+
+/* What every event's chain starts with: the current task's names and its kernel stack
+ * (kskip innermost kernel frames left out) in the per-CPU record of the entry's
+ * context, and the walk state, user registers from u (the event's own, or none: those
+ * saved at kernel entry). Returns the slot, or NULL. A static subprogram, not inlined,
+ * so the kernel stack's frames above it are the same for every entry (kskip). */
+static __noinline struct chain_slot *collect(void *ctx, __u32 event, struct unw_regs *u,
+					     __u32 kskip, __u32 slot)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task;
 	struct sample_record *r;
+	struct chain_slot *s;
 
-	r = bpf_map_lookup_elem(&scratch, &slot);
-	if (!r)
+	s = bpf_map_lookup_elem(&scratch, &slot);
+	if (!s)
 		return NULL;
+	r = &s->r;
 	r->type = RECORD_SAMPLE;
 	r->event = event;
 	r->time_ns = bpf_ktime_get_ns();
@@ -397,20 +403,40 @@ static __noinline struct sample_record *collect(void *ctx, __u32 event, struct u
 	r->cpu = bpf_get_smp_processor_id();
 	r->flags = 0;
 	r->ustack_len = 0;
+	r->ustack_inorder = 0;
 	r->stop_reason = 0;
+	__builtin_memset(&s->w, 0, sizeof(s->w));
+	s->w.pid = r->pid;
+	s->w.tid = r->tid;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	task = (struct task_struct *)bpf_get_current_task();
 	BPF_CORE_READ_STR_INTO(&r->pcomm, task, group_leader, comm);
 	fill_kernel_stack(ctx, r, kskip);
-	unwind_user(r, u);
-	return r;
+	start_walk(s, u);
+	return s;
+}
+
+/* Runs the chain from an entry program: the native walker, or straight to the
+ * submitter when there is no user stack. Called last: a tail call does not return. */
+static __always_inline void chain_start(void *ctx, const struct chain c, struct chain_slot *s)
+{
+	if (!s)
+		return;
+	if (!s->w.regs.pc) {
+		chain_next(ctx, c, s, WALKER_SUBMIT);
+		return;
+	}
+	s->w.tail_calls++;
+	chain_tail_call(ctx, c, WALKER_NATIVE);
+	count(CTR_TAIL_CALL_FAILED);
+	chain_next(ctx, c, s, WALKER_SUBMIT);
 }
 
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
-	const struct x86_regs *ev = (const struct x86_regs *)&ctx->regs;
-	struct sample_record *r;
+	const struct arch_regs *ev = (const struct arch_regs *)&ctx->regs;
+	const struct chain c = {CHAIN_PERF, SCRATCH_IRQ};
 	struct unw_regs u = {};
 
 	count(CTR_SAMPLES);
@@ -419,15 +445,13 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	/* The perf event's own registers when it interrupted user mode. */
-	if ((ev->cs & 3) == 3) {
-		u.pc = ev->ip;
-		u.sp = ev->sp;
-		u.fp = ev->bp;
+	if (ARCH_USER_MODE(ev)) {
+		u.pc = ARCH_PC(ev);
+		u.sp = ARCH_SP(ev);
+		u.fp = ARCH_FP(ev);
 		u.pc_exact = 1;
 	}
-	r = collect(ctx, EVENT_CPU, &u, 0, SCRATCH_IRQ);
-	if (r)
-		submit(r);
+	chain_start(ctx, c, collect(ctx, EVENT_CPU, &u, 0, c.slot));
 	return 0;
 }
 
@@ -448,20 +472,18 @@ static __always_inline bool probe_hit(void)
 SEC("?uprobe")
 int on_uprobe(struct pt_regs *ctx)
 {
+	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct unw_regs u = {
-	    .pc = ctx->ip,
-	    .sp = ctx->sp,
-	    .fp = ctx->bp,
+	    .pc = PT_REGS_IP(ctx),
+	    .sp = PT_REGS_SP(ctx),
+	    .fp = PT_REGS_FP(ctx),
 	    .pc_exact = !(cookie & PROBE_COOKIE_RETURN),
 	};
-	struct sample_record *r;
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)cookie, &u, 0, SCRATCH_TASK);
-	if (r)
-		submit(r);
+	chain_start(ctx, c, collect(ctx, (__u32)cookie, &u, 0, c.slot));
 	return 0;
 }
 
@@ -470,14 +492,13 @@ int on_uprobe(struct pt_regs *ctx)
 SEC("?usdt")
 int on_usdt(struct pt_regs *ctx)
 {
-	struct unw_regs u = {.pc = ctx->ip, .sp = ctx->sp, .fp = ctx->bp, .pc_exact = 1};
-	struct sample_record *r;
+	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
+	struct unw_regs u = {
+	    .pc = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .fp = PT_REGS_FP(ctx), .pc_exact = 1};
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_usdt_cookie(ctx), &u, 0, SCRATCH_TASK);
-	if (r)
-		submit(r);
+	chain_start(ctx, c, collect(ctx, (__u32)bpf_usdt_cookie(ctx), &u, 0, c.slot));
 	return 0;
 }
 
@@ -486,14 +507,12 @@ int on_usdt(struct pt_regs *ctx)
 SEC("?tracepoint")
 int on_tracepoint(void *ctx)
 {
+	const struct chain c = {CHAIN_TP, SCRATCH_TRACE};
 	struct unw_regs u = {}; /* none: the ones saved at kernel entry */
-	struct sample_record *r;
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, SCRATCH_TRACE);
-	if (r)
-		submit(r);
+	chain_start(ctx, c, collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, c.slot));
 	return 0;
 }
 
@@ -570,10 +589,10 @@ static __always_inline bool off_cpu_sampled(void)
  * Kernel threads are left out: their idle waits would bury every user thread's. */
 static __always_inline void off_cpu_begin(void *ctx, bool preempt, struct task_struct *prev)
 {
+	const struct chain c = {CHAIN_RAWTP, SCRATCH_TRACE};
 	__u64 id = bpf_get_current_pid_tgid();
 	struct unw_regs u = {}; /* the ones saved at kernel entry */
-	struct sample_record *r;
-	__u32 tid = (__u32)id;
+	struct chain_slot *s;
 
 	if (preempt ||
 	    !(BPF_CORE_READ(prev, __state) & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
@@ -583,9 +602,10 @@ static __always_inline void off_cpu_begin(void *ctx, bool preempt, struct task_s
 	/* A raw tracepoint's kernel stack starts in its runner (bpf_trace_run4) and our
 	 * two BPF frames (on_sched_switch, collect): skip them, so it starts at
 	 * __schedule, where the thread blocked. */
-	r = collect(ctx, off_cpu_event, &u, 3, SCRATCH_TRACE);
-	if (r && bpf_map_update_elem(&off_cpu_pending, &tid, r, BPF_ANY))
-		count(CTR_OFF_CPU_FULL);
+	s = collect(ctx, off_cpu_event, &u, 3, c.slot);
+	if (s)
+		s->w.finish = WALK_FINISH_KEEP;
+	chain_start(ctx, c, s);
 }
 
 /* delta scaled by 1e6 / off_cpu_ppm without overflowing for long sleeps. */
@@ -597,7 +617,7 @@ static __always_inline __u64 off_cpu_value(__u64 delta)
 }
 
 /* next runs again: its block ends, and the record taken when it began is sent with the
- * time it was off the CPU. It is stamped with the end: that is when the event is known
+ * time it was off the CPU. Before off_cpu_begin: that one ends in a tail call. It is stamped with the end: that is when the event is known
  * and sent, so it falls into the interval an agent is collecting then. */
 static __always_inline void off_cpu_end(struct task_struct *next)
 {
@@ -658,19 +678,21 @@ struct {
 SEC("?uprobe")
 int on_alloc_sample(struct pt_regs *ctx)
 {
-	struct unw_regs u = {.pc = ctx->ip, .sp = ctx->sp, .fp = ctx->bp, .pc_exact = 1};
-	__u64 ptr = ctx->di, size = ctx->si, weight = ctx->dx;
-	struct sample_record *r;
+	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
+	struct unw_regs u = {
+	    .pc = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .fp = PT_REGS_FP(ctx), .pc_exact = 1};
+	__u64 ptr = PT_REGS_PARM1(ctx), size = PT_REGS_PARM2(ctx), weight = PT_REGS_PARM3(ctx);
+	struct chain_slot *s;
 
 	if (!probe_hit())
 		return 0;
-	r = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, SCRATCH_TASK);
-	if (!r)
+	s = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, c.slot);
+	if (!s)
 		return 0;
-	r->value = weight;
-	r->alloc_ptr = ptr;
-	r->alloc_size = size;
-	submit(r);
+	s->r.value = weight;
+	s->r.alloc_ptr = ptr;
+	s->r.alloc_size = size;
+	chain_start(ctx, c, s);
 	return 0;
 }
 
@@ -683,7 +705,7 @@ int on_alloc_free(struct pt_regs *ctx)
 	struct notice_record n = {
 	    .type = RECORD_ALLOC_FREE,
 	    .pid = bpf_get_current_pid_tgid() >> 32,
-	    .addr = ctx->di,
+	    .addr = PT_REGS_PARM1(ctx),
 	};
 
 	if (!wanted(n.pid))
@@ -744,17 +766,19 @@ static __always_inline __s64 alloc_draw(void)
  * check into a 128-bit multiply, which BPF does not have. */
 static __always_inline __u64 alloc_size_arg(struct pt_regs *ctx, __u32 kind)
 {
+	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx);
+
 	switch (kind) {
 	case ALLOC_ARG_2:
-		return ctx->si;
+		return a2;
 	case ALLOC_ARG_3:
-		return ctx->dx;
+		return PT_REGS_PARM3(ctx);
 	case ALLOC_ARG_1_TIMES_2:
-		if (((ctx->di | ctx->si) >> 32) && ctx->di > 1 && ctx->si > 1)
+		if (((a1 | a2) >> 32) && a1 > 1 && a2 > 1)
 			return 0;
-		return ctx->di * ctx->si;
+		return a1 * a2;
 	}
-	return ctx->di;
+	return a1;
 }
 
 /* True when a sample point falls in the next size bytes; draws the next point then. A
@@ -787,18 +811,20 @@ static __always_inline bool alloc_due(__u64 size)
 SEC("?uprobe")
 int on_libc_alloc(struct pt_regs *ctx)
 {
+	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	struct unw_regs u = {.pc = ctx->ip, .sp = ctx->sp, .fp = ctx->bp, .pc_exact = 1};
+	struct unw_regs u = {
+	    .pc = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .fp = PT_REGS_FP(ctx), .pc_exact = 1};
 	__u64 size = alloc_size_arg(ctx, (cookie >> ALLOC_COOKIE_ARG_SHIFT) & 0xff);
-	struct sample_record *r;
+	struct chain_slot *s;
 
 	if (!probe_hit() || !size || !alloc_due(size))
 		return 0;
-	r = collect(ctx, (__u32)cookie, &u, 0, SCRATCH_TASK);
-	if (!r)
+	s = collect(ctx, (__u32)cookie, &u, 0, c.slot);
+	if (!s)
 		return 0;
-	r->value = 0; /* userspace scales alloc_size by the sampling mean */
-	r->alloc_size = size;
-	submit(r);
+	s->r.value = 0; /* userspace scales alloc_size by the sampling mean */
+	s->r.alloc_size = size;
+	chain_start(ctx, c, s);
 	return 0;
 }

@@ -25,12 +25,27 @@ enum record_type {
 #define SAMPLE_F_USER_INCOMPLETE (1u << 3) /* the unwinder stopped before the root */
 
 /* A user frame. With file_id set, addr is the file offset of the call site (return
- * addresses already moved back into their call). With file_id 0, addr is the raw pc. */
+ * addresses already moved back into their call). With file_id 0, addr is the raw pc.
+ * A runtime's frame has file_id UF_RUNTIME_FILE(runtime) (real file ids are small and
+ * never reach it); addr and the low 24 bits of pad are that runtime's own encoding. */
 struct user_frame {
 	__u64 addr;
 	__u32 file_id;
 	__u32 pad;
 };
+
+#define UF_RUNTIME_BASE 0xff000000u
+#define UF_RUNTIME_FILE(rt) (UF_RUNTIME_BASE | (__u32)(rt) << 16)
+#define UF_IS_RUNTIME(file_id) (((file_id)&0xff000000u) == UF_RUNTIME_BASE)
+#define UF_RUNTIME_OF(file_id) (((file_id) >> 16) & 0xff)
+/* Flags in pad. A native frame in a UNW_MARK_ACTIVATION range: the low byte is the
+ * runtime whose activation it is. A runtime frame after ustack_inorder: the last of
+ * its activation's group; or a group that has no frame at all (its one frame is only
+ * the marker, and the activation keeps its native frame). */
+#define UF_ACTIVATION (1u << 31)
+#define UF_GROUP_END (1u << 30)
+#define UF_GROUP_EMPTY (1u << 29)
+#define UF_DATA_MASK ((1u << 24) - 1)
 
 /* Events are numbered by userspace: 0 is the CPU clock; probes and off-CPU time take
  * the indices userspace gives them (attach cookies, read-only settings). */
@@ -65,7 +80,11 @@ struct sample_record {
 	__u32 flags; /* SAMPLE_F_* */
 	__u16 kstack_len;
 	__u16 ustack_len;
-	__u32 stop_reason;			  /* enum unw_step that ended the user stack */
+	/* ustack[0, ustack_inorder) is in call order (native and walked runtime frames);
+	 * the rest are the groups of frames deferred runtimes found for the activations
+	 * flagged UF_ACTIVATION there, innermost activation first, spliced in by ingest. */
+	__u16 ustack_inorder;
+	__u16 stop_reason;			  /* enum unw_step that ended the user stack */
 	char comm[EBPROF_COMM_LEN];		  /* the thread's name */
 	char pcomm[EBPROF_COMM_LEN];		  /* the process's (group leader's) name */
 	__u64 kstack[EBPROF_MAX_KSTACK];	  /* innermost first */

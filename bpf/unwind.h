@@ -43,6 +43,20 @@ struct unwind_row {
 #define UNW_MAX_FRAMES 256
 #define UNW_ROW_STEPS 24 /* binary search over at most 2^24 rows of one table */
 
+/* What a runtime claims of a mapping (unw_mapping.mark); the mapping's runtime field
+ * names the runtime (enum walker). Userspace splits mappings at the claimed ranges, so
+ * the mapping search finds the marker with no search of its own. */
+enum unw_mark {
+	UNW_MARK_NONE = 0,
+	/* Each native frame here is one activation of an interpreter loop (an eval loop
+	 * inside a library): the native walker keeps it, flags it, and the runtime's
+	 * walker, run once after the native walk, supplies the frames it ran. */
+	UNW_MARK_ACTIVATION = 1,
+	/* Code the runtime unwinds itself (JIT code, generated interpreters): the native
+	 * walker hands it the registers and the runtime hands them back when it leaves. */
+	UNW_MARK_WALK = 2,
+};
+
 struct unw_mapping {
 	__u64 start;
 	__u64 end;
@@ -50,12 +64,33 @@ struct unw_mapping {
 	__u64 vaddr_bias; /* ELF virtual address = pc - vaddr_bias */
 	__u32 file_id;	  /* files.h id, 0 for anonymous executable memory */
 	__u32 table;	  /* unw_tables index, 0 while the table is not built */
+	__u8 runtime;	  /* enum walker of the runtime that claimed it, with mark */
+	__u8 mark;	  /* enum unw_mark */
+	__u16 pad;
+	__u32 pad2;
 };
 
 struct unw_proc {
 	__u32 n;
-	__u32 pad;
+	__u32 always; /* runtimes (1 << enum walker) run after every native walk of it */
 	struct unw_mapping m[UNW_MAX_MAPPINGS];
+};
+
+/* The registers an unwinding step reads and writes, named by role. */
+struct unw_regs {
+	__u64 pc;
+	__u64 sp;
+	__u64 fp;
+	__u32 pc_exact; /* pc is the interrupted instruction, not a return address */
+	__u32 pad;
+};
+
+enum unw_step {
+	UNW_STEP_NEXT = 0,   /* regs now describe the caller */
+	UNW_STEP_END,	     /* the outermost frame: the stack is complete */
+	UNW_STEP_NO_ROW,     /* no rule covers pc */
+	UNW_STEP_READ_FAULT, /* the stack could not be read */
+	UNW_STEP_BAD_FRAME,  /* the rule gave an impossible caller (sp went down) */
 };
 
 /* A file's rows in the shared pool: unwind_rows[first .. first + count). */

@@ -8,27 +8,12 @@
 #ifndef EBPROF_UNWIND_STEP_H
 #define EBPROF_UNWIND_STEP_H
 
+#include "arch/arch.h"
 #include "unwind.h"
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
-
-struct unw_regs {
-	__u64 pc;
-	__u64 sp;
-	__u64 fp;
-	__u32 pc_exact; /* pc is the interrupted instruction, not a return address */
-	__u32 pad;
-};
-
-enum unw_step {
-	UNW_STEP_NEXT = 0,   /* regs now describe the caller */
-	UNW_STEP_END,	     /* the outermost frame: the stack is complete */
-	UNW_STEP_NO_ROW,     /* no rule covers pc */
-	UNW_STEP_READ_FAULT, /* the stack could not be read */
-	UNW_STEP_BAD_FRAME,  /* the rule gave an impossible caller (sp went down) */
-};
 
 /* The address to look up: a return address points after its call, which may be the
  * first byte of the next function, so look one byte back. */
@@ -112,20 +97,13 @@ static __always_inline long unw_find_row(__u32 first, __u32 count, __u32 vpc)
 	return s.lo ? (long)(first + s.lo - 1) : -1;
 }
 
-/* x86-64 rt_sigframe: when __restore_rt runs, sp points at the ucontext, whose
- * uc_mcontext (struct sigcontext) starts 40 bytes in; rbp, rsp and rip sit at 80, 120
- * and 128 within it (arch/x86/include/uapi/asm/sigcontext.h). */
-#define UNW_SIGCTX_RBP (40 + 80)
-#define UNW_SIGCTX_RSP (40 + 120)
-#define UNW_SIGCTX_RIP (40 + 128)
-
 static __always_inline int unw_signal_step(struct unw_regs *r)
 {
 	__u64 fp, sp, pc;
 
-	if (UNW_READ_USER(&fp, 8, r->sp + UNW_SIGCTX_RBP) ||
-	    UNW_READ_USER(&sp, 8, r->sp + UNW_SIGCTX_RSP) ||
-	    UNW_READ_USER(&pc, 8, r->sp + UNW_SIGCTX_RIP))
+	if (UNW_READ_USER(&fp, 8, r->sp + ARCH_SIGCTX_FP) ||
+	    UNW_READ_USER(&sp, 8, r->sp + ARCH_SIGCTX_SP) ||
+	    UNW_READ_USER(&pc, 8, r->sp + ARCH_SIGCTX_PC))
 		return UNW_STEP_READ_FAULT;
 	r->fp = fp;
 	r->sp = sp;
@@ -177,7 +155,7 @@ static __always_inline int unw_apply_row(const struct unwind_row *row, struct un
 }
 
 /* Frame-pointer step, for code without CFI (JIT code) and tables not built yet:
- * [fp] holds the caller's fp and [fp + 8] the return address. A chain that ends in a
+ * [fp] holds the caller's fp and [fp + ARCH_FP_RA_OFF] the return address. A chain that ends in a
  * zero fp (as _start leaves it) is complete; one that points anywhere else is code
  * without frame pointers, and the stack is cut there. */
 static __always_inline int unw_fp_step(struct unw_regs *r, int innermost)
@@ -194,7 +172,7 @@ static __always_inline int unw_fp_step(struct unw_regs *r, int innermost)
 		return UNW_STEP_READ_FAULT;
 	if (!frame[1])
 		return UNW_STEP_END;
-	r->sp = r->fp + 16;
+	r->sp = r->fp + ARCH_FP_FRAME;
 	r->fp = frame[0];
 	r->pc = frame[1];
 	r->pc_exact = 0;

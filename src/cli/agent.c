@@ -267,7 +267,7 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 
 	cover_times(&s->profile, &start, &end);
 	symbolizer__init(&sym, &s->files, session__ksyms(s));
-	sym.python = s->python;
+	sym.runtimes = s->runtimes;
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
 	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, start, end - start);

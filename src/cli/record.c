@@ -333,13 +333,13 @@ static void print_summary(const struct session *rec, const struct report *r,
 		native__print_stats(rec->native, stdout);
 	if (rec->alloc)
 		alloc__print_stats(rec->alloc, stdout);
-	if (rec->python)
-		python__print_stats(rec->python, stdout);
-	if (c[CTR_PY_NO_THREAD] || c[CTR_PY_READ_FAULT])
-		printf("  python unwinding: %llu eval loops without a thread state (kept native), "
-		       "%llu Python frames unreadable (Python stack cut there)\n",
-		       (unsigned long long)c[CTR_PY_NO_THREAD],
-		       (unsigned long long)c[CTR_PY_READ_FAULT]);
+	runtime_set__print_stats(rec->runtimes, stdout);
+	if (c[CTR_TAIL_CALL_FAILED] || c[CTR_TAIL_CALLS_OUT] || c[CTR_RUNTIME_CUT])
+		printf("  walker chain: %llu hand-overs failed, %llu stacks cut at the hand-over "
+		       "budget, %llu with runtime frames that did not fit (kept native)\n",
+		       (unsigned long long)c[CTR_TAIL_CALL_FAILED],
+		       (unsigned long long)c[CTR_TAIL_CALLS_OUT],
+		       (unsigned long long)c[CTR_RUNTIME_CUT]);
 	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
 	    c[CTR_BAD_FRAME])
 		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
@@ -372,7 +372,7 @@ static int finish(struct session *rec, const struct record_opts *o)
 	/* In-use memory is a snapshot: the sampled blocks still live now. */
 	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))
 		pr_warn("in-use profile incomplete: out of memory");
-	sym.python = rec->python;
+	sym.runtimes = rec->runtimes;
 	r = report__build(&rec->profile, &sym, 1000000000ULL / o->s.freq, rec->start_unix_ns,
 			  rec->end_ns - rec->start_ns);
 	if (!r) {

@@ -15,7 +15,7 @@
 #include "cli/startup.h"
 #include "loader/btf_cache.h"
 #include "loader/sampler.h"
-#include "interp/python.h"
+#include "interp/runtime.h"
 #include "symbol/ksyms.h"
 #include "unwind/native.h"
 #include "util/log.h"
@@ -248,6 +248,13 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	err = sampler__prepare(&s->sampler, so, s->loader);
 	if (err)
 		return err;
+	/* After the sampler's object, whose maps the runtimes' walkers share. */
+	s->runtimes = runtime_set__new(&(struct runtime_env){.procs = &s->procs});
+	if (!s->runtimes)
+		return -ENOMEM;
+	err = runtime_set__prepare(s->runtimes, s->loader, sampler__chain_types(s->sampler));
+	if (err)
+		return err;
 	startup__mark(STARTUP_PREPARED);
 	err = loader__run(s->loader);
 	if (err && lo.btf_custom_path)
@@ -258,11 +265,11 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	sampler__maps(s->sampler, &maps);
 	/* A command is described when it execs (the notice from on_exec), not before:
 	 * until then it is a copy of ebprof, whose libraries it would cost time to read. */
-	s->python = python__new(&s->procs, maps.pid_to_python);
-	if (!s->python)
-		return -ENOMEM;
-	s->ingest.python = s->python;
-	s->native = native__start(&maps, &s->procs, s->python, so->pids, o->cmd ? 0 : so->npids);
+	err = runtime_set__start(s->runtimes, s->loader);
+	if (err)
+		return err;
+	s->ingest.runtimes = s->runtimes;
+	s->native = native__start(&maps, &s->procs, s->runtimes, so->pids, o->cmd ? 0 : so->npids);
 	if (!s->native)
 		return -errno;
 	err = sampler__start(s->sampler, s->loader, on_record, s);
@@ -531,7 +538,7 @@ void session__free(struct session *s)
 		ksyms__free(ksyms__load_finish(s->ksyms_loading));
 	ksyms__free(s->ksyms);
 	native__free(s->native);
-	python__free(s->python); /* after the tracker's thread, which calls it, stopped */
+	runtime_set__free(s->runtimes); /* after the tracker's thread, which calls it, stopped */
 	sampler__free(s->sampler);
 	alloc__free(s->alloc);
 	loader__free(s->loader);

@@ -115,7 +115,7 @@ struct session {
 	struct sampler *sampler;
 	struct loader *loader;
 	struct native_unwinder *native;
-	struct python *python; /* CPython processes: described, their frames named */
+	struct runtime_set *runtimes; /* language runtimes: processes described, frames named */
 	struct spawn child;
 	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
 	char alloc_lib[4096];

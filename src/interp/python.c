@@ -14,12 +14,16 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "interp/python.h"
 #include "interp/python_lines.h"
 #include "interp/python_offsets.h"
+#include "interp/runtime.h"
 #include "profile/profile.h"
+#include "python.skel.h"
 #include "sample.h"
+#include "util/arena.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -67,7 +71,8 @@ struct py_func {
 struct python {
 	pthread_mutex_t lock; /* everything below: the tracker's thread and ingest share it */
 	struct proc_table *procs;
-	int map_fd;
+	int map_fd;	   /* pid_to_python */
+	int counters_fd;   /* python_counters: what the walker could not do */
 	struct hmap files; /* struct py_file by file id */
 	struct hmap procs_by_pid;
 	struct hmap funcs_by_name;
@@ -137,7 +142,7 @@ static uint32_t intern_func(struct python *py, const char *qualname, const char 
 	return f->id;
 }
 
-struct python *python__new(struct proc_table *procs, int pid_to_python_fd)
+struct python *python__new(struct proc_table *procs, int pid_to_python_fd, int counters_fd)
 {
 	struct python *py = calloc(1, sizeof(*py));
 
@@ -146,6 +151,7 @@ struct python *python__new(struct proc_table *procs, int pid_to_python_fd)
 	pthread_mutex_init(&py->lock, NULL);
 	py->procs = procs;
 	py->map_fd = pid_to_python_fd;
+	py->counters_fd = counters_fd;
 	hmap_init(&py->files, file_eq);
 	hmap_init(&py->procs_by_pid, proc_eq);
 	hmap_init(&py->funcs_by_name, func_eq);
@@ -299,39 +305,38 @@ static void inspect_file(struct py_file *pf, int fd)
 	pf->python = pf->eval[0][1] && pf->runtime && pf->nsegs;
 }
 
-/* Returns what file id is, inspecting it the first time; NULL on ENOMEM. */
-static struct py_file *file_info(struct python *py, uint32_t file_id, uint32_t pid)
+/* The registry's question, once per mapped file: is it an interpreter? What it is is
+ * kept for the processes that map it. */
+static bool python_detect(void *priv, const struct runtime_file *f)
 {
-	struct py_file *pf = hmap_find(&py->files, hash_u64(file_id), &file_id);
-	struct file_entry *f;
-	char path[4096] = "";
-	int fd = -1;
+	struct python *py = priv;
+	struct py_file *pf;
+	bool yes;
 
-	if (pf)
-		return pf;
+	if (!strstr(base_name(f->path), "python"))
+		return false;
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)
-		return NULL;
-	pf->file_id = file_id;
-	pthread_mutex_lock(&py->procs->lock);
-	f = file_table__get(py->procs->files, file_id);
-	if (f && f->path && strstr(base_name(f->path), "python")) {
-		snprintf(path, sizeof(path), "%s", f->path);
-		fd = f->fd >= 0 ? dup(f->fd) : -1;
-	}
-	pthread_mutex_unlock(&py->procs->lock);
-	if (fd >= 0) {
-		pf->version = version_from_name(base_name(path));
-		inspect_file(pf, fd);
-		close(fd);
-		if (pf->python)
-			pr_debug("python: %s is an interpreter (pid %u)", path, pid);
-	}
-	if (hmap_insert(&py->files, hash_u64(file_id), pf)) {
+		return false;
+	pf->file_id = f->file_id;
+	pf->version = version_from_name(base_name(f->path));
+	inspect_file(pf, f->fd);
+	yes = pf->python;
+	if (yes)
+		pr_debug("python: %s is an interpreter", f->path);
+	pthread_mutex_lock(&py->lock);
+	if (!yes || hmap_find(&py->files, hash_u64(f->file_id), &f->file_id) ||
+	    hmap_insert(&py->files, hash_u64(f->file_id), pf)) {
 		free(pf);
-		return NULL;
 	}
-	return pf;
+	pthread_mutex_unlock(&py->lock);
+	return yes;
+}
+
+/* What file id is, when detect() said it is an interpreter; NULL otherwise. */
+static struct py_file *file_info(struct python *py, uint32_t file_id)
+{
+	return hmap_find(&py->files, hash_u64(file_id), &file_id);
 }
 
 /* ---- process memory ---- */
@@ -423,7 +428,7 @@ static struct py_file *find_interpreter(struct python *py, uint32_t pid,
 
 		if (!maps[i].file_id)
 			continue;
-		pf = file_info(py, maps[i].file_id, pid);
+		pf = file_info(py, maps[i].file_id);
 		if (pf && pf->python && load_bias(pf, &maps[i], bias))
 			return pf;
 	}
@@ -434,12 +439,6 @@ static void fill_proc(struct py_proc *bp, const struct py_file *pf, uint64_t bia
 		      const struct py_version_info *info)
 {
 	memset(bp, 0, sizeof(*bp));
-	for (int r = 0; r < PY_EVAL_RANGES; r++) {
-		if (!pf->eval[r][1])
-			continue;
-		bp->eval_start[r] = pf->eval[r][0] + bias;
-		bp->eval_end[r] = pf->eval[r][1] + bias;
-	}
 	bp->runtime = pf->runtime + bias;
 	bp->layout = info->layout;
 	/* Before 3.11 a thread state knows its thread only by pthread_self(). */
@@ -455,8 +454,23 @@ static void set_process(struct python *py, uint32_t pid, struct py_process *p)
 		free_process(p);
 }
 
-void python__describe(struct python *py, uint32_t pid, const struct proc_mapping *maps, uint32_t n)
+/* Every activation of the eval loop (and of its .cold part) is one the walker fills. */
+static void claim_eval_loop(const struct py_file *pf, uint64_t bias, struct runtime_marks *marks)
 {
+	for (int r = 0; r < PY_EVAL_RANGES && marks->n < RUNTIME_MAX_MARKS; r++) {
+		if (!pf->eval[r][1])
+			continue;
+		marks->m[marks->n].start = pf->eval[r][0] + bias;
+		marks->m[marks->n].end = pf->eval[r][1] + bias;
+		marks->m[marks->n].mark = UNW_MARK_ACTIVATION;
+		marks->n++;
+	}
+}
+
+static int python_describe(void *priv, uint32_t pid, const struct proc_mapping *maps, uint32_t n,
+			   struct runtime_marks *marks)
+{
+	struct python *py = priv;
 	struct py_process *p = NULL;
 	struct py_version_info info;
 	struct py_proc bp;
@@ -491,16 +505,20 @@ void python__describe(struct python *py, uint32_t pid, const struct proc_mapping
 	if (!hmap_find(&py->procs_by_pid, hash_u64(pid), &pid))
 		py->st.processes++;
 	set_process(py, pid, p);
+	claim_eval_loop(pf, bias, marks);
 	pthread_mutex_unlock(&py->lock);
-	return;
+	return 0;
 none:
 	bpf_map_delete_elem(py->map_fd, &pid);
 	set_process(py, pid, NULL);
 	pthread_mutex_unlock(&py->lock);
+	return -ENOENT;
 }
 
-void python__forget(struct python *py, uint32_t pid)
+static void python_forget(void *priv, uint32_t pid)
 {
+	struct python *py = priv;
+
 	pthread_mutex_lock(&py->lock);
 	bpf_map_delete_elem(py->map_fd, &pid);
 	set_process(py, pid, NULL);
@@ -646,8 +664,10 @@ static struct py_code *code_at(struct python *py, struct py_process *p, uint64_t
 	return c;
 }
 
-void python__frame(struct python *py, uint32_t pid, const struct user_frame *uf, struct frame *out)
+static unsigned int python_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
+				  struct frame *out, unsigned int max)
 {
+	struct python *py = priv;
 	uint64_t addr = uf->addr & PY_ADDR_MASK;
 	uint16_t tag = (uint16_t)(uf->addr >> PY_TAG_SHIFT);
 	struct py_process *p;
@@ -662,24 +682,29 @@ void python__frame(struct python *py, uint32_t pid, const struct user_frame *uf,
 	else
 		py->st.read_failures++;
 	if (c) {
-		line = py_line_of(p->info.lines, c->lines, c->nlines, c->firstlineno, uf->pad);
+		line = py_line_of(p->info.lines, c->lines, c->nlines, c->firstlineno,
+				  uf->pad & UF_DATA_MASK);
 		out->file_id = c->func;
 		out->addr = line > 0 ? (uint64_t)line : 0;
 	}
 	pthread_mutex_unlock(&py->lock);
+	return 1;
 }
 
-void python__function(const struct python *py, uint32_t id, const char **qualname,
-		      const char **file)
+/* Python frames read "qualname (file.py:LINE)": the file without its directory, which
+ * is how tracebacks are read at a glance; line 0 when the instruction has none. */
+static const char *python_name(void *priv, const struct frame *f, struct arena *a)
 {
-	/* Only called once recording is over: no lock needed for the registry. */
-	if (!id || id >= py->nfuncs) {
-		*qualname = "[python: unreadable code]";
-		*file = "?";
-		return;
+	const struct python *py = priv;
+	const char *qualname = "[python: unreadable code]", *file = "?";
+
+	/* Read at report time, under the tracker's lock: no function is being added. */
+	if (f->file_id && f->file_id < py->nfuncs) {
+		qualname = py->funcs[f->file_id]->qualname;
+		file = py->funcs[f->file_id]->file;
 	}
-	*qualname = py->funcs[id]->qualname;
-	*file = py->funcs[id]->file;
+	return arena_printf(a, "%s (%s:%llu)", qualname, base_name(file),
+			    (unsigned long long)f->addr);
 }
 
 void python__stats(struct python *py, struct python_stats *out)
@@ -689,13 +714,37 @@ void python__stats(struct python *py, struct python_stats *out)
 	pthread_mutex_unlock(&py->lock);
 }
 
+/* The walker's counters, summed over CPUs. */
+static void walker_counters(const struct python *py, uint64_t out[PY_CTR__COUNT])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
+
+	for (uint32_t id = 0; id < PY_CTR__COUNT; id++) {
+		out[id] = 0;
+		if (!vals || bpf_map_lookup_elem(py->counters_fd, &id, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[id] += vals[c];
+	}
+	free(vals);
+}
+
 void python__print_stats(struct python *py, FILE *out)
 {
+	uint64_t c[PY_CTR__COUNT];
 	struct python_stats s;
 
 	python__stats(py, &s);
 	if (!s.processes && !s.unknown_version)
 		return;
+	walker_counters(py, c);
+	if (c[PY_CTR_NO_THREAD] || c[PY_CTR_READ_FAULT])
+		fprintf(out,
+			"  python unwinding: %llu eval loops without a thread state (kept native), "
+			"%llu Python frames unreadable (Python stack cut there)\n",
+			(unsigned long long)c[PY_CTR_NO_THREAD],
+			(unsigned long long)c[PY_CTR_READ_FAULT]);
 	fprintf(out,
 		"  python: %llu processes, %llu of an unknown version; %llu code objects read "
 		"(%llu replaced at a reused address); frames left unnamed: %llu unreadable (code "
@@ -704,3 +753,47 @@ void python__print_stats(struct python *py, FILE *out)
 		(unsigned long long)s.code_reads, (unsigned long long)s.code_reused,
 		(unsigned long long)s.read_failures, (unsigned long long)s.code_freed);
 }
+
+/* ---- the registry's entry ---- */
+
+static int python_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)
+{
+	const struct bpf_map *procs = bpf_object__find_map_by_name(obj, "pid_to_python");
+	const struct bpf_map *ctrs = bpf_object__find_map_by_name(obj, "python_counters");
+
+	if (!procs || !ctrs)
+		return -ENOENT;
+	*priv = python__new(env->procs, bpf_map__fd(procs), bpf_map__fd(ctrs));
+	return *priv ? 0 : -ENOMEM;
+}
+
+static void python_free(void *priv)
+{
+	python__free(priv);
+}
+
+static void python_print_stats(void *priv, FILE *out)
+{
+	python__print_stats(priv, out);
+}
+
+static const void *python_elf(size_t *size)
+{
+	return python_bpf__elf_bytes(size);
+}
+
+const struct runtime_ops python_runtime = {
+    .name = "python",
+    .walker = WALKER_PYTHON,
+    .frame_kind = FRAME_PYTHON,
+    .bpf_elf = python_elf,
+    .bpf_walker = "python_walk",
+    .init = python_init,
+    .free = python_free,
+    .detect = python_detect,
+    .describe = python_describe,
+    .forget = python_forget,
+    .ingest = python_ingest,
+    .frame_name = python_name,
+    .print_stats = python_print_stats,
+};

@@ -3,11 +3,13 @@
  * kernel nor a new ebprof reuses a stale one; they are trusted only when root owns them
  * and nobody else may write them, because libbpf relocates our programs by them. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "loader/btf_cache.h"
@@ -43,19 +45,27 @@ static int make_dir(const char *dir)
 	return trusted(dir, true) ? 0 : -EPERM;
 }
 
-/* Deletes the files an earlier ebprof build made for this kernel: only one is used. */
+/* Another ebprof build's file is left alone while it may be in use: libbpf opens the
+ * file once per object while that ebprof loads, and unlinking it there fails the load. */
+#define STALE_SECONDS (10 * 60)
+
+/* Deletes the files other ebprof builds made for this kernel and have not used for a
+ * while: only one is used at a time. */
 static void remove_older(const char *dir, const char *kernel_id, const char *keep)
 {
 	size_t len = strlen(kernel_id);
+	time_t now = time(NULL);
 	char path[4096];
 	struct dirent *e;
+	struct stat st;
 	DIR *d = opendir(dir);
 
 	while (d && (e = readdir(d))) {
 		if (strncmp(e->d_name, kernel_id, len) || e->d_name[len] != '-')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (strcmp(path, keep))
+		if (strcmp(path, keep) && !stat(path, &st) && now - st.st_atime > STALE_SECONDS &&
+		    now - st.st_mtime > STALE_SECONDS)
 			unlink(path);
 	}
 	if (d)
@@ -76,8 +86,11 @@ int btf_cache__get(const char *dir, char *path, size_t len)
 	if (snprintf(path, len, "%s/%s-%016" PRIx64 ".btf", dir, id, bpf_objects__hash()) >=
 	    (int)len)
 		return -ENAMETOOLONG;
-	if (trusted(path, false))
+	/* Touched on every use, so no other build takes it for stale while we load. */
+	if (trusted(path, false)) {
+		utimensat(AT_FDCWD, path, NULL, 0);
 		return 0;
+	}
 	err = make_dir(dir);
 	if (err) {
 		pr_debug("BTF cache %s unusable: %s", dir, strerror(-err));

@@ -352,6 +352,33 @@ static void raise_memlock(void)
 	setrlimit(RLIMIT_MEMLOCK, &r);
 }
 
+/* An owner's maps named like a map of an earlier owner are that map: the walker
+ * chain's objects share the ring buffer, the scratch records and the program arrays
+ * this way. Each object's own .rodata/.bss stay its own. */
+static int adopt_maps(struct loader *l, size_t i)
+{
+	struct bpf_map *m;
+	int err;
+
+	bpf_object__for_each_map(m, l->owners[i])
+	{
+		if (bpf_map__is_internal(m))
+			continue;
+		for (size_t k = 0; k < i; k++) {
+			const struct bpf_map *om =
+			    bpf_object__find_map_by_name(l->owners[k], bpf_map__name(m));
+
+			if (!om || bpf_map__fd(om) < 0)
+				continue;
+			err = bpf_map__reuse_fd(m, bpf_map__fd(om));
+			if (err)
+				return err;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* Creates the owners' maps: every program disabled, so loading verifies nothing. */
 static int load_owners(struct loader *l)
 {
@@ -360,6 +387,12 @@ static int load_owners(struct loader *l)
 		int err;
 
 		bpf_object__for_each_program(p, l->owners[i]) bpf_program__set_autoload(p, false);
+		err = adopt_maps(l, i);
+		if (err) {
+			pr_err("sharing the maps of %s: %s", bpf_object__name(l->owners[i]),
+			       strerror(-err));
+			return err;
+		}
 		err = bpf_object__load(l->owners[i]);
 		if (err) {
 			pr_err("creating the maps of %s: %s", bpf_object__name(l->owners[i]),

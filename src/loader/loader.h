@@ -52,7 +52,8 @@ const struct bpf_object_open_opts *loader__open_opts(const struct loader *l);
 void loader__free(struct loader *l);
 /* Adds every autoload program of owner, an opened, configured, not yet loaded object
  * whose ELF image is elf (it must outlive the loader). The loader loads owner itself
- * with programs disabled, so its maps exist before any job reuses them. */
+ * with programs disabled, so its maps exist before any job reuses them; a map named
+ * like a map of an owner added before it is that same map (by fd). */
 int loader__add(struct loader *l, struct bpf_object *owner, const void *elf, size_t elf_sz);
 /* Loads everything. Returns 0, or the first job's negative errno after logging every
  * failure and closing all programs. Must be called once. */

@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-/* BPF object registry: one line per skeleton. A new BPF component adds itself here. */
+/* BPF object registry: the sampler's object, then every runtime's walker object (from
+ * the runtime registry, so a runtime is listed once, in src/interp/runtime.c). */
+#include "interp/runtime.h"
 #include "loader/objects.h"
 #include "sample.skel.h"
 #include "util/hmap.h"
 
-static const void *images[1];
-static size_t image_sizes[1];
+#define MAX_OBJECTS 32
+
+static const void *images[MAX_OBJECTS];
+static size_t image_sizes[MAX_OBJECTS];
+static size_t nimages;
 
 static size_t fill(void)
 {
-	if (!images[0])
-		images[0] = sample_bpf__elf_bytes(&image_sizes[0]);
-	return sizeof(images) / sizeof(images[0]);
+	if (nimages)
+		return nimages;
+	images[0] = sample_bpf__elf_bytes(&image_sizes[0]);
+	nimages = 1;
+	while (nimages < MAX_OBJECTS &&
+	       (images[nimages] = runtime_registry__bpf(nimages - 1, &image_sizes[nimages])))
+		nimages++;
+	return nimages;
 }
 
 size_t bpf_objects__list(const void *const **elfs, const size_t **sizes)

@@ -16,6 +16,8 @@
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 
+#include "chain.h"
+#include "loader/walkers.h"
 #include "loader/cpus.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
@@ -40,6 +42,7 @@ struct sampler {
 	void *cb_ctx;
 	unsigned int ncpus_stopped; /* CPUs sampled before sampler__stop */
 	struct sampler_opts opts;
+	chain_types types;  /* entry program types loaded, and so walker types */
 	unsigned int ncpus; /* entries used in pfds and links */
 	unsigned int cpu_cap;
 };
@@ -195,6 +198,37 @@ static int size_row_pool(struct sampler *s, uint32_t rows)
 					rows >> shift ? rows >> shift : 1);
 }
 
+/* Which entry program types collect stacks in this session: each needs the walkers
+ * of its type (a program array holds one type). */
+static chain_types entry_types(const struct sampler_opts *o)
+{
+	chain_types t = 1u << CHAIN_PERF;
+
+	for (size_t i = 0; i < o->nprobes; i++)
+		t |= 1u << (o->probes[i].kind == PROBE_TRACEPOINT ? CHAIN_TP : CHAIN_UPROBE);
+	if (o->alloc_markers || o->alloc_kernel)
+		t |= 1u << CHAIN_UPROBE;
+	if (o->off_cpu_event)
+		t |= 1u << CHAIN_RAWTP;
+	return t;
+}
+
+/* The native walker and the submitter, for every entry type loaded. */
+static int enable_walkers(struct sampler *s)
+{
+	int err = walkers__enable(s->skel->obj, "native_walk", s->types);
+
+	return err ? err : walkers__enable(s->skel->obj, "submit_walk", s->types);
+}
+
+static int install_walkers(struct sampler *s, struct loader *l)
+{
+	int err = walkers__install(l, s->skel->obj, "native_walk", WALKER_NATIVE, s->types);
+
+	return err ? err
+		   : walkers__install(l, s->skel->obj, "submit_walk", WALKER_SUBMIT, s->types);
+}
+
 /* Opens the skeleton and sets what must be fixed before load: read-only config and
  * the ring buffer's size. The loader loads it. */
 static int prepare(struct sampler *s, const struct sampler_opts *o, struct loader *l)
@@ -224,6 +258,9 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 		err = size_row_pool(s, o->unwind_rows);
 	if (!err)
 		err = enable_alloc(s, o);
+	s->types = entry_types(o);
+	if (!err)
+		err = enable_walkers(s);
 	if (err)
 		return err;
 	elf = sample_bpf__elf_bytes(&sz);
@@ -316,7 +353,10 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 {
 	int err;
 
-	err = fill_filter(s, &s->opts);
+	/* Before anything is attached: an entry whose chain is empty loses its events. */
+	err = install_walkers(s, l);
+	if (!err)
+		err = fill_filter(s, &s->opts);
 	if (err)
 		return err;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), (ring_buffer_sample_fn)cb, ctx,
@@ -480,13 +520,17 @@ void sampler__maps(const struct sampler *s, struct sampler_maps *out)
 {
 	*out = (struct sampler_maps){
 	    .pid_to_mappings = bpf_map__fd(s->skel->maps.pid_to_mappings),
-	    .pid_to_python = bpf_map__fd(s->skel->maps.pid_to_python),
 	    .unwind_tables = bpf_map__fd(s->skel->maps.unwind_tables),
 	    .unwind_tables_max = bpf_map__max_entries(s->skel->maps.unwind_tables),
 	    .unwind_rows = bpf_map__fd(s->skel->maps.unwind_rows),
 	    .unwind_chunks_max = bpf_map__max_entries(s->skel->maps.unwind_rows),
 	    .unwind_chunk_shift = s->skel->rodata->unwind_chunk_shift,
 	};
+}
+
+chain_types sampler__chain_types(const struct sampler *s)
+{
+	return s->types;
 }
 
 unsigned int sampler__ncpus(const struct sampler *s)

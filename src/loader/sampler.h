@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ebprof_shared.h"
+#include "loader/walkers.h"
 
 struct sampler;
 
@@ -38,7 +39,6 @@ struct sampler_opts {
 /* The maps the process tracker and table pool fill. */
 struct sampler_maps {
 	int pid_to_mappings;
-	int pid_to_python;
 	int unwind_tables;
 	uint32_t unwind_tables_max;
 	int unwind_rows;	     /* the array of row chunks */
@@ -75,6 +75,9 @@ void sampler__free(struct sampler *s);
 int sampler__poll(struct sampler *s, int timeout_ms);
 /* Sums the per-CPU counters into out[CTR__COUNT]. Returns 0 or -errno. */
 int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT]);
+/* The entry program types prepare enabled (1 << enum chain_type): the types every
+ * walker of the chain is loaded for. */
+chain_types sampler__chain_types(const struct sampler *s);
 /* The unwinder's maps; valid once the loader ran. */
 void sampler__maps(const struct sampler *s, struct sampler_maps *out);
 /* Number of CPUs with a perf event attached. */

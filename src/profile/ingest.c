@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Sample record to stack: kernel addresses are kept as they are; user addresses become
  * (file id, file offset) through the process's mappings, so stacks of different
- * processes running the same code aggregate and symbolize as one. */
+ * processes running the same code aggregate and symbolize as one; runtimes' frames are
+ * named by their runtime, and the groups deferred runtimes sent after the in-order
+ * frames are spliced in at the activations they belong to. */
 #include <string.h>
 
-#include "interp/python.h"
+#include "interp/runtime.h"
 #include "profile/ingest.h"
-#include "python_proc.h"
 
 void ingest__init(struct ingest *in, struct proc_table *procs, struct profile *profile)
 {
@@ -35,37 +36,75 @@ static unsigned int add_kernel(struct stack *s, const struct sample_record *r)
 	return n;
 }
 
+/* One in-order frame i of r into out (room for max); returns the frames written. */
+static unsigned int add_frame(struct ingest *in, const struct sample_record *r, unsigned int i,
+			      struct frame *out, unsigned int max, uint64_t now_ns)
+{
+	const struct user_frame *uf = &r->ustack[i];
+	struct proc_addr a;
+
+	if (UF_IS_RUNTIME(uf->file_id))
+		return runtime_set__ingest(in->runtimes, r->pid, uf, out, max);
+	/* The unwinder already placed the frame in its file. */
+	if (uf->file_id) {
+		*out =
+		    (struct frame){.addr = uf->addr, .file_id = uf->file_id, .kind = FRAME_NATIVE};
+		return 1;
+	}
+	a = proc_table__resolve(in->procs, r->pid, call_site(uf->addr, i), now_ns);
+	*out = (struct frame){
+	    .addr = a.off, .file_id = a.file_id, .kind = a.file_id ? FRAME_NATIVE : FRAME_UNKNOWN};
+	if (!a.mapped)
+		in->unmapped_frames++;
+	return 1;
+}
+
+/* The next group runtime rt deferred, from *cursor on: its bounds in [*first, *end).
+ * False when it has no more; an empty group's marker is consumed but not returned. */
+static bool next_group(const struct sample_record *r, unsigned int n, uint32_t rt,
+		       unsigned int *cursor, unsigned int *first, unsigned int *end)
+{
+	unsigned int i = *cursor;
+
+	while (i < n &&
+	       (!UF_IS_RUNTIME(r->ustack[i].file_id) || UF_RUNTIME_OF(r->ustack[i].file_id) != rt))
+		i++;
+	if (i == n)
+		return false;
+	*first = i;
+	while (i < n && !(r->ustack[i].pad & UF_GROUP_END))
+		i++;
+	*end = i < n ? i + 1 : n;
+	*cursor = *end;
+	if (r->ustack[*first].pad & UF_GROUP_EMPTY)
+		*end = *first;
+	return true;
+}
+
 static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at,
 			     const struct sample_record *r, uint64_t now_ns)
 {
 	unsigned int n = r->ustack_len < UNW_MAX_FRAMES ? r->ustack_len : UNW_MAX_FRAMES;
+	unsigned int inorder = r->ustack_inorder < n ? r->ustack_inorder : n;
+	unsigned int cursor[WALKER__COUNT], out = at, max = PROFILE_MAX_FRAMES;
 
-	for (unsigned int i = 0; i < n; i++) {
-		const struct user_frame *uf = &r->ustack[i];
-		struct frame *f = &s->frames[at + i];
-		struct proc_addr a;
+	for (unsigned int k = 0; k < WALKER__COUNT; k++)
+		cursor[k] = inorder;
+	for (unsigned int i = 0; i < inorder && out < max; i++) {
+		uint32_t pad = r->ustack[i].pad, rt = pad & 0xff, first, end;
 
-		if (uf->file_id == PY_FILE_ID) {
-			if (in->python)
-				python__frame(in->python, r->pid, uf, f);
-			else
-				*f = (struct frame){.kind = FRAME_PYTHON};
+		/* An activation of a deferred runtime: its frames instead of the native one. */
+		if ((pad & UF_ACTIVATION) && rt < WALKER__COUNT &&
+		    next_group(r, n, rt, &cursor[rt], &first, &end) && first < end) {
+			for (unsigned int k = first; k < end && out < max; k++)
+				out += add_frame(in, r, k, &s->frames[out], max - out, now_ns);
 			continue;
 		}
-		/* The unwinder already placed the frame in its file. */
-		if (uf->file_id) {
-			*f = (struct frame){
-			    .addr = uf->addr, .file_id = uf->file_id, .kind = FRAME_NATIVE};
-			continue;
-		}
-		a = proc_table__resolve(in->procs, r->pid, call_site(uf->addr, i), now_ns);
-		f->addr = a.off;
-		f->file_id = a.file_id;
-		f->kind = a.file_id ? FRAME_NATIVE : FRAME_UNKNOWN;
-		if (!a.mapped)
-			in->unmapped_frames++;
+		out += add_frame(in, r, i, &s->frames[out], max - out, now_ns);
 	}
-	return n;
+	if (out == max)
+		s->truncated = true;
+	return out - at;
 }
 
 /* Leaves out the innermost user frames that share the innermost one's file (resolved

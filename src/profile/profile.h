@@ -13,7 +13,8 @@
 #include "profile/report.h"
 #include "util/hmap.h"
 
-#define PROFILE_MAX_FRAMES (EBPROF_MAX_KSTACK + EBPROF_MAX_USTACK)
+/* Room for the user frames a runtime expands (inlined methods) beyond what BPF sent. */
+#define PROFILE_MAX_FRAMES (EBPROF_MAX_KSTACK + 2 * EBPROF_MAX_USTACK)
 
 struct frame {
 	uint64_t addr;	  /* file offset (native), kernel address, or raw address */

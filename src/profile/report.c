@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/python.h"
+#include "interp/runtime.h"
 #include "profile/profile.h"
 #include "profile/report.h"
 #include "symbol/symbolizer.h"
@@ -74,8 +74,8 @@ static int32_t frame_mapping(struct builder *b, const struct frame *f)
 	struct file_entry *file;
 	int32_t idx;
 
-	if (f->kind == FRAME_PYTHON)
-		return -1;
+	if (frame_kind_is_runtime(f->kind))
+		return -1; /* a runtime's frame has no file behind it */
 	if (f->kind == FRAME_KERNEL) {
 		if (b->kernel_mapping)
 			return b->kernel_mapping - 1;
@@ -103,24 +103,14 @@ static int32_t frame_mapping(struct builder *b, const struct frame *f)
 	return idx;
 }
 
-/* Python frames read "qualname (file.py:LINE)": the file without its directory, which
- * is how tracebacks are read at a glance; line 0 when the instruction has none. */
-static const char *python_name(struct builder *b, const struct frame *f)
-{
-	const char *qualname = "[python]", *file = "?";
-
-	if (b->sym->python)
-		python__function(b->sym->python, f->file_id, &qualname, &file);
-	return arena_printf(&b->arena, "%s (%s:%llu)", qualname, base_name(file),
-			    (unsigned long long)f->addr);
-}
-
 static const char *frame_name(struct builder *b, const struct frame *f, int32_t mapping)
 {
 	const char *name = NULL;
 
-	if (f->kind == FRAME_PYTHON)
-		return python_name(b, f);
+	if (frame_kind_is_runtime(f->kind)) {
+		name = runtime_set__name(b->sym->runtimes, f, &b->arena);
+		return name ? name : "[unknown]";
+	}
 	if (f->kind == FRAME_KERNEL)
 		name = symbolizer__kernel(b->sym, f->addr);
 	else if (f->kind == FRAME_NATIVE)

@@ -16,6 +16,12 @@ enum report_frame_kind {
 	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
 };
 
+/* Kinds past the native ones are runtimes' frames: named by their runtime, no mapping. */
+static inline bool frame_kind_is_runtime(uint32_t kind)
+{
+	return kind > FRAME_UNKNOWN;
+}
+
 /* One mapped object. Native addresses are file offsets, so one mapping serves every
  * process that maps the file, wherever it was loaded: start = 0, limit = file size. */
 struct report_mapping {

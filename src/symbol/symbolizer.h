@@ -8,15 +8,16 @@
 #include <stdint.h>
 
 #include "proc/files.h"
-#include "interp/python.h"
 #include "symbol/ksyms.h"
+
+struct runtime_set;
 
 struct symbolizer {
 	struct file_table *files;
-	const struct ksyms *ksyms;   /* NULL when kallsyms was unreadable */
-	const char *debug_root;	     /* normally "/usr/lib/debug" */
-	uint32_t elf_failures;	     /* files we could not parse */
-	const struct python *python; /* names of Python frames; NULL when none were seen */
+	const struct ksyms *ksyms;	    /* NULL when kallsyms was unreadable */
+	const char *debug_root;		    /* normally "/usr/lib/debug" */
+	uint32_t elf_failures;		    /* files we could not parse */
+	const struct runtime_set *runtimes; /* names of runtimes' frames; NULL: unnamed */
 };
 
 void symbolizer__init(struct symbolizer *s, struct file_table *files, const struct ksyms *k);

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc/tracker.h"
 #include "unwind/native.h"
 #include "unwind/tables.h"
+#include "unwind/tracker.h"
 #include "util/log.h"
 
 struct native_unwinder {
@@ -17,7 +17,8 @@ struct native_unwinder {
 };
 
 struct native_unwinder *native__start(const struct sampler_maps *maps, struct proc_table *procs,
-				      struct python *python, const uint32_t *pids, size_t npids)
+				      struct runtime_set *runtimes, const uint32_t *pids,
+				      size_t npids)
 {
 	struct native_unwinder *n = calloc(1, sizeof(*n));
 	int err;
@@ -32,7 +33,7 @@ struct native_unwinder *native__start(const struct sampler_maps *maps, struct pr
 		pr_err("mapping the unwind row pool: %s", strerror(err));
 		goto fail;
 	}
-	n->tracker = tracker__start(procs, n->pool, maps->pid_to_mappings, python, pids, npids);
+	n->tracker = tracker__start(procs, n->pool, maps->pid_to_mappings, runtimes, pids, npids);
 	if (!n->tracker) {
 		err = errno;
 		pr_err("starting the process tracker: %s", strerror(err));

@@ -8,17 +8,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "interp/python.h"
+#include "interp/runtime.h"
 #include "loader/sampler.h"
 #include "proc/proc.h"
 
 struct native_unwinder;
 
-/* Starts describing processes (pids, or all when NULL) to the unwinder, and their
- * interpreters to python (may be NULL). Returns NULL
- * with errno set, having logged why. */
+/* Starts describing processes (pids, or all when NULL) to the unwinder, and to the
+ * runtimes (may be NULL) that run in them. Returns NULL with errno set, having logged
+ * why. */
 struct native_unwinder *native__start(const struct sampler_maps *maps, struct proc_table *procs,
-				      struct python *python, const uint32_t *pids, size_t npids);
+				      struct runtime_set *runtimes, const uint32_t *pids,
+				      size_t npids);
 /* Passes a notice record from BPF on. */
 void native__notice(struct native_unwinder *n, uint32_t type, uint32_t pid);
 /* Stops the tracker; the figures stay readable for native__print_stats. */

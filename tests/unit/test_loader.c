@@ -14,7 +14,10 @@
 #include <bpf/libbpf.h>
 
 #include "ebprof_shared.h"
+#include "chain.h"
 #include "harness.h"
+#include "interp/runtime.h"
+#include "loader/probes.h"
 #include "loader/loader.h"
 #include "loader/sampler.h"
 #include "loadtest.skel.h"
@@ -229,16 +232,34 @@ static void test_build_order(void)
 }
 
 /* Every program ebprof ships, loaded the way ebprof loads it, within the budget. */
+/* Every program of every chain: all entry types (a tracepoint probe, a uprobe-type
+ * allocation program, off-CPU time) with every runtime's walker for each type. */
 static void test_verifier_budget(void)
 {
-	struct sampler_opts so = {.freq_hz = 99, .ringbuf_bytes = 1 << 20};
+	struct probe_spec probe = {0};
+	char why[128];
+	struct sampler_opts so = {.freq_hz = 99,
+				  .ringbuf_bytes = 1 << 20,
+				  .alloc_kernel = true,
+				  .alloc_mean = 4096,
+				  .off_cpu_event = 2,
+				  .off_cpu_ppm = 1000000,
+				  .probes = &probe,
+				  .nprobes = 1,
+				  .probe_first_event = 1};
+	struct proc_table procs = {0};
+	struct runtime_set *rs = runtime_set__new(&(struct runtime_env){.procs = &procs});
 	struct loader_opts o = {0};
 	struct sampler *s = NULL;
 	struct loader *l = loader__new(&o);
 
-	CHECK(l && sampler__prepare(&s, &so, l) == 0);
+	CHECK(probe_spec__parse("tracepoint:sched:sched_process_fork", &probe, why, sizeof(why)) ==
+	      0);
+	CHECK(l && rs && sampler__prepare(&s, &so, l) == 0);
+	CHECK(sampler__chain_types(s) == (1u << CHAIN__COUNT) - 1);
+	CHECK(runtime_set__prepare(rs, l, sampler__chain_types(s)) == 0);
 	CHECK(loader__run(l) == 0);
-	CHECK(loader__njobs(l) >= 2);
+	CHECK(loader__njobs(l) >= 4 * CHAIN__COUNT);
 	for (size_t i = 0; i < loader__njobs(l); i++) {
 		const struct loader_stat *st = loader__stat(l, i);
 

@@ -12,7 +12,7 @@
 
 #include <bpf/bpf.h>
 
-#include "proc/tracker.h"
+#include "unwind/tracker.h"
 #include "sample.h"
 #include "util/crash.h"
 #include "util/hmap.h"
@@ -43,7 +43,7 @@ struct tracker {
 	struct proc_table *procs;
 	struct table_pool *pool;
 	int pid_maps_fd;
-	struct python *python;
+	struct runtime_set *runtimes;
 	struct hmap held;     /* pid -> struct held; only the thread touches it */
 	struct unw_proc desc; /* scratch: 5 KiB, not on the stack */
 	struct tracker_stats st;
@@ -190,9 +190,10 @@ static int describe(struct tracker *t, uint32_t pid)
 			h->tables[h->n++] = te;
 	}
 	t->desc.n = n;
+	/* The runtimes' claims split mappings: they go in before BPF sees the table. */
+	if (t->runtimes)
+		runtime_set__describe(t->runtimes, pid, maps, n, &t->desc);
 	err = bpf_map_update_elem(t->pid_maps_fd, &pid, &t->desc, BPF_ANY) ? -errno : 0;
-	if (t->python)
-		python__describe(t->python, pid, maps, n);
 	release_held(t, pid);
 	if (!err && !hmap_insert(&t->held, hash_u64(pid), h)) {
 		h = NULL;
@@ -212,8 +213,8 @@ out:
 static void forget(struct tracker *t, uint32_t pid)
 {
 	bpf_map_delete_elem(t->pid_maps_fd, &pid);
-	if (t->python)
-		python__forget(t->python, pid);
+	if (t->runtimes)
+		runtime_set__forget(t->runtimes, pid);
 	release_held(t, pid);
 	t->st.exits++;
 }
@@ -291,7 +292,7 @@ static void init_wake(pthread_cond_t *c)
 }
 
 struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
-			       struct python *python, const uint32_t *pids, size_t npids)
+			       struct runtime_set *runtimes, const uint32_t *pids, size_t npids)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
 	int err;
@@ -301,7 +302,7 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 	t->procs = procs;
 	t->pool = pool;
 	t->pid_maps_fd = pid_maps_fd;
-	t->python = python;
+	t->runtimes = runtimes;
 	hmap_init(&t->held, held_eq);
 	pthread_mutex_init(&t->lock, NULL);
 	init_wake(&t->wake);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The process tracker: a thread that describes processes to the in-kernel unwinder
- * (executable mappings with file ids, biases and unwind tables in pid_to_mappings).
+/* The process tracker: a thread that describes processes to the in-kernel walkers
+ * (executable mappings with file ids, biases, unwind tables and the runtimes' markers
+ * in pid_to_mappings, and what each runtime keeps for the process).
  * It learns of processes from an initial /proc scan and from the notices BPF sends
  * (unknown process, unknown mapping, exec, exit), and never blocks the sample path. */
 #ifndef EBPROF_TRACKER_H
@@ -8,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "interp/python.h"
+#include "interp/runtime.h"
 #include "proc/proc.h"
 #include "unwind/tables.h"
 
@@ -22,11 +23,12 @@ struct tracker_stats {
 	uint64_t too_many_mappings;
 };
 
-/* pid_maps_fd: the pid_to_mappings map. python (may be NULL) learns of every process
- * described and every exit, to describe its interpreter too. pids/npids: the processes to scan at start
- * (NULL: every process in /proc). Starts the thread. Returns NULL with errno set. */
+/* pid_maps_fd: the pid_to_mappings map. runtimes (may be NULL) learn of every process
+ * described and every exit, to describe what runs in it too. pids/npids: the processes
+ * to scan at start (NULL: every process in /proc). Starts the thread. Returns NULL with
+ * errno set. */
 struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
-			       struct python *python, const uint32_t *pids, size_t npids);
+			       struct runtime_set *runtimes, const uint32_t *pids, size_t npids);
 /* Stops the thread and releases every table reference; descriptions stay in BPF
  * until the maps are closed. */
 void tracker__stop(struct tracker *t);

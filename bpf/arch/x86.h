@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* x86-64 for the BPF side: the user registers as struct pt_regs lays them out (the
+ * UAPI's asm/ptrace.h, fixed on every kernel, so no CO-RE), where the kernel's signal
+ * frame keeps the interrupted registers, and the syscall instruction. */
+#ifndef EBPROF_ARCH_X86_H
+#define EBPROF_ARCH_X86_H
+
+/* x86-64 struct pt_regs: a perf event's regs and those saved at kernel entry. */
+struct arch_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+#define ARCH_PC(r) ((r)->ip)
+#define ARCH_SP(r) ((r)->sp)
+#define ARCH_FP(r) ((r)->bp)
+/* The first three integer arguments of a function, at its entry (SysV ABI). */
+#define ARCH_ARG1(r) ((r)->di)
+#define ARCH_ARG2(r) ((r)->si)
+#define ARCH_ARG3(r) ((r)->dx)
+/* The registers were saved in user mode: the code segment's privilege level is 3. */
+#define ARCH_USER_MODE(r) (((r)->cs & 3) == 3)
+
+/* After a syscall the saved pc follows the syscall instruction (0f 05). */
+#define ARCH_SYSCALL_INSN 0x050f
+#define ARCH_SYSCALL_INSN_LEN 2
+
+/* rt_sigframe: when __restore_rt runs, sp points at the ucontext, whose uc_mcontext
+ * (struct sigcontext) starts 40 bytes in; rbp, rsp and rip sit at 80, 120 and 128 within
+ * it (arch/x86/include/uapi/asm/sigcontext.h). */
+#define ARCH_SIGCTX_FP (40 + 80)
+#define ARCH_SIGCTX_SP (40 + 120)
+#define ARCH_SIGCTX_PC (40 + 128)
+
+/* A frame-pointer frame: [fp] holds the caller's fp and [fp + 8] the return address;
+ * the caller's sp is fp + 16. */
+#define ARCH_FP_RA_OFF 8
+#define ARCH_FP_FRAME 16
+
+#endif

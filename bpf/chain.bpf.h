@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The BPF half of the walker chain (bpf/chain.h), included by every walker object
+ * (bpf/sample.bpf.c, bpf/RUNTIME.bpf.c): the maps all of them use (the loader makes a
+ * later object's same-named maps reuse the first object's), hand-over between walkers,
+ * and the macro that compiles a walker once per entry program type. */
+#ifndef EBPROF_CHAIN_BPF_H
+#define EBPROF_CHAIN_BPF_H
+
+#include "chain.h"
+
+struct chain {
+	__u32 type; /* enum chain_type */
+	__u32 slot; /* enum scratch_slot */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* resized by userspace before load */
+} samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CTR__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRATCH__COUNT);
+	__type(key, __u32);
+	__type(value, struct chain_slot);
+} scratch SEC(".maps");
+
+/* Executable mappings of every described process, with the runtimes' markers
+ * (userspace writes them): the native walker's map, and where a walking runtime
+ * finds whether a pc is still its own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* 6 KiB values: pay only for live processes */
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct unw_proc);
+} pid_to_mappings SEC(".maps");
+
+#define CHAIN_PROG_ARRAY(name)                         \
+	struct {                                       \
+		__uint(type, BPF_MAP_TYPE_PROG_ARRAY); \
+		__uint(max_entries, WALKER__COUNT);    \
+		__type(key, __u32);                    \
+		__type(value, __u32);                  \
+	} name SEC(".maps")
+
+CHAIN_PROG_ARRAY(walkers_perf);
+CHAIN_PROG_ARRAY(walkers_uprobe);
+CHAIN_PROG_ARRAY(walkers_tp);
+CHAIN_PROG_ARRAY(walkers_rawtp);
+
+static __always_inline void count(__u32 id)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &id);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline int read_user(void *dst, __u32 size, __u64 addr)
+{
+	return bpf_probe_read_user(dst, size, (const void *)addr) ? -1 : 0;
+}
+
+static __always_inline struct chain_slot *chain_slot(const struct chain c)
+{
+	__u32 slot = c.slot;
+
+	return bpf_map_lookup_elem(&scratch, &slot);
+}
+
+/* The verifier needs the program array as a constant at each bpf_tail_call: c.type
+ * is a constant in every walker the macro below expands, so only one case remains. */
+static __always_inline void chain_tail_call(void *ctx, const struct chain c, __u32 walker)
+{
+	switch (c.type) {
+	case CHAIN_PERF:
+		bpf_tail_call(ctx, &walkers_perf, walker);
+		break;
+	case CHAIN_UPROBE:
+		bpf_tail_call(ctx, &walkers_uprobe, walker);
+		break;
+	case CHAIN_TP:
+		bpf_tail_call(ctx, &walkers_tp, walker);
+		break;
+	case CHAIN_RAWTP:
+		bpf_tail_call(ctx, &walkers_rawtp, walker);
+		break;
+	}
+}
+
+/* Hands the walk to walker; returns only when that failed. One tail call is always
+ * kept for WALKER_SUBMIT, so a stack that needs more hand-overs is cut, not lost. */
+static __always_inline int chain_next(void *ctx, const struct chain c, struct chain_slot *s,
+				      __u32 walker)
+{
+	if (walker != WALKER_SUBMIT && s->w.tail_calls >= WALK_MAX_TAIL_CALLS - 1) {
+		count(CTR_TAIL_CALLS_OUT);
+		s->r.flags |= SAMPLE_F_USER_INCOMPLETE;
+		walker = WALKER_SUBMIT;
+	}
+	s->w.tail_calls++;
+	chain_tail_call(ctx, c, walker);
+	count(CTR_TAIL_CALL_FAILED);
+	if (walker == WALKER_SUBMIT)
+		return -1; /* the record is lost: counted */
+	/* A runtime's walker is missing: finish without it. */
+	s->w.tail_calls++;
+	chain_tail_call(ctx, c, WALKER_SUBMIT);
+	return -1;
+}
+
+/* The next deferred runtime still pending, else WALKER_SUBMIT. Unrolled: a dozen
+ * compares, where a bit-scan loop would need bpf_loop on every kernel. */
+static __always_inline __u32 chain_deferred(const struct walk_state *w)
+{
+#pragma unroll
+	for (__u32 i = WALKER_SUBMIT + 1; i < WALKER__COUNT; i++) {
+		if (w->pending & (1u << i))
+			return i;
+	}
+	return WALKER_SUBMIT;
+}
+
+/* For a deferred runtime's walker when it is done: the next one, or the submitter. */
+static __always_inline int chain_done(void *ctx, const struct chain c, struct chain_slot *s,
+				      __u32 self)
+{
+	s->w.pending &= ~(1u << self);
+	return chain_next(ctx, c, s, chain_deferred(&s->w));
+}
+
+/* Compiles walker fn (static __always_inline int fn(void *ctx, const struct chain c))
+ * once per entry type, as fn_perf, fn_uprobe, fn_tp and fn_rawtp. Each is '?': userspace
+ * loads only the types whose entry programs it loads, each as its own loader job. */
+#define EBPROF_WALKER(fn)                                                   \
+	SEC("?perf_event")                                                  \
+	int fn##_perf(void *ctx)                                            \
+	{                                                                   \
+		return fn(ctx, (struct chain){CHAIN_PERF, SCRATCH_IRQ});    \
+	}                                                                   \
+	SEC("?uprobe")                                                      \
+	int fn##_uprobe(void *ctx)                                          \
+	{                                                                   \
+		return fn(ctx, (struct chain){CHAIN_UPROBE, SCRATCH_TASK}); \
+	}                                                                   \
+	SEC("?tracepoint")                                                  \
+	int fn##_tp(void *ctx)                                              \
+	{                                                                   \
+		return fn(ctx, (struct chain){CHAIN_TP, SCRATCH_TRACE});    \
+	}                                                                   \
+	SEC("?raw_tp")                                                      \
+	int fn##_rawtp(void *ctx)                                           \
+	{                                                                   \
+		return fn(ctx, (struct chain){CHAIN_RAWTP, SCRATCH_TRACE}); \
+	}
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* The walker chain: every stack-collecting program fills a per-CPU record, then
+ * tail-calls walkers that build its user stack — the native walker, the runtimes'
+ * walkers, and last the one that submits it. What both sides know of it: the entry
+ * program types (one program array each, since an array holds one type), the per-CPU
+ * walk state and its limits. The BPF half is bpf/chain.bpf.h, the userspace half
+ * src/loader/chain.c. */
+#ifndef EBPROF_CHAIN_H
+#define EBPROF_CHAIN_H
+
+#include "sample.h"
+
+/* The kernel allows 33 tail calls in one chain (32 before 5.17: MAX_TAIL_CALL_CNT). */
+#define WALK_MAX_TAIL_CALLS 32
+
+/* What the last walker does with the record. */
+enum walk_finish {
+	WALK_FINISH_SEND = 0, /* into the ring buffer */
+	WALK_FINISH_KEEP,     /* off-CPU: kept in off_cpu_pending until the thread runs */
+};
+
+/* The walk across tail calls. Only the walker running touches it. */
+struct walk_state {
+	struct unw_regs regs; /* the user frame the next walker starts at */
+	__u32 pid;
+	__u32 tid;
+	__u32 pending;		  /* deferred runtimes still to run, 1 << enum walker */
+	__u32 tail_calls;	  /* taken so far in this chain */
+	__u16 stop;		  /* enum unw_step that ended the in-order walk */
+	__u8 finish;		  /* enum walk_finish */
+	__u8 noticed;		  /* an unknown mapping was reported for this sample */
+	__u8 acts[WALKER__COUNT]; /* activations flagged per runtime (at most 255 each) */
+};
+
+/* One per CPU and per context a program runs in (see enum scratch_slot). */
+struct chain_slot {
+	struct sample_record r;
+	struct walk_state w;
+};
+
+/* Contexts that nest on one CPU, each with its own slot: a cpu-clock sample (hard
+ * interrupt) can land inside a uprobe's program, and a tracepoint can fire inside a
+ * uprobe's helpers (uprobe programs do not take the bpf_prog_active guard that keeps
+ * tracing programs from nesting). A walker runs in its entry's context and slot. */
+enum scratch_slot {
+	SCRATCH_IRQ,   /* perf_event: on_cpu_sample */
+	SCRATCH_TASK,  /* uprobe: probes, USDT, allocations */
+	SCRATCH_TRACE, /* tracepoint, raw_tp: probes, sched_switch */
+	SCRATCH__COUNT,
+};
+
+/* The entry program types, each with its own program array. */
+enum chain_type {
+	CHAIN_PERF,   /* perf_event */
+	CHAIN_UPROBE, /* kprobe type: uprobes, uretprobes, USDT */
+	CHAIN_TP,     /* tracepoint */
+	CHAIN_RAWTP,  /* raw tracepoint */
+	CHAIN__COUNT,
+};
+
+#endif

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The runtime registry and what every layer asks of it: which mapped files belong to
+ * which runtime (decided once per file), the markers the runtimes' claims put in a
+ * process's description, and dispatch of frames to the runtime that made them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "ebprof_shared.h"
+#include "interp/runtime.h"
+#include "loader/loader.h"
+#include "profile/profile.h"
+#include "sample.h"
+#include "util/hmap.h"
+#include "util/log.h"
+
+/* The registry: one line per runtime, whose struct runtime_ops is NAME_runtime in
+ * src/interp/NAME.c. */
+#define EBPROF_RUNTIMES(X) X(python)
+
+#define DECLARE_RUNTIME(name) extern const struct runtime_ops name##_runtime;
+EBPROF_RUNTIMES(DECLARE_RUNTIME)
+#define LIST_RUNTIME(name) &name##_runtime,
+static const struct runtime_ops *const registry[] = {EBPROF_RUNTIMES(LIST_RUNTIME)};
+#define NRUNTIMES (sizeof(registry) / sizeof(registry[0]))
+
+_Static_assert(NRUNTIMES < WALKER__COUNT, "every runtime has a walker slot");
+_Static_assert(WALKER__COUNT <= 32, "runtimes are bits of 32-bit masks (chain.h)");
+
+struct runtime_entry {
+	const struct runtime_ops *ops;
+	struct bpf_object *obj;
+	void *priv;
+	bool on; /* loaded and started */
+};
+
+/* file id -> the runtimes that claimed the file (bit = walker slot), or pid -> the
+ * runtimes that described it. */
+struct id_mask {
+	uint32_t id;
+	uint32_t mask;
+};
+
+struct runtime_set {
+	struct runtime_env env;
+	chain_types types;
+	struct runtime_entry e[NRUNTIMES];
+	size_t n;	       /* entries in e: the runtimes this session loads */
+	struct hmap claims;    /* struct id_mask by file id; tracker thread only */
+	struct hmap described; /* struct id_mask by pid; tracker thread only */
+};
+
+const void *runtime_registry__bpf(size_t i, size_t *size)
+{
+	return i < NRUNTIMES ? registry[i]->bpf_elf(size) : NULL;
+}
+
+static int id_eq(const void *entry, const void *key)
+{
+	return ((const struct id_mask *)entry)->id == *(const uint32_t *)key;
+}
+
+/* EBPROF_RUNTIMES=python,... (or "none") loads only those runtimes' walkers: for
+ * benchmarks of the native walker alone, and for a user who wants one left out. */
+static bool wanted(const char *name)
+{
+	const char *list = getenv("EBPROF_RUNTIMES"), *p;
+	size_t n = strlen(name);
+
+	if (!list)
+		return true;
+	for (p = list; (p = strstr(p, name)); p += n) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+struct runtime_set *runtime_set__new(const struct runtime_env *env)
+{
+	struct runtime_set *rs = calloc(1, sizeof(*rs));
+
+	if (!rs)
+		return NULL;
+	rs->env = *env;
+	hmap_init(&rs->claims, id_eq);
+	hmap_init(&rs->described, id_eq);
+	for (size_t i = 0; i < NRUNTIMES; i++) {
+		if (wanted(registry[i]->name))
+			rs->e[rs->n++].ops = registry[i];
+	}
+	return rs;
+}
+
+static void free_masks(struct hmap *h)
+{
+	hmap_for_each(h, i) free(h->slots[i].entry);
+	hmap_free(h);
+}
+
+void runtime_set__free(struct runtime_set *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->n; i++) {
+		if (rs->e[i].on && rs->e[i].ops->free)
+			rs->e[i].ops->free(rs->e[i].priv);
+		bpf_object__close(rs->e[i].obj);
+	}
+	free_masks(&rs->claims);
+	free_masks(&rs->described);
+	free(rs);
+}
+
+/* Opens one runtime's walker object as the loader's (same BTF), named for it. */
+static int prepare_one(struct runtime_entry *e, struct loader *l, chain_types types)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, o, .object_name = e->ops->name,
+		    .btf_custom_path = loader__open_opts(l)->btf_custom_path);
+	const void *elf;
+	size_t sz;
+	int err;
+
+	elf = e->ops->bpf_elf(&sz);
+	e->obj = bpf_object__open_mem(elf, sz, &o);
+	if (!e->obj) {
+		err = -errno;
+		pr_err("%s: opening its walker: %s", e->ops->name, strerror(-err));
+		return err;
+	}
+	err = walkers__enable(e->obj, e->ops->bpf_walker, types);
+	if (err) {
+		pr_err("%s: its walker %s has no program for every entry type", e->ops->name,
+		       e->ops->bpf_walker);
+		return err;
+	}
+	return loader__add(l, e->obj, elf, sz);
+}
+
+int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types types)
+{
+	rs->types = types;
+	for (size_t i = 0; i < rs->n; i++) {
+		int err = prepare_one(&rs->e[i], l, types);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int runtime_set__start(struct runtime_set *rs, struct loader *l)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct runtime_entry *e = &rs->e[i];
+		int err =
+		    walkers__install(l, e->obj, e->ops->bpf_walker, e->ops->walker, rs->types);
+
+		if (err)
+			return err;
+		err = e->ops->init(&rs->env, e->obj, &e->priv);
+		/* A runtime that cannot start costs the rest nothing: it marks no process,
+		 * so its walker never runs. */
+		if (err) {
+			pr_warn("%s: cannot start (%s): its frames stay native", e->ops->name,
+				strerror(-err));
+			continue;
+		}
+		e->on = true;
+	}
+	return 0;
+}
+
+/* Asks every runtime about a file the first time one of its mappings is described. */
+static uint32_t detect_file(struct runtime_set *rs, uint32_t file_id)
+{
+	char path[4096] = "";
+	struct file_entry *f;
+	uint32_t mask = 0;
+	int fd = -1;
+
+	pthread_mutex_lock(&rs->env.procs->lock);
+	f = file_table__get(rs->env.procs->files, file_id);
+	if (f) {
+		snprintf(path, sizeof(path), "%s", f->path ? f->path : "");
+		fd = f->fd >= 0 ? dup(f->fd) : -1;
+	}
+	pthread_mutex_unlock(&rs->env.procs->lock);
+	if (fd < 0)
+		return 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct runtime_entry *e = &rs->e[i];
+		struct runtime_file rf = {.file_id = file_id, .path = path, .fd = fd};
+
+		if (e->on && e->ops->detect(e->priv, &rf))
+			mask |= 1u << e->ops->walker;
+	}
+	close(fd);
+	return mask;
+}
+
+/* The runtimes that claimed file_id, asking them the first time. */
+static uint32_t file_claims(struct runtime_set *rs, uint32_t file_id)
+{
+	struct id_mask *c = hmap_find(&rs->claims, hash_u64(file_id), &file_id);
+
+	if (c)
+		return c->mask;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return 0;
+	*c = (struct id_mask){.id = file_id, .mask = detect_file(rs, file_id)};
+	if (hmap_insert(&rs->claims, hash_u64(file_id), c)) {
+		uint32_t mask = c->mask;
+
+		free(c);
+		return mask;
+	}
+	return c->mask;
+}
+
+static void set_described(struct runtime_set *rs, uint32_t pid, uint32_t mask)
+{
+	struct id_mask *d = hmap_find(&rs->described, hash_u64(pid), &pid);
+
+	if (d) {
+		d->mask = mask;
+		return;
+	}
+	if (!mask || !(d = malloc(sizeof(*d))))
+		return;
+	*d = (struct id_mask){.id = pid, .mask = mask};
+	if (hmap_insert(&rs->described, hash_u64(pid), d))
+		free(d);
+}
+
+static uint32_t described(struct runtime_set *rs, uint32_t pid)
+{
+	struct id_mask *d = hmap_find(&rs->described, hash_u64(pid), &pid);
+
+	return d ? d->mask : 0;
+}
+
+/* One runtime's description of pid, its claims written into desc. */
+static bool describe_one(const struct runtime_entry *e, uint32_t pid,
+			 const struct proc_mapping *maps, uint32_t n, struct unw_proc *desc)
+{
+	struct runtime_marks marks = {0};
+
+	if (e->ops->describe(e->priv, pid, maps, n, &marks))
+		return false;
+	for (uint32_t k = 0; k < marks.n && k < RUNTIME_MAX_MARKS; k++) {
+		if (runtime_marks__apply(desc, marks.m[k].start, marks.m[k].end, e->ops->walker,
+					 marks.m[k].mark))
+			pr_debug("%s: pid %u has too many mappings for all of its claims",
+				 e->ops->name, pid);
+	}
+	if (marks.always)
+		desc->always |= 1u << e->ops->walker;
+	return true;
+}
+
+void runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
+			   uint32_t n, struct unw_proc *desc)
+{
+	uint32_t claimed = 0, was = described(rs, pid), now = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (maps[i].file_id)
+			claimed |= file_claims(rs, maps[i].file_id);
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct runtime_entry *e = &rs->e[i];
+		uint32_t bit = 1u << e->ops->walker;
+
+		if (!e->on)
+			continue;
+		if ((claimed & bit) && describe_one(e, pid, maps, n, desc))
+			now |= bit;
+		else if (was & bit)
+			e->ops->forget(e->priv, pid);
+	}
+	set_described(rs, pid, now);
+}
+
+void runtime_set__forget(struct runtime_set *rs, uint32_t pid)
+{
+	uint32_t was = described(rs, pid);
+	struct id_mask *d;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct runtime_entry *e = &rs->e[i];
+
+		if (e->on && (was & (1u << e->ops->walker)))
+			e->ops->forget(e->priv, pid);
+	}
+	d = hmap_remove(&rs->described, hash_u64(pid), &pid);
+	free(d);
+}
+
+static const struct runtime_entry *by_walker(const struct runtime_set *rs, uint32_t walker)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		if (rs->e[i].on && rs->e[i].ops->walker == walker)
+			return &rs->e[i];
+	}
+	return NULL;
+}
+
+unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
+				 struct frame *out, unsigned int max)
+{
+	const struct runtime_entry *e = rs ? by_walker(rs, UF_RUNTIME_OF(uf->file_id)) : NULL;
+
+	if (!max)
+		return 0;
+	if (!e) {
+		*out = (struct frame){.kind = FRAME_UNKNOWN};
+		return 1;
+	}
+	return e->ops->ingest(e->priv, pid, uf, out, max);
+}
+
+const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a)
+{
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		const struct runtime_entry *e = &rs->e[i];
+
+		if (e->on && e->ops->frame_kind == f->kind)
+			return e->ops->frame_name(e->priv, f, a);
+	}
+	return NULL;
+}
+
+void runtime_set__print_stats(const struct runtime_set *rs, FILE *out)
+{
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		if (rs->e[i].on && rs->e[i].ops->print_stats)
+			rs->e[i].ops->print_stats(rs->e[i].priv, out);
+	}
+}
+
+/* Makes room for a copy of desc->m[i] at i + 1. */
+static int split_at(struct unw_proc *desc, uint32_t i)
+{
+	if (desc->n >= UNW_MAX_MAPPINGS)
+		return -ENOSPC;
+	memmove(&desc->m[i + 1], &desc->m[i], (desc->n - i) * sizeof(desc->m[0]));
+	desc->n++;
+	return 0;
+}
+
+int runtime_marks__apply(struct unw_proc *desc, uint64_t start, uint64_t end, uint8_t runtime,
+			 uint8_t mark)
+{
+	if (desc->n > UNW_MAX_MAPPINGS)
+		desc->n = UNW_MAX_MAPPINGS;
+	for (uint32_t i = 0; i < desc->n && start < end; i++) {
+		struct unw_mapping *m = &desc->m[i];
+
+		if (m->end <= start)
+			continue;
+		if (m->start >= end)
+			break;
+		if (m->start < start) { /* the part before the claim stays as it was */
+			if (split_at(desc, i))
+				return -ENOSPC;
+			desc->m[i].end = start;
+			desc->m[i + 1].start = start;
+			continue;
+		}
+		if (m->end > end) { /* and so does the part after it */
+			if (split_at(desc, i))
+				return -ENOSPC;
+			desc->m[i].end = end;
+			desc->m[i + 1].start = end;
+		}
+		desc->m[i].runtime = runtime;
+		desc->m[i].mark = mark;
+	}
+	return 0;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The runtime registry: every language runtime ebprof unwinds (CPython today; the JVM,
+ * V8, Ruby, PHP, Perl, BEAM and Go next) is one struct runtime_ops in src/interp/, one
+ * walker program in bpf/, and one line in the table of runtime.c. Every layer — the
+ * tracker, ingest, the report, the session and its summary — loops over the registry
+ * instead of naming a runtime. */
+#ifndef EBPROF_RUNTIME_H
+#define EBPROF_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "loader/walkers.h"
+#include "proc/proc.h"
+
+struct arena;
+struct bpf_object;
+struct frame;
+struct loader;
+struct unw_proc;
+struct user_frame;
+
+/* A mapped file a runtime may claim (detect). fd is readable for the call only. */
+struct runtime_file {
+	uint32_t file_id;
+	const char *path; /* as the process named it */
+	int fd;
+};
+
+#define RUNTIME_MAX_MARKS 8
+
+/* What a runtime claims in one process: address ranges for the walkers (enum
+ * unw_mark), and whether its walker runs after every native walk of the process. */
+struct runtime_marks {
+	uint32_t n;
+	bool always;
+	struct {
+		uint64_t start, end; /* absolute, [start, end) */
+		uint8_t mark;	     /* enum unw_mark */
+	} m[RUNTIME_MAX_MARKS];
+};
+
+/* What every runtime is given. */
+struct runtime_env {
+	struct proc_table *procs; /* files and mappings; its lock guards the file table */
+};
+
+struct runtime_ops {
+	const char *name;    /* "python": log prefix, stats heading */
+	uint32_t walker;     /* enum walker: its program array slot, its id everywhere */
+	uint32_t frame_kind; /* enum report_frame_kind of the frames it names */
+	/* Its walker object's ELF image (the skeleton's), and the walker's base name
+	 * (EBPROF_WALKER(fn) in bpf/NAME.bpf.c). */
+	const void *(*bpf_elf)(size_t *size);
+	const char *bpf_walker;
+	/* After load: finds its maps in obj by name. Returns 0 or -errno (the runtime is
+	 * then left out, said once); *priv is passed to everything below. */
+	int (*init)(const struct runtime_env *env, struct bpf_object *obj, void **priv);
+	void (*free)(void *priv);
+	/* Tracker thread, once per mapped file: whether the file is this runtime's. */
+	bool (*detect)(void *priv, const struct runtime_file *f);
+	/* Tracker thread, for a process mapping a file it detected (maps: the process's
+	 * executable mappings): writes its BPF state for pid and says what it claims in
+	 * marks. Called again whenever the mappings change. 0 or -errno (nothing claimed). */
+	int (*describe)(void *priv, uint32_t pid, const struct proc_mapping *maps, uint32_t n,
+			struct runtime_marks *marks);
+	/* pid exited, or no longer maps the runtime: drop what is kept for it. */
+	void (*forget)(void *priv, uint32_t pid);
+	/* Ingest, while the process lives: turns one frame the walker sent into up to max
+	 * profile frames (inlined code expands here), innermost first. Returns how many. */
+	unsigned int (*ingest)(void *priv, uint32_t pid, const struct user_frame *uf,
+			       struct frame *out, unsigned int max);
+	/* Report: the name of a frame ingest made, allocated in a (or a static string). */
+	const char *(*frame_name)(void *priv, const struct frame *f, struct arena *a);
+	/* record's summary: what it described, read and could not (its own counters). */
+	void (*print_stats)(void *priv, FILE *out);
+};
+
+struct runtime_set;
+
+/* The runtimes of one session. Returns NULL on ENOMEM. */
+struct runtime_set *runtime_set__new(const struct runtime_env *env);
+/* Before load: opens every runtime's walker object and adds it to the loader, its
+ * walker enabled for the entry types in types. Returns 0 or -errno (logged). */
+int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types types);
+/* After load: installs the walkers in the program arrays and starts each runtime. */
+int runtime_set__start(struct runtime_set *rs, struct loader *l);
+void runtime_set__free(struct runtime_set *rs);
+
+/* Tracker thread: lets every runtime that detects one of pid's files describe it, and
+ * writes their claims into desc (mappings split at claimed ranges, markers, always). */
+void runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
+			   uint32_t n, struct unw_proc *desc);
+void runtime_set__forget(struct runtime_set *rs, uint32_t pid);
+/* Ingest: a runtime frame (UF_IS_RUNTIME) into profile frames; see runtime_ops.ingest.
+ * A frame of a runtime that is not running becomes one frame of kind FRAME_UNKNOWN. */
+unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
+				 struct frame *out, unsigned int max);
+/* Report: the name of a frame of a runtime's kind, or NULL when no runtime has it. */
+const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a);
+void runtime_set__print_stats(const struct runtime_set *rs, FILE *out);
+
+/* The ELF image of the i-th runtime's walker object, NULL past the last: for what
+ * start-up prepares for every object (the minimal CO-RE BTF). */
+const void *runtime_registry__bpf(size_t i, size_t *size);
+
+/* Writes one claim into desc: the mappings overlapping [start, end) are split at its
+ * bounds and the part inside gets runtime and mark. Returns 0, or -ENOSPC when desc
+ * has no room for the split (the claim is then only partly made). Exposed for tests. */
+int runtime_marks__apply(struct unw_proc *desc, uint64_t start, uint64_t end, uint8_t runtime,
+			 uint8_t mark);
+
+#endif
