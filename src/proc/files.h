@@ -21,6 +21,7 @@ struct file_entry {
 	int open_err;	       /* errno of a failed open, so it is not retried per sample */
 	struct elf_syms *syms; /* parsed lazily by the symbolizer */
 	int syms_err;
+	uint8_t unmapped_prunes; /* prunes in a row that found no process mapping it */
 };
 
 struct file_table {
