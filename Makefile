@@ -10,10 +10,20 @@ BPFTOOL ?= bpftool
 PROTOC_C ?= protoc-c
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
+# The architecture ebprof is built for and profiles. x86_64 is the only one so far;
+# arm64 (uname -m: aarch64) comes with src/arch/ and bpf/arch/ implementations.
+ARCH ?= $(shell uname -m)
+ifneq ($(ARCH),x86_64)
+$(error ARCH=$(ARCH) is not supported: ebprof builds for x86_64 only (set ARCH=x86_64))
+endif
+# The name the kernel's headers (and libbpf's bpf_tracing.h) give it: __TARGET_ARCH_x86.
+BPF_TARGET_ARCH_x86_64 := x86
+
 PKGS := libbpf libelf libdw zlib libprotobuf-c
 # Headers only: the agent loads libcurl (and libcrypto) with dlopen (src/export/curl_lib.c),
+# the symbolizer libdebuginfod when DEBUGINFOD_URLS asks for it (src/symbol/debuginfod.c),
 # so record's start-up does not map their 30 dependent libraries.
-DLOPEN_PKGS := libcurl
+DLOPEN_PKGS := libcurl libdebuginfod
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
@@ -34,7 +44,9 @@ PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 # The preloaded allocation sampler is a library of its own, never part of ebprof.
 PRELOAD_SRCS := src/alloc/preload.c
 PRELOAD_LIB := $(BUILD)/libebprof-alloc.so
-SRCS := $(filter-out $(PRELOAD_SRCS),$(shell find src -name '*.c' | sort))
+# Of src/arch/, only ARCH's own file.
+OTHER_ARCH_SRCS := $(filter-out src/arch/$(ARCH).c,$(wildcard src/arch/*.c))
+SRCS := $(filter-out $(PRELOAD_SRCS) $(OTHER_ARCH_SRCS),$(shell find src -name '*.c' | sort))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
@@ -44,13 +56,15 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # Drivers that shell tests run against real servers (tests/otlp): not unit tests, so not
 # named test_*, which tests/run.sh runs on their own.
 OTLP_TEST_BINS := $(patsubst tests/otlp/%.c,$(BUILD)/tests/%,$(wildcard tests/otlp/*.c))
+# Drivers of tests/kernel/hotspot.sh: ebprof's HotSpot readers run on a live JVM.
+HOTSPOT_TEST_BINS := $(patsubst tests/hotspot/%.c,$(BUILD)/tests/%,$(wildcard tests/hotspot/*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_plugin.c,$(wildcard tests/workloads/*.c))) \
 	$(patsubst tests/workloads/%_plugin.c,$(BUILD)/workloads/lib%_plugin.so,$(wildcard tests/workloads/*_plugin.c)) \
 	$(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cc)) \
 	$(if $(shell command -v rustc),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
 
 .SECONDARY:
-.PHONY: all deps test-deps run test unit check-format format clean
+.PHONY: all deps test-deps run test test-kernels unit check-format format clean
 all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
@@ -58,15 +72,24 @@ deps:
 test-deps:
 	@scripts/install-deps.sh test
 
+# What needs root runs through sudo when make does not run as root (a fresh Debian's root
+# shell has no sudo, and needs none).
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
 # The README's first command: build (installing what is missing) and record 10 s.
 run: deps
 	$(MAKE) all
-	$(BUILD)/ebprof record -d 10 -o ebprof-out
+	$(SUDO) $(BUILD)/ebprof record -d 10 -o ebprof-out
 
 # The README's second command: the whole suite.
 test: test-deps
 	$(MAKE) all unit-bins workloads
-	tests/run.sh
+	$(SUDO) tests/run.sh
+
+# The kernel tests on the running kernel and inside 5.10, 6.1 and 6.12 (scripts/vm.sh).
+test-kernels: test-deps
+	$(MAKE) all unit-bins workloads
+	$(SUDO) tests/kernels.sh
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
@@ -75,9 +98,9 @@ $(BUILD)/vmlinux.h:
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ part lives in the multiarch
 # directory that -target bpf does not search.
 # BPF_EXTRA: extra defines for experimental builds.
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf \
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_TARGET_ARCH_$(ARCH)) -I$(BUILD) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null) $(BPF_EXTRA)
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h bpf/arch/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 $(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
@@ -100,6 +123,18 @@ $(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The flame graph page's viewer is a script file of its own, embedded as a byte array. A
+# script inlined in HTML ends at the first "</script" (and "<!--" changes how it parses),
+# so the file may contain neither.
+$(BUILD)/gen/flamegraph_js.h: src/export/flamegraph.js
+	@mkdir -p $(@D)
+	@if grep -qiE '</script|<!--' $<; then echo "$<: contains </script or <!--" >&2; exit 1; fi
+	{ echo '/* Generated from $< by the Makefile. */'; \
+	  echo 'static const char flamegraph_js[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/export/flamegraph.o: $(BUILD)/gen/flamegraph_js.h
+
 $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -113,7 +148,7 @@ $(PRELOAD_LIB): $(PRELOAD_SRCS) src/alloc/abi.h
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -shared -Wl,-z,now -o $@ $(PRELOAD_SRCS) -lm
 
-unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS)
+unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS) $(HOTSPOT_TEST_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
@@ -123,6 +158,9 @@ $(BUILD)/tests/test_alloc_preload: LDLIBS += -rdynamic -lm
 $(BUILD)/tests/test_alloc_preload: $(PRELOAD_LIB)
 
 $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+$(BUILD)/tests/hotspot_%: tests/hotspot/hotspot_%.c $(wildcard tests/hotspot/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
@@ -144,7 +182,7 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	rustc $(WL_FLAGS) $< -o $@
 
 FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] \
-	tests/fuzz/*.c tests/otlp/*.c)
+	tests/fuzz/*.c tests/otlp/*.c tests/hotspot/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 

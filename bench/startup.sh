@@ -5,11 +5,17 @@
 # concurrent longest-first) beside its lower bound max(longest job, total work / CPUs),
 # on 1 and 2 CPUs (taskset). Medians of BENCH_RUNS runs (default 5), all in one run.
 # Usage: sudo bench/startup.sh
+#        sudo KERNEL=6.1 bench/startup.sh   the same inside another kernel (5.10, 6.1, 6.12
+#        or a vmlinuz: scripts/vm.sh), for each program's verified instructions there;
+#        times under an emulated guest (TCG) are slower than the host's, counts are exact
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${BENCH_RUNS:-5}
 BUILD=${BUILD:-build}
 make -s all >/dev/null
+if [ -n "${KERNEL:-}" ] && [ -z "${EBPROF_VM:-}" ]; then
+	exec scripts/vm.sh "$KERNEL" -- bench/startup.sh
+fi
 mkdir -p "$BUILD/bench"
 gcc -O2 -o "$BUILD/bench/exec_clock" bench/exec_clock.c
 TMP=$(mktemp -d)
@@ -54,7 +60,7 @@ for r in $(seq "$RUNS"); do
 	done
 done
 
-echo "ebprof start-up, $(uname -r), $(nproc) CPUs, median of $RUNS runs ($(date -u +%F))"
+echo "ebprof start-up, $(uname -r)${EBPROF_VM:+ (guest: $EBPROF_VM)}, $(nproc) CPUs, median of $RUNS runs ($(date -u +%F))"
 echo
 echo "Phases of the default configuration (longest-first, all CPUs), ms from exec:"
 f=$TMP/runs/longest-first@0,1

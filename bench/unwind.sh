@@ -67,7 +67,8 @@ build() {
 	retry cc -O2 -Wall -fomit-frame-pointer -fno-optimize-sibling-calls \
 		"$ROOT/bench/unwind/deep.c" -o "$TMP/deep"
 	retry cc -O2 -std=gnu11 -Wall -D_GNU_SOURCE -I"$ROOT/src" -I"$ROOT/bpf" \
-		"$ROOT/bench/unwind/tablecost.c" "$ROOT/src/unwind/cfi.c" -lelf -ldw -lz \
+		"$ROOT/bench/unwind/tablecost.c" "$ROOT/src/unwind/cfi.c" "$ROOT/src/elf/elf_file.c" \
+		"$ROOT/src/util/hmap.c" -lelf -ldw -lz \
 		-o "$TMP/tablecost"
 	for w in $NOFP; do [ -x "$WORKLOADS/$w" ] || die "$WORKLOADS/$w is missing (make workloads)"; done
 }

@@ -26,10 +26,24 @@ struct walk_state {
 	__u32 tid;
 	__u32 pending;		  /* deferred runtimes still to run, 1 << enum walker */
 	__u32 tail_calls;	  /* taken so far in this chain */
+	__u32 next;		  /* the walker being tail-called (see chain_tail_call) */
 	__u16 stop;		  /* enum unw_step that ended the in-order walk */
 	__u8 finish;		  /* enum walk_finish */
 	__u8 noticed;		  /* an unknown mapping was reported for this sample */
 	__u8 acts[WALKER__COUNT]; /* activations flagged per runtime (at most 255 each) */
+	/* The state a walker keeps across its own re-entries (without bpf_loop a walker
+	 * does a few frames per program and tail-calls itself): zero when it first runs,
+	 * zeroed again by it when it hands over for good. */
+	__u64 rt[4];
+	/* Without bpf_loop, where the native walker's frames are a global function's
+	 * (which takes no pointers before 5.12): the unw_proc as a plain number (0: the
+	 * process is not described), its mapping count, how the walk stopped, and the
+	 * searches' state (struct unw_copy_search, unw_search), in map memory for the
+	 * verifier's sake (see unwind_step.h). */
+	__u64 proc_addr;
+	__u32 nmaps;
+	__u32 handover;
+	__u64 search[14];
 };
 
 /* One per CPU and per context a program runs in (see enum scratch_slot). */

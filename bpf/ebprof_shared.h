@@ -45,6 +45,8 @@ enum walker {
 	WALKER_NATIVE = 0, /* CFI and frame-pointer unwinding; hands over at markers */
 	WALKER_SUBMIT,	   /* ends every chain: sends the record or keeps it (off-CPU) */
 	WALKER_PYTHON,	   /* CPython: eval-loop activations -> Python frames */
+	WALKER_GO,	   /* Go: the running goroutine's pprof labels, after every walk */
+	WALKER_HOTSPOT,	   /* HotSpot JVM: walks the code cache's frames in place */
 	WALKER__COUNT,
 };
 

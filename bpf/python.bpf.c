@@ -71,7 +71,7 @@ struct py_thread_search {
 	__u64 found;
 };
 
-/* bpf_loop() callback: one PyThreadState of the interpreter's list. */
+/* bpf_loop() callback (or an unrolled loop's body): one PyThreadState of the list. */
 static long py_thread_step(__u32 i, void *arg)
 {
 	struct py_thread_search *s = arg;
@@ -89,8 +89,9 @@ static long py_thread_step(__u32 i, void *arg)
 }
 
 /* Returns the sampled thread's PyThreadState, or 0 when it has none. key is what
- * tstate_id holds for that thread. */
-static __always_inline __u64 py_thread_state(const struct py_proc *p, __u32 tid, __u64 key)
+ * tstate_id holds for that thread. unrolled (a constant): without bpf_loop (< 5.17). */
+static __always_inline __u64 py_thread_state(const struct py_proc *p, __u32 tid, __u64 key,
+					     int unrolled)
 {
 	const struct py_offsets *o = &p->off;
 	__u64 *cached = bpf_map_lookup_elem(&python_threads, &tid), interp = 0, id = 0;
@@ -101,19 +102,28 @@ static __always_inline __u64 py_thread_state(const struct py_proc *p, __u32 tid,
 	if (read_user(&interp, sizeof(interp), p->runtime + o->interp_head) || !interp ||
 	    read_user(&s.tstate, sizeof(s.tstate), interp + o->threads_head))
 		return 0;
-	bpf_loop(PY_MAX_THREADS, py_thread_step, &s, 0);
+	if (unrolled) {
+#pragma unroll
+		for (__u32 i = 0; i < PY_MAX_THREADS; i++) {
+			if (py_thread_step(i, &s))
+				break;
+		}
+	} else {
+		bpf_loop(PY_MAX_THREADS, py_thread_step, &s, 0);
+	}
 	if (s.found)
 		bpf_map_update_elem(&python_threads, &tid, &s.found, BPF_ANY);
 	return s.found;
 }
 
 /* Returns the innermost frame the sampled thread runs, or 0. */
-static __always_inline __u64 py_current_frame(const struct py_proc *p, __u32 tid)
+static __always_inline __u64 py_current_frame(const struct py_proc *p, __u32 tid, int unrolled)
 {
 	const struct py_offsets *o = &p->off;
-	__u64 key =
-	    p->tid_is_fsbase ? BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase) : tid;
-	__u64 tstate = py_thread_state(p, tid, key), frame = 0;
+	/* bpf_get_current_task(), not its BTF flavour (5.11): the same read on 5.10. */
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 key = p->tid_is_fsbase ? BPF_CORE_READ(task, thread.fsbase) : tid;
+	__u64 tstate = py_thread_state(p, tid, key, unrolled), frame = 0;
 
 	if (!tstate) {
 		py_count(PY_CTR_NO_THREAD);
@@ -233,7 +243,7 @@ static __always_inline int python_walk(void *ctx, const struct chain c)
 	pw.p = bpf_map_lookup_elem(&pid_to_python, &s->w.pid);
 	pw.groups = s->w.acts[WALKER_PYTHON];
 	if (pw.p && pw.groups) {
-		pw.cursor = py_current_frame(pw.p, s->w.tid);
+		pw.cursor = py_current_frame(pw.p, s->w.tid, 0);
 		bpf_loop(UNW_MAX_FRAMES, py_step, &pw, 0);
 		/* Frames that did not fit: those activations keep their native frame. */
 		if (pw.groups && pw.cursor && s->r.ustack_len >= UNW_MAX_FRAMES)
@@ -242,3 +252,61 @@ static __always_inline int python_walk(void *ctx, const struct chain c)
 	return chain_done(ctx, c, s, WALKER_PYTHON);
 }
 EBPROF_WALKER(python_walk)
+
+/* Frames per program of the walker without bpf_loop: with the native walker's 8
+ * programs, 8 of these stay within the tail-call budget for UNW_MAX_FRAMES frames. */
+#define PY_FRAMES_PER_CALL 32
+
+/* The walk across the walker's own tail calls (walk_state.rt). */
+struct py_resume {
+	__u64 cursor;
+	__u32 groups;
+	__u32 in_group;
+	__u32 started;
+};
+
+_Static_assert(sizeof(struct py_resume) <= sizeof(((struct walk_state *)0)->rt),
+	       "the walk state keeps the Python walk");
+
+/* The Python walker for kernels without bpf_loop (before 5.17): PY_FRAMES_PER_CALL
+ * frames, then a tail call to itself while frames and activations remain. */
+static __always_inline int python_walk_unrolled(void *ctx, const struct chain c)
+{
+	struct chain_slot *s = chain_slot(c);
+	struct py_resume *rs;
+	struct py_walk pw = {};
+	long stop = 0;
+
+	if (!s)
+		return 0;
+	rs = (struct py_resume *)s->w.rt;
+	pw.s = s;
+	pw.p = bpf_map_lookup_elem(&pid_to_python, &s->w.pid);
+	if (!pw.p)
+		goto done;
+	if (rs->started) {
+		pw.cursor = rs->cursor;
+		pw.groups = rs->groups;
+		pw.in_group = rs->in_group;
+	} else {
+		pw.groups = s->w.acts[WALKER_PYTHON];
+		if (!pw.groups)
+			goto done;
+		pw.cursor = py_current_frame(pw.p, s->w.tid, 1);
+	}
+	for (__u32 i = 0; i < PY_FRAMES_PER_CALL && !stop; i++)
+		stop = py_step(i, &pw);
+	if (!stop) {
+		rs->cursor = pw.cursor;
+		rs->groups = pw.groups;
+		rs->in_group = pw.in_group;
+		rs->started = 1;
+		return chain_next(ctx, c, s, WALKER_PYTHON);
+	}
+	if (pw.groups && pw.cursor && s->r.ustack_len >= UNW_MAX_FRAMES)
+		count(CTR_RUNTIME_CUT);
+done:
+	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	return chain_done(ctx, c, s, WALKER_PYTHON);
+}
+EBPROF_WALKER(python_walk_unrolled)

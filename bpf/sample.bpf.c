@@ -29,6 +29,15 @@ const volatile __u32 off_cpu_event = 0;
 const volatile __u32 off_cpu_ppm = 1000000;
 /* Minimum gap between two notices about one process. */
 const volatile __u64 notice_interval_ns = 100000000;
+/* What the kernel has, from userspace's feature probes (src/loader/features.c): with 0
+ * the call is dead code, which the verifier drops before it looks at helpers. */
+const volatile __u32 have_task_pt_regs = 1;  /* bpf_task_pt_regs, 5.15 */
+const volatile __u32 have_attach_cookie = 1; /* bpf_get_attach_cookie, 5.15 */
+/* Without attach cookies every attachment of a program says the same: these (userspace
+ * then allows one uprobe and one tracepoint probe, src/loader/probes.c). */
+const volatile __u64 uprobe_cookie = 0;
+const volatile __u64 tracepoint_cookie = 0;
+const volatile __u64 alloc_cookie = 0;
 
 /* Thread group ids to profile when filter_pids is set. */
 struct {
@@ -102,6 +111,10 @@ static __always_inline const struct unwind_row *pool_row(__u32 idx)
 #define UNW_READ_USER(dst, size, addr) read_user(dst, size, addr)
 #define UNW_ROW(idx) pool_row(idx)
 #define UNW_LOOP(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
+#define UNW_READ_MAPPING(dst, proc, i)                                               \
+	bpf_probe_read_kernel(dst, sizeof(struct unw_mapping),                       \
+			      (const void *)((proc) + offsetof(struct unw_proc, m) + \
+					     (__u64)(i) * sizeof(struct unw_mapping)))
 #include "unwind_step.h"
 
 static __always_inline int wanted(__u32 pid)
@@ -134,8 +147,9 @@ struct unw_ctx {
 	struct unw_regs regs;
 	struct chain_slot *s;
 	const struct unw_proc *proc;
-	__u32 stop;	/* enum unw_step that ended the walk */
-	__u32 handover; /* a runtime that walks its own frames owns the pc: its walker */
+	__u32 described; /* without bpf_loop: the process has a description (proc_addr) */
+	__u32 stop;	 /* enum unw_step that ended the walk */
+	__u32 handover;	 /* a runtime that walks its own frames owns the pc: its walker */
 };
 
 /* Unwinds one frame of a mapping without a usable table: frame pointers. */
@@ -145,7 +159,12 @@ static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter)
 	return unw_fp_step(&c->regs, c->s->r.ustack_len == 1);
 }
 
-static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc)
+/* Where the row search's state starts in walk_state.search (the mapping search's copy,
+ * still in use, comes first). */
+#define ROW_SEARCH_AT 10
+
+static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc,
+				       int unrolled)
 {
 	__u32 id = m->table;
 	const struct unw_table *t = id ? bpf_map_lookup_elem(&unwind_tables, &id) : 0;
@@ -155,7 +174,11 @@ static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mappi
 
 	if (!t || !t->count)
 		return fp_frame(c, CTR_NO_TABLE);
-	idx = unw_find_row(t->first, t->count, (__u32)(pc - m->vaddr_bias));
+	if (unrolled)
+		idx = unw_find_row_unrolled((struct unw_search *)&c->s->w.search[ROW_SEARCH_AT],
+					    t->first, t->count, (__u32)(pc - m->vaddr_bias));
+	else
+		idx = unw_find_row(t->first, t->count, (__u32)(pc - m->vaddr_bias));
 	row = idx >= 0 ? pool_row((__u32)idx) : 0;
 	step = row ? unw_apply_row(row, &c->regs) : UNW_STEP_NO_ROW;
 	/* Code the CFI does not cover (built without unwind tables, hand-written assembly)
@@ -177,23 +200,21 @@ static __always_inline void flag_activation(struct walk_state *w, struct user_fr
 }
 
 /* A pc outside every mapping of a described process (dlopen, JIT): one notice. */
-static __always_inline void unknown_mapping(struct unw_ctx *c)
+static __always_inline void unknown_mapping(struct unw_ctx *c, int unrolled)
 {
-	if (!c->proc || c->s->w.noticed)
+	if (!(unrolled ? c->described : c->proc != 0) || c->s->w.noticed)
 		return;
 	c->s->w.noticed = 1;
 	count(CTR_UNKNOWN_MAPPING);
 	notice(RECORD_UNKNOWN_MAPPING, c->s->w.pid, c->regs.pc);
 }
 
-/* bpf_loop() callback: records the frame at regs.pc and steps to its caller. The
- * verifier checks this body once, whatever the number of frames. */
-static long unwind_frame(__u32 i, void *arg)
+/* Records the frame at regs.pc, found in mapping m (NULL: none), and steps to its
+ * caller; 1 when the walk stops here. */
+static __always_inline long walk_frame(struct unw_ctx *c, const struct unw_mapping *m, int unrolled)
 {
-	struct unw_ctx *c = arg;
 	struct sample_record *r = &c->s->r;
 	__u64 pc = unw_lookup_pc(&c->regs);
-	const struct unw_mapping *m = c->proc ? unw_find_mapping(c->proc, pc) : 0;
 	__u32 n = r->ustack_len;
 	struct user_frame *f;
 	int step;
@@ -213,7 +234,7 @@ static long unwind_frame(__u32 i, void *arg)
 	if (!m) {
 		f->addr = c->regs.pc;
 		f->file_id = 0;
-		unknown_mapping(c);
+		unknown_mapping(c, unrolled);
 		step = unw_fp_step(&c->regs, n == 0);
 	} else {
 		/* Anonymous code (JIT) has no file: keep the raw pc, as for unknown ones. */
@@ -221,12 +242,55 @@ static long unwind_frame(__u32 i, void *arg)
 		f->file_id = m->file_id;
 		if (m->mark == UNW_MARK_ACTIVATION)
 			flag_activation(&c->s->w, f, m->runtime);
-		step = m->table ? table_frame(c, m, pc) : fp_frame(c, CTR_NO_TABLE);
+		step = m->table ? table_frame(c, m, pc, unrolled) : fp_frame(c, CTR_NO_TABLE);
 	}
 	if (step == UNW_STEP_NEXT)
 		return 0;
 	c->stop = step;
 	return 1;
+}
+
+/* bpf_loop() callback: one frame. The verifier checks this body once, whatever the
+ * number of frames. */
+static long unwind_frame(__u32 i, void *arg)
+{
+	struct unw_ctx *c = arg;
+	__u64 pc = unw_lookup_pc(&c->regs);
+
+	return walk_frame(c, c->proc ? unw_find_mapping(c->proc, pc) : 0, 0);
+}
+
+_Static_assert(sizeof(struct unw_copy_search) <= ROW_SEARCH_AT * 8 &&
+		   ROW_SEARCH_AT * 8 + sizeof(struct unw_search) <=
+		       sizeof(((struct walk_state *)0)->search),
+	       "the walk state holds both searches");
+
+/* One frame without bpf_loop, for the walk state of scratch slot slot: 1 when the walk
+ * stops (walk_state.stop and .handover say why). A global function: the verifier checks
+ * it once, as it checks a bpf_loop callback, where frames inlined in a loop are checked
+ * once per path into them. Its mapping is copied into the walk state (unwind_step.h). */
+__noinline int native_frame(__u32 slot)
+{
+	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
+	struct unw_ctx u = {.stop = UNW_STEP_END};
+	const struct unw_mapping *m = 0;
+	long stop;
+
+	if (!s)
+		return 1;
+	u.s = s;
+	u.regs = s->w.regs;
+	u.described = s->w.proc_addr != 0;
+	if (u.described)
+		m = unw_copy_mapping((struct unw_copy_search *)s->w.search, s->w.proc_addr,
+				     s->w.nmaps, unw_lookup_pc(&u.regs));
+	stop = walk_frame(&u, m, 1);
+	s->w.regs = u.regs;
+	if (stop) {
+		s->w.stop = u.stop;
+		s->w.handover = u.handover;
+	}
+	return stop ? 1 : 0;
 }
 
 /* The in-order walk is over: say how it ended, then run the deferred runtimes. */
@@ -272,6 +336,48 @@ static __always_inline int native_walk(void *ctx, const struct chain c)
 }
 EBPROF_WALKER(native_walk)
 
+/* Frames per program of the native walker without bpf_loop: 8 programs of them cover
+ * UNW_MAX_FRAMES, well within the tail-call budget (WALK_MAX_TAIL_CALLS). */
+#ifndef NATIVE_FRAMES_PER_CALL
+#define NATIVE_FRAMES_PER_CALL 32
+#endif
+
+/* The native walker for kernels without bpf_loop (before 5.17): the same walk, a bounded
+ * loop of NATIVE_FRAMES_PER_CALL calls of native_frame, then a tail call to itself while
+ * frames remain: the registers wait in the walk state, as for a walking runtime. */
+static __always_inline int native_walk_unrolled(void *ctx, const struct chain c)
+{
+	const struct unw_proc *proc;
+	struct chain_slot *s = chain_slot(c);
+	__u32 stop = 0;
+
+	if (!s)
+		return 0;
+	proc = bpf_map_lookup_elem(&pid_to_mappings, &s->w.pid);
+	s->w.proc_addr = 0;
+	s->w.handover = 0;
+	s->w.stop = UNW_STEP_END;
+	if (proc) {
+		s->w.pending |= proc->always;
+		s->w.nmaps = proc->n;
+		/* Stored in map memory, the pointer becomes a number the verifier does not
+		 * track: the copying search needs no precise index. */
+		s->w.proc_addr = (__u64)proc;
+	}
+	for (__u32 i = 0; i < NATIVE_FRAMES_PER_CALL && !stop; i++)
+		stop = native_frame(c.slot);
+	if (s->w.handover)
+		return chain_next(ctx, c, s, s->w.handover);
+	if (!stop) {
+		/* Consistent if the budget cuts the walk here. */
+		s->r.ustack_inorder = s->r.ustack_len;
+		return chain_next(ctx, c, s, WALKER_NATIVE);
+	}
+	walk_ended(s, s->w.stop);
+	return chain_next(ctx, c, s, chain_deferred(&s->w));
+}
+EBPROF_WALKER(native_walk_unrolled)
+
 /* A wakeup costs the consumer a context switch: batch them. */
 static __always_inline __u64 wakeup_flag(void)
 {
@@ -315,15 +421,35 @@ static __always_inline int submit_walk(void *ctx, const struct chain c)
 }
 EBPROF_WALKER(submit_walk)
 
-/* The user registers saved at kernel entry (bpf_task_pt_regs, 5.15): for events that
- * fire in the kernel (tracepoints, a CPU sample that interrupted kernel code). */
+/* Without a loop it suits kernels without bpf_loop as it is, under the name they use. */
+static __always_inline int submit_walk_unrolled(void *ctx, const struct chain c)
+{
+	return submit_walk(ctx, c);
+}
+EBPROF_WALKER(submit_walk_unrolled)
+
+/* Where the current task's user registers were saved at kernel entry: the helper
+ * (5.15), or where the architecture keeps them (the top of the kernel stack). */
+static __always_inline const void *task_user_regs(void)
+{
+	struct task_struct *task;
+	void *stack;
+
+	if (have_task_pt_regs)
+		return (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	task = (struct task_struct *)bpf_get_current_task();
+	stack = BPF_CORE_READ(task, stack);
+	return stack ? ARCH_TASK_PT_REGS(stack) : NULL;
+}
+
+/* The user registers saved at kernel entry: for events that fire in the kernel
+ * (tracepoints, a CPU sample that interrupted kernel code). */
 static __always_inline int saved_user_regs(struct unw_regs *u)
 {
+	const void *regs = task_user_regs();
 	struct arch_regs saved;
 	__u16 insn = 0;
-	void *regs;
 
-	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!regs || bpf_probe_read_kernel(&saved, sizeof(saved), regs))
 		return -1;
 	u->pc = ARCH_PC(&saved);
@@ -427,7 +553,7 @@ static __always_inline void chain_start(void *ctx, const struct chain c, struct 
 		return;
 	}
 	s->w.tail_calls++;
-	chain_tail_call(ctx, c, WALKER_NATIVE);
+	chain_tail_call(ctx, c, s, WALKER_NATIVE);
 	count(CTR_TAIL_CALL_FAILED);
 	chain_next(ctx, c, s, WALKER_SUBMIT);
 }
@@ -455,6 +581,12 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* The attachment's cookie; without the helper, the one cookie of every attachment. */
+static __always_inline __u64 attach_cookie(void *ctx, __u64 fixed)
+{
+	return have_attach_cookie ? bpf_get_attach_cookie(ctx) : fixed;
+}
+
 /* Probe hits share a filter and a counter; false when this one is not wanted. */
 static __always_inline bool probe_hit(void)
 {
@@ -473,7 +605,7 @@ SEC("?uprobe")
 int on_uprobe(struct pt_regs *ctx)
 {
 	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie = attach_cookie(ctx, uprobe_cookie);
 	struct unw_regs u = {
 	    .pc = PT_REGS_IP(ctx),
 	    .sp = PT_REGS_SP(ctx),
@@ -512,7 +644,8 @@ int on_tracepoint(void *ctx)
 
 	if (!probe_hit())
 		return 0;
-	chain_start(ctx, c, collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, c.slot));
+	chain_start(ctx, c,
+		    collect(ctx, (__u32)attach_cookie(ctx, tracepoint_cookie), &u, 0, c.slot));
 	return 0;
 }
 
@@ -573,6 +706,18 @@ int on_exit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* task_struct.state became __state in 5.14. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return (__u32)BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2
 #define PF_KTHREAD 0x00200000
@@ -594,8 +739,7 @@ static __always_inline void off_cpu_begin(void *ctx, bool preempt, struct task_s
 	struct unw_regs u = {}; /* the ones saved at kernel entry */
 	struct chain_slot *s;
 
-	if (preempt ||
-	    !(BPF_CORE_READ(prev, __state) & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
+	if (preempt || !(task_state(prev) & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
 		return;
 	if ((BPF_CORE_READ(prev, flags) & PF_KTHREAD) || !wanted(id >> 32) || !off_cpu_sampled())
 		return;
@@ -686,7 +830,7 @@ int on_alloc_sample(struct pt_regs *ctx)
 
 	if (!probe_hit())
 		return 0;
-	s = collect(ctx, (__u32)bpf_get_attach_cookie(ctx), &u, 0, c.slot);
+	s = collect(ctx, (__u32)attach_cookie(ctx, alloc_cookie), &u, 0, c.slot);
 	if (!s)
 		return 0;
 	s->r.value = weight;
@@ -812,7 +956,8 @@ SEC("?uprobe")
 int on_libc_alloc(struct pt_regs *ctx)
 {
 	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	/* Without cookies (userspace refuses this mode then) the call is dead code. */
+	__u64 cookie = attach_cookie(ctx, 0);
 	struct unw_regs u = {
 	    .pc = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .fp = PT_REGS_FP(ctx), .pc_exact = 1};
 	__u64 size = alloc_size_arg(ctx, (cookie >> ALLOC_COOKIE_ARG_SHIFT) & 0xff);

@@ -45,6 +45,10 @@ struct user_frame {
 #define UF_ACTIVATION (1u << 31)
 #define UF_GROUP_END (1u << 30)
 #define UF_GROUP_EMPTY (1u << 29)
+/* A runtime's label of the sample (Go's pprof labels), after the in-order part: the
+ * runtime's own encoding in addr and the data bits; the value follows its key. */
+#define UF_LABEL (1u << 28)
+#define UF_LABEL_VALUE (1u << 27)
 #define UF_DATA_MASK ((1u << 24) - 1)
 
 /* Events are numbered by userspace: 0 is the CPU clock; probes and off-CPU time take

@@ -4,7 +4,9 @@
  * and the host unit tests compile the same code; the includer supplies the accesses:
  *   UNW_READ_USER(dst, size, addr)  0 when size bytes at user addr were read into dst
  *   UNW_ROW(idx)                    const struct unwind_row * of pool row idx, or NULL
- *   UNW_LOOP(n, fn, ctx)            calls fn(i, ctx) for i < n until it returns 1 */
+ *   UNW_LOOP(n, fn, ctx)            calls fn(i, ctx) for i < n until it returns 1
+ *   UNW_READ_MAPPING(dst, proc, i)  0 when mapping i of the unw_proc at address proc
+ *                                   was copied into dst (the search without bpf_loop) */
 #ifndef EBPROF_UNWIND_STEP_H
 #define EBPROF_UNWIND_STEP_H
 
@@ -14,6 +16,25 @@
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+/* As libbpf's bpf_helpers.h has it: the compiler must treat var as changed here. */
+#ifndef barrier_var
+#define barrier_var(var) asm volatile("" : "=r"(var) : "0"(var))
+#endif
+
+/* UNW_LOOP as a loop the compiler unrolls: for kernels without bpf_loop (before 5.17). */
+#ifdef __bpf__
+#define UNW_PRAGMA_UNROLL _Pragma("unroll")
+#else
+#define UNW_PRAGMA_UNROLL
+#endif
+#define UNW_UNROLLED(n, fn, ctx)                                     \
+	do {                                                         \
+		UNW_PRAGMA_UNROLL for (__u32 _i = 0; _i < (n); _i++) \
+		{                                                    \
+			if (fn(_i, ctx))                             \
+				break;                               \
+		}                                                    \
+	} while (0)
 
 /* The address to look up: a return address points after its call, which may be the
  * first byte of the next function, so look one byte back. */
@@ -61,9 +82,16 @@ static __always_inline const struct unw_mapping *unw_find_mapping(const struct u
 	    .hi = p->n < UNW_MAX_MAPPINGS ? p->n : UNW_MAX_MAPPINGS,
 	    .found = -1,
 	};
+	const struct unw_mapping *m = 0;
 
 	UNW_LOOP(UNW_MAPPING_STEPS + 1, unw_mapping_step, &s);
-	return s.found >= 0 ? &p->m[s.found & (UNW_MAX_MAPPINGS - 1)] : 0;
+	if (s.found >= 0)
+		m = &p->m[s.found & (UNW_MAX_MAPPINGS - 1)];
+	/* Callers test m itself for NULL. Without the barrier clang tests s.found's sign
+	 * again instead, and 6.1's verifier, which has lost that sign from its bounds,
+	 * follows the NULL path into m->table ("R6 invalid mem access 'scalar'"). */
+	barrier_var(m);
+	return m;
 }
 
 /* One halving of the row search: lo ends at the first row past key. */
@@ -95,6 +123,69 @@ static __always_inline long unw_find_row(__u32 first, __u32 count, __u32 vpc)
 
 	UNW_LOOP(UNW_ROW_STEPS + 1, unw_row_step, &s);
 	return s.lo ? (long)(first + s.lo - 1) : -1;
+}
+
+/* The searches for kernels without bpf_loop (before 5.17) are unrolled, and keep their
+ * state in s, which the BPF caller puts in map memory: the verifier tracks no bounds of
+ * map memory, so it decides no branch on lo and hi, marks neither precise, and prunes
+ * each step's paths (on the stack the bounds decide some branches, and the precise
+ * bounds keep thousands of paths apart). The row search as unw_find_row. */
+static __always_inline long unw_find_row_unrolled(struct unw_search *s, __u32 first, __u32 count,
+						  __u32 vpc)
+{
+	s->key = vpc;
+	s->base = first;
+	s->lo = 0;
+	s->hi = count;
+	UNW_UNROLLED(UNW_ROW_STEPS + 1, unw_row_step, s);
+	return s->lo ? (long)(first + s->lo - 1) : -1;
+}
+
+/* The mapping search: indexing the mapping array makes the index precise (it feeds
+ * pointer arithmetic), so each probed mapping is copied into s->cur instead, by
+ * UNW_READ_MAPPING(dst, proc, idx) from proc, the unw_proc's address as a number. */
+struct unw_copy_search {
+	__u64 proc;
+	__u64 key;
+	__u32 lo, hi;
+	__s32 found;
+	struct unw_mapping cur;
+};
+
+static __always_inline long unw_mapping_copy_step(__u32 i, void *arg)
+{
+	struct unw_copy_search *s = arg;
+	__u32 mid = (s->lo + s->hi) / 2;
+
+	if (s->lo >= s->hi)
+		return 1;
+	if (UNW_READ_MAPPING(&s->cur, s->proc, mid & (UNW_MAX_MAPPINGS - 1))) {
+		s->hi = 0;
+		return 1;
+	}
+	if (s->key < s->cur.start) {
+		s->hi = mid;
+	} else if (s->key >= s->cur.end) {
+		s->lo = mid + 1;
+	} else {
+		s->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Returns the copy (s->cur) of the mapping of the n mappings of proc covering pc, or
+ * NULL when none does. */
+static __always_inline const struct unw_mapping *unw_copy_mapping(struct unw_copy_search *s,
+								  __u64 proc, __u32 n, __u64 pc)
+{
+	s->proc = proc;
+	s->key = pc;
+	s->lo = 0;
+	s->hi = n < UNW_MAX_MAPPINGS ? n : UNW_MAX_MAPPINGS;
+	s->found = 0;
+	UNW_UNROLLED(UNW_MAPPING_STEPS + 1, unw_mapping_copy_step, s);
+	return s->found ? &s->cur : 0;
 }
 
 static __always_inline int unw_signal_step(struct unw_regs *r)

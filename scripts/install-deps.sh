@@ -3,11 +3,19 @@
 # Installs ebprof's build and test dependencies from Debian's packages when missing.
 # Usage: scripts/install-deps.sh [build|test]   (test also installs what the suite needs)
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
-build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libcurl4-openssl-dev libssl-dev
+# Installing needs root: a user with sudo gets it here, so the README's commands work
+# both as root (where sudo may not exist) and as a user.
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+	exec sudo -- "$0" "$@"
+fi
+
+build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libdebuginfod-dev libcurl4-openssl-dev libssl-dev
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
-	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap)
+	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod
+	qemu-system-x86 busybox-static cpio xz-utils)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
@@ -39,28 +47,27 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# A second CPython for tests/kernel/python.sh: Debian trixie's python3.13 in a minimal
-# root of its own (ebprof profiles processes in chroots), made once and kept.
-trixie_root=${EBPROF_TRIXIE_ROOT:-/var/cache/ebprof/trixie}
-# The Debian archive apt already uses here (deb822 or one-line sources), if any.
-apt_mirror() {
-	cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$1 == "URIs:" { print $2; exit }'
-	awk '$1 == "deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-}
-if [ "${1:-build}" = test ] && [ ! -x "$trixie_root/usr/bin/python3.13" ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "ebprof: no $trixie_root; run as root to create it" >&2
-		exit 1
-	fi
-	echo "ebprof: creating $trixie_root (debootstrap trixie with python3.13)" >&2
-	mirror=$(apt_mirror | grep -v security | head -1 || true)
-	rm -rf "$trixie_root.tmp"
-	mkdir -p "$(dirname "$trixie_root")"
-	debootstrap --variant=minbase --include=python3.13 trixie "$trixie_root.tmp" $mirror \
-		>"$trixie_root.log" 2>&1 || {
-		echo "ebprof: debootstrap failed, see $trixie_root.log" >&2
-		exit 1
-	}
-	mv "$trixie_root.tmp" "$trixie_root"
+# The runtimes the kernel tests profile (CPython 3.13, OpenJDK 11/17/21/25, Node 12/18/20):
+# one minimal Debian root per suite under /var/cache/ebprof/, made once and kept.
+if [ "${1:-build}" = test ]; then
+	"$(dirname "$0")/runtimes.sh"
+fi
+
+# The kernels of the test matrix (tests/run.sh's vm-* entries, make test-kernels).
+if [ "${1:-build}" = test ]; then
+	for k in $("$(dirname "$0")/kernels.sh" list); do
+		"$(dirname "$0")/kernels.sh" fetch "$k" >/dev/null
+	done
+fi
+
+# The OpenTelemetry Collector that tests/kernel/collector.sh runs, built from the
+# collector's Go modules (the Go module proxy) by the Go the machine carries, once per
+# machine: tests/otlp/collector/build.sh keeps it under /var/cache/ebprof/otelcol.
+# A failed build fails that test alone, not every other one.
+if [ "${1:-build}" = test ] && ! "$(dirname "$0")/../tests/otlp/collector/build.sh" -v >/dev/null; then
+	echo "ebprof: warning: the collector did not build; tests/kernel/collector.sh will fail" >&2
+fi
+# Go toolchains for the Go tests: bookworm-backports' 1.21-1.23 and the module proxy's.
+if [ "${1:-build}" = test ]; then
+	"$(dirname "$0")/install-go.sh"
 fi

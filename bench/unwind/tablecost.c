@@ -4,6 +4,7 @@
  * builds, and the size of the table against the code it covers (.text and every
  * executable section) and against the .eh_frame it came from.
  * Build: cc -O2 -D_GNU_SOURCE -Isrc -Ibpf bench/unwind/tablecost.c src/unwind/cfi.c \
+ *           src/elf/elf_file.c src/util/hmap.c \
  *           -lelf -ldw -lz -o tablecost
  * Usage: tablecost [-r REPEAT] FILE... */
 #include <errno.h>

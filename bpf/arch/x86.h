@@ -21,6 +21,14 @@ struct arch_regs {
 /* The registers were saved in user mode: the code segment's privilege level is 3. */
 #define ARCH_USER_MODE(r) (((r)->cs & 3) == 3)
 
+/* Where the user registers saved at kernel entry lie without bpf_task_pt_regs (before
+ * 5.15): the struct pt_regs at the top of the task's kernel stack (task_pt_regs() in
+ * arch/x86/include/asm/processor.h), THREAD_SIZE 16 KiB (PAGE_SIZE << 2, without KASAN,
+ * as Debian builds it); the padding above it is 0 without FRED (6.9+, where the helper
+ * exists anyway). */
+#define ARCH_THREAD_SIZE (16u << 10)
+#define ARCH_TASK_PT_REGS(stack) ((stack) + ARCH_THREAD_SIZE - sizeof(struct arch_regs))
+
 /* After a syscall the saved pc follows the syscall instruction (0f 05). */
 #define ARCH_SYSCALL_INSN 0x050f
 #define ARCH_SYSCALL_INSN_LEN 2

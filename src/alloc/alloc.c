@@ -4,7 +4,6 @@
  * process and address) from which the in-use profiles are made. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -14,7 +13,8 @@
 
 #include "alloc/abi.h"
 #include "alloc/alloc.h"
-#include "cli/options.h"
+#include "elf/elf_file.h"
+#include "util/options.h"
 #include "loader/sampler.h"
 #include "profile/ingest.h"
 #include "profile/profile.h"
@@ -234,46 +234,6 @@ uint32_t alloc__event(const struct alloc *a)
 	return a->alloc_event;
 }
 
-/* The address of the function name exported by the ELF file at path (.dynsym), 0 when
- * it has none, or a negative errno. */
-static long elf_func_addr(const char *path, const char *name)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf_Scn *scn = NULL;
-	long addr = 0;
-	Elf *e;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	while (e && !addr && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *sname;
-
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
-				continue;
-			sname = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (sname && !strcmp(sname, name)) {
-				addr = (long)sym.st_value;
-				break;
-			}
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return addr;
-}
-
 /* The libc.so the process pid maps (0: ebprof itself), as a path that reaches it from
  * here (through /proc/PID/root, for containers). Returns 0 or -ENOENT. */
 static int libc_path(uint32_t pid, char *out, size_t n)
@@ -318,33 +278,51 @@ static const struct libc_entry libc_entries[] = {
     {"valloc", ALLOC_ARG_1},	     {"pvalloc", ALLOC_ARG_1},
 };
 
+/* The address of each libc entry point in the file at path (0: not there, or the file
+ * is unreadable). */
+static void libc_addrs(const char *path, uint64_t *addrs)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elf_file *elf = fd >= 0 ? elf_file__open(fd) : NULL;
+
+	memset(addrs, 0, sizeof(libc_entries) / sizeof(libc_entries[0]) * sizeof(*addrs));
+	if (fd >= 0)
+		close(fd);
+	if (!elf)
+		return;
+	for (size_t i = 0; i < sizeof(libc_entries) / sizeof(libc_entries[0]); i++)
+		if (elf_file__symbol(elf, libc_entries[i].name, &addrs[i], NULL))
+			addrs[i] = 0;
+	elf_file__free(elf);
+}
+
 static int attach_libc(struct alloc *a, struct sampler *s, struct loader *l, const char *path,
 		       int pid)
 {
-	uint64_t seen[sizeof(libc_entries) / sizeof(libc_entries[0])];
-	size_t nseen = 0;
+	uint64_t addrs[sizeof(libc_entries) / sizeof(libc_entries[0])];
+	size_t nattached = 0;
+	int err;
 
+	libc_addrs(path, addrs);
 	for (size_t i = 0; i < sizeof(libc_entries) / sizeof(libc_entries[0]); i++) {
 		const struct libc_entry *e = &libc_entries[i];
 		uint64_t cookie = a->alloc_event | (uint64_t)e->arg << ALLOC_COOKIE_ARG_SHIFT;
-		long addr = elf_func_addr(path, e->name);
 		bool dup = false;
-		int err;
 
-		if (addr <= 0) {
+		if (!addrs[i]) {
 			pr_debug("%s: no %s to probe", path, e->name);
 			continue;
 		}
-		for (size_t j = 0; j < nseen; j++)
-			dup |= seen[j] == (uint64_t)addr;
+		for (size_t j = 0; j < i; j++)
+			dup |= addrs[j] == addrs[i];
 		if (dup)
 			continue;
-		seen[nseen++] = (uint64_t)addr;
 		err = sampler__attach_uprobe(s, l, "on_libc_alloc", path, e->name, pid, cookie);
 		if (err)
 			return err;
+		nattached++;
 	}
-	return nseen ? 0 : -ENOENT;
+	return nattached ? 0 : -ENOENT;
 }
 
 static int attach_kernel_mode(struct alloc *a, struct sampler *s, struct loader *l,

@@ -17,7 +17,7 @@
 #include "cli/agent.h"
 #include "cli/version.h"
 #include "cli/host.h"
-#include "cli/options.h"
+#include "util/options.h"
 #include "cli/session.h"
 #include "export/otlp.h"
 #include "export/otlp_client.h"
@@ -266,10 +266,11 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 	struct report *r;
 
 	cover_times(&s->profile, &start, &end);
-	symbolizer__init(&sym, &s->files, session__ksyms(s));
-	sym.runtimes = s->runtimes;
+	session__symbolizer(s, &sym, session__ksyms(s));
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
+	/* Debug files debuginfod has not delivered yet name later intervals' frames. */
+	symbolizer__prefetch(&sym);
 	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, start, end - start);
 	pthread_mutex_unlock(&s->procs.lock);
 	return r;

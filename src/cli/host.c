@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cli/host.h"
+#include "loader/features.h"
 #include "util/log.h"
 
 /* CAP_BPF and CAP_PERFMON exist from Linux 5.8; older headers lack the numbers. */
@@ -24,6 +26,7 @@
 struct probe {
 	const char *name;
 	bool required;
+	bool feature; /* a kernel feature ebprof adapts to: "yes" or "no", never a failure */
 	int (*run)(char *detail, size_t len);
 	const char *hint; /* what to do when it fails */
 };
@@ -69,8 +72,8 @@ static int probe_kernel(char *detail, size_t len)
 	uname(&u);
 	sscanf(u.release, "%d.%d", &major, &minor);
 	snprintf(detail, len, "%s", u.release);
-	/* The ring buffer map and tp_btf programs need 5.8. */
-	return major > 5 || (major == 5 && minor >= 8) ? 0 : -ENOTSUP;
+	/* The floor; what it lacks beside later kernels is probed feature by feature. */
+	return major > 5 || (major == 5 && minor >= 10) ? 0 : -ENOTSUP;
 }
 
 static int probe_bpf_syscall(char *detail, size_t len)
@@ -96,27 +99,37 @@ static int probe_ringbuf(char *detail, size_t len)
 	return r > 0 ? 0 : -ENOTSUP;
 }
 
-/* Whether the sampling program may call helper func, which appeared in Linux since. */
-static int probe_helper(enum bpf_func_id func, const char *name, const char *since, char *detail,
-			size_t len)
+/* A kernel feature (src/loader/features.c): what ebprof does with it or without it. */
+static int feature(bool has, const char *name, const char *since, const char *with,
+		   const char *without, char *detail, size_t len)
 {
-	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, func, NULL);
-
-	if (r > 0)
-		snprintf(detail, len, "%s() available", name);
+	if (has)
+		snprintf(detail, len, "%s(): %s", name, with);
 	else
-		snprintf(detail, len, "no %s() (needs %s)", name, since);
-	return r > 0 ? 0 : -ENOTSUP;
+		snprintf(detail, len, "%s() needs %s: %s", name, since, without);
+	return has ? 0 : -ENOTSUP;
 }
 
 static int probe_bpf_loop(char *detail, size_t len)
 {
-	return probe_helper(BPF_FUNC_loop, "bpf_loop", "5.17", detail, len);
+	return feature(kernel_features()->bpf_loop, "bpf_loop", "5.17",
+		       "each walker loops in one program",
+		       "walkers are unrolled and tail-call themselves", detail, len);
 }
 
 static int probe_task_regs(char *detail, size_t len)
 {
-	return probe_helper(BPF_FUNC_task_pt_regs, "bpf_task_pt_regs", "5.15", detail, len);
+	return feature(kernel_features()->task_pt_regs, "bpf_task_pt_regs", "5.15",
+		       "user registers of in-kernel events from the helper",
+		       "user registers read from the top of the kernel stack", detail, len);
+}
+
+static int probe_cookies(char *detail, size_t len)
+{
+	return feature(kernel_features()->attach_cookie, "bpf_get_attach_cookie", "5.15",
+		       "any number of probes",
+		       "one uprobe and one tracepoint --probe (USDT: any), no --alloc-kernel",
+		       detail, len);
 }
 
 static int probe_perf(char *detail, size_t len)
@@ -139,33 +152,39 @@ static int probe_perf(char *detail, size_t len)
 	return 0;
 }
 
+/* Whether kallsyms shows addresses. The first symbols may truly sit at 0 (x86-64's per-CPU
+ * section before 6.15: fixed_percpu_data, __per_cpu_start), so any of the first lines
+ * with an address other than 0 says they are shown; hidden ones are all 0. */
 static int probe_kallsyms(char *detail, size_t len)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	unsigned long long addr = 0;
+	char line[256];
 
-	if (f) {
-		if (fscanf(f, "%llx", &addr) != 1)
+	for (int i = 0; f && !addr && i < 64 && fgets(line, sizeof(line), f); i++)
+		if (sscanf(line, "%llx", &addr) != 1)
 			addr = 0;
+	if (f)
 		fclose(f);
-	}
 	snprintf(detail, len, "%s",
 		 addr ? "/proc/kallsyms readable" : "kernel addresses hidden (kptr_restrict)");
 	return addr ? 0 : -EPERM;
 }
 
 static const struct probe probes[] = {
-    {"privileges", true, probe_privileges, "run as root (sudo) or grant CAP_BPF and CAP_PERFMON"},
-    {"kernel", true, probe_kernel, "ebprof needs Linux 5.8 or later"},
-    {"btf", true, probe_btf, "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"},
-    {"bpf", true, probe_bpf_syscall,
+    {"privileges", true, false, probe_privileges,
+     "run as root (sudo) or grant CAP_BPF and CAP_PERFMON"},
+    {"kernel", true, false, probe_kernel, "ebprof needs Linux 5.10 or later"},
+    {"btf", true, false, probe_btf, "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"},
+    {"bpf", true, false, probe_bpf_syscall,
      "check kernel.unprivileged_bpf_disabled and seccomp/LSM policy"},
-    {"ringbuf", true, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
-    {"perf", true, probe_perf,
+    {"ringbuf", true, false, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
+    {"perf", true, false, probe_perf,
      "check kernel.perf_event_paranoid and that perf events are not blocked"},
-    {"bpf_loop", true, probe_bpf_loop, "the native unwinder needs Linux 5.17 or later"},
-    {"task_regs", true, probe_task_regs, "the native unwinder needs Linux 5.15 or later"},
-    {"kallsyms", false, probe_kallsyms,
+    {"bpf_loop", false, true, probe_bpf_loop, NULL},
+    {"task_regs", false, true, probe_task_regs, NULL},
+    {"cookies", false, true, probe_cookies, NULL},
+    {"kallsyms", false, false, probe_kallsyms,
      "kernel frames stay unnamed; set kernel.kptr_restrict=0 or run as root"},
 };
 
@@ -198,6 +217,10 @@ int host__report(FILE *out)
 
 		detail[0] = '\0';
 		err = probes[i].run(detail, sizeof(detail));
+		if (probes[i].feature) {
+			fprintf(out, "%-11s %-4s %s\n", probes[i].name, err ? "no" : "yes", detail);
+			continue;
+		}
 		fprintf(out, "%-11s %-4s %s%s%s\n", probes[i].name,
 			err ? (probes[i].required ? "FAIL" : "warn") : "ok", detail,
 			err ? ": " : "", err ? probes[i].hint : "");

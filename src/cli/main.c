@@ -31,9 +31,12 @@ static void usage(FILE *out)
 static int cmd_check(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: ebprof check\n\nPrints one line per host feature ebprof uses: "
-		       "ok, FAIL (recording impossible)\nor warn (recording works with less). "
-		       "Exits 1 when a required feature is missing.\n");
+		printf(
+		    "usage: ebprof check\n\nPrints one line per host feature ebprof uses: "
+		    "its name, yes or no, what\nwas found and, when missing, what needs it. "
+		    "Features are probed (a helper tried in a\nprogram, a field looked up in the "
+		    "kernel's BTF); only the floor, Linux 5.10, is read\nfrom the version. "
+		    "Exits 1 when a feature recording needs is missing.\n");
 		return 0;
 	}
 	if (argc > 1) {

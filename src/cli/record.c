@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/host.h"
-#include "cli/options.h"
+#include "util/options.h"
 #include "cli/record.h"
 #include "cli/session.h"
 #include "cli/startup.h"
@@ -24,6 +24,8 @@
 #include "unwind/native.h"
 #include "profile/report.h"
 #include "profile/report_view.h"
+#include "symbol/debuginfod.h"
+#include "symbol/ksyms.h"
 #include "symbol/symbolizer.h"
 #include "util/log.h"
 
@@ -361,18 +363,52 @@ static void print_summary(const struct session *rec, const struct report *r,
 	report_view__free(&cpu);
 }
 
+/* Sampling has stopped: wait (bounded) for the debug files debuginfod may have. */
+static void fetch_debug_files(struct symbolizer *sym)
+{
+	struct debuginfod_stats st;
+
+	if (!sym->debuginfod)
+		return;
+	symbolizer__prefetch(sym);
+	debuginfod__stats(sym->debuginfod, &st);
+	if (!st.pending)
+		return;
+	pr_info("fetching %u debug files from debuginfod (up to %d s)", st.pending,
+		DEBUGINFOD_TIMEOUT_S);
+	debuginfod__wait(sym->debuginfod, DEBUGINFOD_TIMEOUT_S * 1000 + 1000);
+}
+
+static void print_debug_info(const struct symbolizer *sym)
+{
+	struct debuginfod_stats st;
+	uint32_t nfiles;
+	uint64_t mem = symbolizer__dwarf_memory(sym, &nfiles);
+
+	if (nfiles || sym->dwarf_evictions)
+		printf("  debug info: DWARF of %u files, %.1f MiB of indexes (bound %.0f MiB), "
+		       "%u dropped to stay in it\n",
+		       nfiles, mem / 1048576.0, sym->dwarf_budget / 1048576.0,
+		       sym->dwarf_evictions);
+	if (!sym->debuginfod)
+		return;
+	debuginfod__stats(sym->debuginfod, &st);
+	printf("  debuginfod: %u debug files fetched, %u not found, %u still pending\n", st.fetched,
+	       st.missing + st.refused, st.pending);
+}
+
 static int finish(struct session *rec, const struct record_opts *o)
 {
 	struct symbolizer sym;
 	struct report *r;
 	int err;
 
-	symbolizer__init(&sym, &rec->files, session__ksyms(rec));
+	session__symbolizer(rec, &sym, session__ksyms(rec));
 	startup__mark(EXIT_KSYMS);
 	/* In-use memory is a snapshot: the sampled blocks still live now. */
 	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))
 		pr_warn("in-use profile incomplete: out of memory");
-	sym.runtimes = rec->runtimes;
+	fetch_debug_files(&sym);
 	r = report__build(&rec->profile, &sym, 1000000000ULL / o->s.freq, rec->start_unix_ns,
 			  rec->end_ns - rec->start_ns);
 	if (!r) {
@@ -382,6 +418,7 @@ static int finish(struct session *rec, const struct record_opts *o)
 	startup__mark(EXIT_REPORTED);
 	err = write_outputs(r, o);
 	print_summary(rec, r, o);
+	print_debug_info(&sym);
 	startup__mark(EXIT_WRITTEN);
 	report__free(r);
 	return err;

@@ -10,12 +10,14 @@
 
 #include <bpf/libbpf.h>
 
-#include "cli/options.h"
+#include "util/options.h"
 #include "cli/session.h"
 #include "cli/startup.h"
 #include "loader/btf_cache.h"
 #include "loader/sampler.h"
 #include "interp/runtime.h"
+#include "symbol/debuginfod.h"
+#include "symbol/symbolizer.h"
 #include "symbol/ksyms.h"
 #include "unwind/native.h"
 #include "util/log.h"
@@ -153,6 +155,12 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		return add_probe(o, arg);
 	case SESSION_OPT_OFF_CPU:
 		return parse_off_cpu(arg, &o->off_cpu_ppm);
+	case SESSION_OPT_NO_LINES:
+		o->no_lines = true;
+		return 0;
+	case SESSION_OPT_NO_INLINE:
+		o->no_inline = true;
+		return 0;
 	}
 	return 1;
 }
@@ -405,6 +413,8 @@ static int start(struct session *s, const struct session_opts *o)
 	err = start_alloc(s, o);
 	if (err)
 		return err;
+	if (s->alloc)
+		so.alloc_event = alloc__event(s->alloc);
 	if (o->cmd) {
 		err = spawn_command(s, o);
 		if (err) {
@@ -444,6 +454,10 @@ struct session *session__start(const struct session_opts *o)
 	libbpf_set_print(libbpf_log);
 	s->freq = o->freq;
 	s->continuous = o->continuous;
+	s->no_lines = o->no_lines;
+	s->no_inline = o->no_inline;
+	/* Off unless DEBUGINFOD_URLS is set; nothing is loaded before the first fetch. */
+	s->debuginfod = debuginfod__new(0);
 	file_table__init(&s->files);
 	proc_table__init(&s->procs, &s->files);
 	profile__init(&s->profile);
@@ -546,5 +560,15 @@ void session__free(struct session *s)
 	profile__free(&s->profile);
 	proc_table__free(&s->procs);
 	file_table__free(&s->files);
+	debuginfod__free(s->debuginfod);
 	free(s);
+}
+
+void session__symbolizer(struct session *s, struct symbolizer *sym, const struct ksyms *k)
+{
+	symbolizer__init(sym, &s->files, k);
+	sym->runtimes = s->runtimes;
+	sym->lines = !s->no_lines;
+	sym->inlines = !s->no_inline;
+	sym->debuginfod = s->debuginfod;
 }

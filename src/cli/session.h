@@ -37,6 +37,8 @@ struct session_opts {
 	struct probe_spec *probes; /* --probe, each its own event; malloc'd */
 	size_t nprobes;
 	uint32_t off_cpu_ppm; /* --off-cpu: share of blocks sampled (ppm); 0: off */
+	bool no_lines;	      /* --no-lines: names from symbol tables only, no DWARF */
+	bool no_inline;	      /* --no-inline: DWARF lines, but no inlined functions */
 };
 
 /* The flags every profiling verb takes, for getopt_long: -F -p -v and the long ones
@@ -49,6 +51,8 @@ enum session_opt {
 	SESSION_OPT_OFF_CPU,
 	SESSION_OPT_ALLOC,
 	SESSION_OPT_ALLOC_KERNEL,
+	SESSION_OPT_NO_LINES,
+	SESSION_OPT_NO_INLINE,
 	SESSION_OPT__END,
 };
 /* clang-format off */
@@ -63,7 +67,9 @@ enum session_opt {
 	{"alloc", optional_argument, NULL, SESSION_OPT_ALLOC},              \
 	{"alloc-kernel", optional_argument, NULL, SESSION_OPT_ALLOC_KERNEL}, \
 	{"probe", required_argument, NULL, SESSION_OPT_PROBE},              \
-	{"off-cpu", optional_argument, NULL, SESSION_OPT_OFF_CPU}
+	{"off-cpu", optional_argument, NULL, SESSION_OPT_OFF_CPU},          \
+	{"no-lines", no_argument, NULL, SESSION_OPT_NO_LINES},              \
+	{"no-inline", no_argument, NULL, SESSION_OPT_NO_INLINE}
 /* clang-format on */
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
@@ -92,6 +98,9 @@ enum session_opt {
 	"      --off-cpu[=RATE] also profile the time threads spend blocked, by the stack\n"  \
 	"                       where they blocked; RATE (0.001-1 or 0.1%%-100%%, default\n"  \
 	"                       1) is the share of blocks sampled, each scaled by 1/RATE\n"   \
+	"      --no-lines       name native frames from symbol tables only: no DWARF,\n"      \
+	"                       so no source lines and no inlined functions\n"                \
+	"      --no-inline      source lines, but not the functions inlined into others\n"    \
 	"  -v, --verbose        debug output, including libbpf's and the verifier's\n"
 
 /* Defaults for every field, with the verb's own sampling frequency. */
@@ -115,12 +124,14 @@ struct session {
 	struct sampler *sampler;
 	struct loader *loader;
 	struct native_unwinder *native;
-	struct runtime_set *runtimes; /* language runtimes: processes described, frames named */
+	struct runtime_set *runtimes;  /* language runtimes: processes described, frames named */
+	struct debuginfod *debuginfod; /* NULL unless DEBUGINFOD_URLS is set */
 	struct spawn child;
 	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
 	char alloc_lib[4096];
 	unsigned long freq;
 	bool continuous;
+	bool no_lines, no_inline; /* from the options, for the symbolizer */
 	uint64_t start_unix_ns;
 	uint64_t start_ns; /* CLOCK_MONOTONIC */
 	uint64_t end_ns;
@@ -153,6 +164,10 @@ void session__free(struct session *s);
  * the session. */
 const struct ksyms *session__ksyms(struct session *s);
 uint64_t session__clock_ns(clockid_t id);
+struct symbolizer;
+struct ksyms;
+/* Sets sym up over the session's files as the options ask (lines, inlines, debuginfod). */
+void session__symbolizer(struct session *s, struct symbolizer *sym, const struct ksyms *k);
 /* SIGINT, SIGTERM and SIGHUP set session_stop_signal (the verbs' loops end and clean up);
  * SIGPIPE is ignored, so a collector closing a connection is an error, not death. */
 extern volatile sig_atomic_t session_stop_signal;

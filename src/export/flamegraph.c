@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* HTML flame graph writer. Merges the report's stacks into one tree in a single pass (a hash
  * map finds a node's child by name, so wide levels stay linear), then embeds the tree as
- * compact, fully escaped JSON in a page whose inline script draws and explores it. */
+ * compact, fully escaped JSON in a page whose inline script (src/export/flamegraph.js,
+ * embedded at build time) draws and explores it. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,21 +12,38 @@
 #include <unistd.h>
 
 #include "export/flamegraph.h"
+#include "flamegraph_js.h" /* generated from src/export/flamegraph.js: flamegraph_js[] */
+#include "profile/frame.h"
 #include "profile/report_view.h"
+#include "util/arena.h"
 #include "util/atomic_file.h"
 
 #define NONE UINT32_MAX
 #define UTF8_BAD UINT32_MAX
 #define DEFAULT_TITLE "ebprof flame graph"
 
-/* Node kinds, numbered as the page's script expects them. */
+/* Node kinds: the page's own two, then the frame kinds in their table's order. The page's
+ * script reads what each number means from the data (put_kinds). */
 enum fg_kind {
 	FG_ROOT,
 	FG_PROCESS,
-	FG_KERNEL,
-	FG_NATIVE,
-	FG_UNKNOWN,
-	FG_PYTHON,
+	FG_FRAME, /* + enum frame_kind */
+	/* After the frames, so a frame kind's number does not depend on the page's own. */
+	FG_LABELS = FG_FRAME + FRAME_KIND__COUNT, /* the labels set on the sample (pprof.Do) */
+	FG_KINDS,
+};
+
+/* The nodes that are not frames; colours and descriptions as frame_kinds.c gives them. */
+static const struct frame_kind_info page_kinds[FG_FRAME] = {
+    [FG_ROOT] = {.name = "root", .about = "all processes", .colour = {210, 0, 8, 82, 0}},
+    [FG_PROCESS] = {.name = "process", .about = "process", .colour = {250, 25, 30, 76, 5}},
+};
+
+/* A label set's node: zooming on it shows only the samples that carry those labels. */
+static const struct frame_kind_info labels_kind = {
+    .name = "labels",
+    .about = "labels the program set on these samples (pprof.Do); click to see only them",
+    .colour = {170, 0, 45, 73, 0},
 };
 
 struct fg_node {
@@ -58,6 +76,7 @@ struct fg_tree {
 	size_t nnames, names_cap;
 	struct fg_map children; /* (parent, name, kind) -> node */
 	struct fg_map strings;	/* name text -> index into names */
+	struct arena arena;	/* names made here (label sets) */
 };
 
 struct fg_child_key {
@@ -234,22 +253,32 @@ static int fg_tree__descend(struct fg_tree *t, uint32_t *node, uint32_t name, ui
 
 static uint32_t frame_kind(const struct report_frame *f)
 {
-	switch (f->kind) {
-	case FRAME_KERNEL:
-		return FG_KERNEL;
-	case FRAME_NATIVE:
-		return FG_NATIVE;
-	case FRAME_PYTHON:
-		return FG_PYTHON;
-	default:
-		return FG_UNKNOWN;
-	}
+	return FG_FRAME + ((uint32_t)f->kind < FRAME_KIND__COUNT ? f->kind : FRAME_UNKNOWN);
+}
+
+/* The name of a label set's node: "{key=value, key=value}", keys sorted. */
+static const char *labels_name(struct fg_tree *t, const struct report_stack *s)
+{
+	size_t len = 3;
+	char *p, *q;
+
+	for (uint32_t i = 0; i < s->nlabels; i++)
+		len += strlen(s->labels[i].key) + strlen(s->labels[i].value) + 3;
+	p = q = arena_alloc(&t->arena, len);
+	if (!p)
+		return NULL;
+	*q++ = '{';
+	for (uint32_t i = 0; i < s->nlabels; i++)
+		q += sprintf(q, "%s%s=%s", i ? ", " : "", s->labels[i].key, s->labels[i].value);
+	strcpy(q, "}");
+	return p;
 }
 
 /* Adds one stack: its process, "[truncated]" if the root is missing, then its frames
- * outermost first (report stacks are leaf first). names maps frame index to name id. */
+ * outermost first (report stacks are leaf first). Line j of frame f has the name id
+ * names[first_name[f] + j]. */
 static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const uint32_t *names,
-			      const struct report_stack *s)
+			      const uint32_t *first_name, const struct report_stack *s)
 {
 	const char *comm = s->comm && s->comm[0] ? s->comm : "[unknown]";
 	uint32_t node = 0, name;
@@ -261,16 +290,26 @@ static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const u
 	err = fg_tree__intern(t, comm, &name);
 	if (!err)
 		err = fg_tree__descend(t, &node, name, FG_PROCESS, w);
+	if (!err && s->nlabels) { /* below the process: zooming on it shows only those samples */
+		const char *labels = labels_name(t, s);
+
+		err = labels ? fg_tree__intern(t, labels, &name) : -ENOMEM;
+		if (!err)
+			err = fg_tree__descend(t, &node, name, FG_LABELS, w);
+	}
 	if (!err && s->truncated)
 		err = fg_tree__intern(t, "[truncated]", &name);
 	if (!err && s->truncated)
-		err = fg_tree__descend(t, &node, name, FG_UNKNOWN, w);
+		err = fg_tree__descend(t, &node, name, FG_FRAME + FRAME_UNKNOWN, w);
 	for (uint32_t i = s->nframes; !err && i-- > 0;) {
 		uint32_t f = s->frames[i];
 
 		if (f >= r->nframes)
 			return -EINVAL;
-		err = fg_tree__descend(t, &node, names[f], frame_kind(&r->frames[f]), w);
+		/* One node per line of the frame's inline chain, outermost first. */
+		for (uint32_t j = report_frame_depth(&r->frames[f]); !err && j-- > 0;)
+			err = fg_tree__descend(t, &node, names[first_name[f] + j],
+					       frame_kind(&r->frames[f]), w);
 	}
 	return err;
 }
@@ -352,28 +391,39 @@ static int fg_tree__link(struct fg_tree *t)
 static int fg_tree__build(struct fg_tree *t, const struct report *r)
 {
 	struct fg_child_key root = {.parent = NONE, .kind = FG_ROOT};
-	uint32_t *names = calloc(r->nframes ? r->nframes : 1, sizeof(*names)), root_id;
+	uint32_t *first = calloc(r->nframes ? r->nframes : 1, sizeof(*first)), *names, root_id;
+	size_t nlines = 0;
 	int err = -ENOMEM;
 
-	if (!names)
+	for (size_t i = 0; i < r->nframes; i++)
+		nlines += report_frame_depth(&r->frames[i]);
+	names = calloc(nlines ? nlines : 1, sizeof(*names));
+	if (!names || !first)
 		goto cleanup;
 	err = fg_tree__intern(t, "all", &root.name);
 	if (!err)
 		err = fg_tree__add_node(t, &root, &root_id); /* node 0 */
+	nlines = 0;
 	for (size_t i = 0; !err && i < r->nframes; i++) {
-		const char *name = r->frames[i].name;
+		const struct report_frame *fr = &r->frames[i];
 
-		err = fg_tree__intern(t, name ? name : "[unknown]", &names[i]);
+		first[i] = nlines;
+		for (uint32_t j = 0; !err && j < report_frame_depth(fr); j++) {
+			const char *name = report_frame_label(fr, j);
+
+			err = fg_tree__intern(t, name ? name : "[unknown]", &names[nlines++]);
+		}
 	}
 	for (size_t i = 0; !err && i < r->nstacks; i++)
 		if (report_stack_weight(r, &r->stacks[i]))
-			err = fg_tree__add_stack(t, r, names, &r->stacks[i]);
+			err = fg_tree__add_stack(t, r, names, first, &r->stacks[i]);
 	if (!err)
 		err = fg_tree__sort_names(t);
 	if (!err)
 		err = fg_tree__link(t);
 cleanup:
 	free(names);
+	free(first);
 	return err;
 }
 
@@ -383,6 +433,7 @@ static void fg_tree__free(struct fg_tree *t)
 	free(t->children.slots);
 	free(t->names);
 	free(t->nodes);
+	arena_free(&t->arena);
 }
 
 /* Decodes one UTF-8 sequence at p, which is NUL-terminated. Returns its length and sets
@@ -515,6 +566,32 @@ static void put_nodes(FILE *f, const struct fg_tree *t)
 	fputc(']', f);
 }
 
+static const struct frame_kind_info *fg_kind_info(uint32_t k)
+{
+	if (k == FG_LABELS)
+		return &labels_kind;
+	return k < FG_FRAME ? &page_kinds[k] : frame_kind__info(k - FG_FRAME);
+}
+
+/* What each node kind is: [{"name", "about", "colour": [hue, hue span, saturation,
+ * lightness, lightness span]}, ...], indexed by enum fg_kind. */
+static void put_kinds(FILE *f)
+{
+	fputs("\"kinds\":[", f);
+	for (uint32_t k = 0; k < FG_KINDS; k++) {
+		const struct frame_kind_info *i = fg_kind_info(k);
+		const struct frame_colour *c = &i->colour;
+
+		fputs(k ? ",{\"name\":" : "{\"name\":", f);
+		put_json_string(f, i->name);
+		fputs(",\"about\":", f);
+		put_json_string(f, i->about);
+		fprintf(f, ",\"colour\":[%u,%u,%u,%u,%u]}", c->hue, c->hue_span, c->sat, c->light,
+			c->light_span);
+	}
+	fputc(']', f);
+}
+
 /* What a node's number counts: the type of the event's weighed value (samples, events),
  * or "nanoseconds" when it is time (off-CPU). */
 static const char *weight_unit(const struct report *r)
@@ -538,16 +615,19 @@ static void put_data(FILE *f, const struct fg_tree *t, const struct report *r, c
 	fprintf(f, ",\"period_ns\":%llu,\"duration_ns\":%llu,\"start_unix_ns\":%llu,",
 		(unsigned long long)period, (unsigned long long)r->duration_ns,
 		(unsigned long long)r->start_unix_ns);
+	put_kinds(f);
+	fputc(',', f);
 	put_names(f, t);
 	fputc(',', f);
 	put_nodes(f, t);
 	fputc('}', f);
 }
 
-/* The page, in three parts around the title and the data. Its script reads what put_data
- * writes: {"version":1, "title", "unit", "period_ns", "duration_ns", "start_unix_ns", "names":
- * [sorted strings], "nodes": [name, kind, samples, children, ...] in preorder}, kinds as in
- * enum fg_kind. Names reach the page only as JSON data or textContent, never as markup. */
+/* The page, in parts around the title, the data and the script. The script reads what
+ * put_data writes: {"version":1, "title", "unit", "period_ns", "duration_ns",
+ * "start_unix_ns", "kinds": [what each node kind is], "names": [sorted strings], "nodes":
+ * [name, kind, samples, children, ...] in preorder}, kinds as in enum fg_kind. Names reach
+ * the page only as JSON data or textContent, never as markup. */
 static const char page_head[] =
     "<!DOCTYPE html>\n"
     "<html lang=\"en\">\n"
@@ -629,13 +709,7 @@ static const char page_body[] =
     "<header>\n"
     "<div class=\"top\">\n"
     "<div><h1 id=\"title\"></h1><div id=\"summary\"></div></div>\n"
-    "<div class=\"legend\">\n"
-    "<span style=\"--c: hsl(25, 85%, 62%)\">native</span>\n"
-    "<span style=\"--c: hsl(205, 65%, 66%)\">kernel</span>\n"
-    "<span style=\"--c: hsl(105, 40%, 62%)\">unknown</span>\n"
-    "<span style=\"--c: hsl(260, 30%, 78%)\">process</span>\n"
-    "<span style=\"--c: hsl(295, 70%, 70%)\">match</span>\n"
-    "</div>\n"
+    "<div class=\"legend\" id=\"legend\"></div>\n"
     "</div>\n"
     "<div class=\"bar\">\n"
     "<button id=\"reset\" type=\"button\" disabled title=\"Esc\">Reset zoom</button>\n"
@@ -651,269 +725,9 @@ static const char page_body[] =
     "<div id=\"status\">Hover a frame for details; click it to zoom.</div>\n"
     "<script type=\"application/json\" id=\"fg-data\">";
 
-/* The viewer: decodes the data and draws, zooms, searches and explains frames. */
-static const char page_script[] =
-    "</script>\n"
-    "<script>\n"
-    "(function () {\n"
-    "'use strict';\n"
-    "var ROW = 18, TEXT_MIN = 24;\n"
-    "var KIND = ['root', 'process', 'kernel', 'native', 'unknown', 'python'];\n"
-    "var ABOUT = ['all processes', 'process', 'kernel frame', 'native frame',\n"
-    "\t'frame of unknown code (no file behind it)'];\n"
-    "function $(id) { return document.getElementById(id); }\n"
-    "var D = JSON.parse($('fg-data').textContent);\n"
-    "var names = D.names, raw = D.nodes, N = raw.length / 4;\n"
-    "var nm = new Int32Array(N), kind = new Uint8Array(N), val = new Float64Array(N);\n"
-    "var par = new Int32Array(N), dep = new Int32Array(N), end = new Int32Array(N);\n"
-    "var x = new Float64Array(N), hit = new Uint8Array(N);\n"
-    "var hues = new Float64Array(names.length).fill(-1);\n"
-    "var total = N ? raw[2] : 0, focus = 0, flip = false, queued = false;\n"
-    "var chart = $('chart'), tip = $('tip'), bar = $('status'), search = $('search');\n"
-    "\n"
-    "/* Nodes come in preorder as [name, kind, samples, children]: a subtree is the\n"
-    " * range [i, end[i]), and x[i] its offset in samples from the root's left edge. */\n"
-    "function decode() {\n"
-    "\tvar open = [], left = [], next = new Float64Array(N), i, p;\n"
-    "\tfor (i = 0; i < N; i++) {\n"
-    "\t\tnm[i] = raw[4 * i]; kind[i] = raw[4 * i + 1]; val[i] = raw[4 * i + 2];\n"
-    "\t\tp = open.length ? open[open.length - 1] : -1;\n"
-    "\t\tpar[i] = p;\n"
-    "\t\tif (p >= 0) {\n"
-    "\t\t\tx[i] = next[p]; next[p] += val[i]; dep[i] = dep[p] + 1;\n"
-    "\t\t\tleft[left.length - 1]--;\n"
-    "\t\t}\n"
-    "\t\tnext[i] = x[i];\n"
-    "\t\topen.push(i); left.push(raw[4 * i + 3]);\n"
-    "\t\twhile (open.length && left[left.length - 1] <= 0) {\n"
-    "\t\t\tend[open.pop()] = i + 1;\n"
-    "\t\t\tleft.pop();\n"
-    "\t\t}\n"
-    "\t}\n"
-    "\twhile (open.length) end[open.pop()] = N;\n"
-    "}\n"
-    "\n"
-    "function fmt(n) {\n"
-    "\tvar s = String(Math.round(n)), o = '';\n"
-    "\twhile (s.length > 3) { o = ',' + s.slice(-3) + o; s = s.slice(0, -3); }\n"
-    "\treturn s + o;\n"
-    "}\n"
-    "function pct(v, of) { return (of > 0 ? 100 * v / of : 0).toFixed(2) + '%'; }\n"
-    "function dur(ns) {\n"
-    "\tif (ns >= 60e9) return (ns / 60e9).toFixed(1) + ' min';\n"
-    "\tif (ns >= 1e9) return (ns / 1e9).toFixed(2) + ' s';\n"
-    "\tif (ns >= 1e6) return (ns / 1e6).toFixed(1) + ' ms';\n"
-    "\treturn (ns / 1e3).toFixed(1) + ' \\u00b5s';\n"
-    "}\n"
-    "\n"
-    "/* A stable colour per name, in one hue family per kind: warm native, blue kernel,\n"
-    " * yellow Python. */\n"
-    "function shade(s) {\n"
-    "\tvar h = 2166136261, i;\n"
-    "\tfor (i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);\n"
-    "\treturn (h >>> 0) / 4294967296;\n"
-    "}\n"
-    "function color(i) {\n"
-    "\tvar j = nm[i], h = hues[j];\n"
-    "\tif (h < 0) h = hues[j] = shade(names[j]);\n"
-    "\tswitch (kind[i]) {\n"
-    "\tcase 0: return 'hsl(210, 8%, 82%)';\n"
-    "\tcase 1: return 'hsl(' + (250 + 25 * h) + ', 30%, ' + (76 + 5 * h) + '%)';\n"
-    "\tcase 2: return 'hsl(' + (190 + 30 * h) + ', 65%, ' + (63 + 8 * h) + '%)';\n"
-    "\tcase 4: return 'hsl(' + (90 + 35 * h) + ', 40%, ' + (60 + 8 * h) + '%)';\n"
-    "\tcase 5: return 'hsl(' + (45 + 15 * h) + ', 75%, ' + (60 + 8 * h) + '%)';\n"
-    "\tdefault: return 'hsl(' + (5 + 45 * h) + ', 85%, ' + (58 + 8 * h) + '%)';\n"
-    "\t}\n"
-    "}\n"
-    "\n"
-    "function box(frag, i, l, w, cls) {\n"
-    "\tvar d = document.createElement('div');\n"
-    "\td.className = 'f ' + KIND[kind[i]] + cls + (hit[i] ? ' hit' : '');\n"
-    "\td.style.cssText = 'left:' + l.toFixed(1) + 'px;width:' +\n"
-    "\t\tMath.max(w - 1, 1).toFixed(1) + 'px;' + (flip ? 'bottom:' : 'top:') +\n"
-    "\t\tdep[i] * ROW + 'px;background:' + color(i);\n"
-    "\td.dataset.i = i;\n"
-    "\tif (w >= TEXT_MIN) {\n"
-    "\t\td.className += ' l';\n"
-    "\t\td.textContent = names[nm[i]];\n"
-    "\t}\n"
-    "\tfrag.appendChild(d);\n"
-    "}\n"
-    "\n"
-    "/* Ancestors of the zoomed frame span the full width; of the rest, only the zoomed\n"
-    " * frame's subtree is drawn, skipping whole subtrees narrower than a pixel. */\n"
-    "function render() {\n"
-    "\tvar W = chart.clientWidth, frag = document.createDocumentFragment();\n"
-    "\tvar s = W / (val[focus] || 1), depth = dep[focus], i, a, w;\n"
-    "\tfor (a = par[focus]; a >= 0; a = par[a]) box(frag, a, 0, W, ' anc');\n"
-    "\tfor (i = focus; i < end[focus];) {\n"
-    "\t\tw = val[i] * s;\n"
-    "\t\tif (w < 1) { i = end[i]; continue; }\n"
-    "\t\tbox(frag, i, (x[i] - x[focus]) * s, w, '');\n"
-    "\t\tif (dep[i] > depth) depth = dep[i];\n"
-    "\t\ti++;\n"
-    "\t}\n"
-    "\tif (!total) {\n"
-    "\t\tvar p = document.createElement('div');\n"
-    "\t\tp.id = 'empty'; p.textContent = 'No samples were recorded.';\n"
-    "\t\tfrag.appendChild(p);\n"
-    "\t}\n"
-    "\tchart.style.height = (depth + 1) * ROW + 'px';\n"
-    "\tchart.replaceChildren(frag);\n"
-    "}\n"
-    "function schedule() {\n"
-    "\tif (queued) return;\n"
-    "\tqueued = true;\n"
-    "\trequestAnimationFrame(function () { queued = false; render(); });\n"
-    "}\n"
-    "\n"
-    "function zoom(i) {\n"
-    "\tfocus = i;\n"
-    "\t$('reset').disabled = i === 0;\n"
-    "\tif (search.value)\n"
-    "\t\tfind(); /* its share of the zoomed frame changed */\n"
-    "\telse\n"
-    "\t\trender();\n"
-    "}\n"
-    "\n"
-    "function selfOf(i) {\n"
-    "\tvar s = val[i], j;\n"
-    "\tfor (j = i + 1; j < end[i]; j = end[j]) s -= val[j];\n"
-    "\treturn s;\n"
-    "}\n"
-    "/* A node's number in the event's unit: samples, events, or time off the CPU. */\n"
-    "function samples(v) {\n"
-    "\tvar u = D.unit || 'samples';\n"
-    "\tif (u === 'nanoseconds') return dur(v);\n"
-    "\treturn fmt(v) + ' ' + (v === 1 ? u.replace(/s$/, '') : u);\n"
-    "}\n"
-    "/* Two lines about frame i: its samples and shares, then its kind and self time. */\n"
-    "function describe(i) {\n"
-    "\tvar v = val[i], s = selfOf(i), t;\n"
-    "\tt = samples(v) + ' \\u00b7 ' + pct(v, total) + ' of all';\n"
-    "\tif (focus && i > focus && i < end[focus])\n"
-    "\t\tt += ' \\u00b7 ' + pct(v, val[focus]) + ' of zoom';\n"
-    "\tif (D.period_ns)\n"
-    "\t\tt += ' \\u00b7 ' + dur(v * D.period_ns) + ' CPU';\n"
-    "\treturn [t, ABOUT[kind[i]] + ' \\u00b7 self ' + samples(s) + ' (' + pct(s, total) +\n"
-    "\t\t')'];\n"
-    "}\n"
-    "\n"
-    "function frameAt(ev) {\n"
-    "\tvar t = ev.target.closest ? ev.target.closest('.f') : null;\n"
-    "\treturn t ? +t.dataset.i : -1;\n"
-    "}\n"
-    "function hover(ev) {\n"
-    "\tvar i = frameAt(ev), r, b, d, p, q, l, t;\n"
-    "\tif (i < 0) { tip.hidden = true; return; }\n"
-    "\tb = document.createElement('b');\n"
-    "\tb.textContent = names[nm[i]];\n"
-    "\td = describe(i);\n"
-    "\tp = document.createElement('div');\n"
-    "\tp.textContent = d[0];\n"
-    "\tq = document.createElement('div');\n"
-    "\tq.textContent = d[1];\n"
-    "\ttip.replaceChildren(b, p, q);\n"
-    "\tbar.textContent = names[nm[i]] + ' \\u2014 ' + d.join(' \\u00b7 ');\n"
-    "\ttip.hidden = false;\n"
-    "\tr = tip.getBoundingClientRect();\n"
-    "\tl = Math.min(ev.clientX + 14, innerWidth - r.width - 8);\n"
-    "\tt = ev.clientY + 18;\n"
-    "\tif (t + r.height > innerHeight)\n"
-    "\t\tt = ev.clientY - r.height - 10;\n"
-    "\ttip.style.left = Math.max(4, l) + 'px';\n"
-    "\ttip.style.top = Math.max(4, t) + 'px';\n"
-    "}\n"
-    "\n"
-    "/* Search marks every frame whose name matches; the reported share counts a matched\n"
-    " * frame's subtree once, not again for matches nested below it. */\n"
-    "function share(from, to) {\n"
-    "\tvar sum = 0, i;\n"
-    "\tfor (i = from; i < to;) {\n"
-    "\t\tif (hit[i]) { sum += val[i]; i = end[i]; } else i++;\n"
-    "\t}\n"
-    "\treturn sum;\n"
-    "}\n"
-    "function find() {\n"
-    "\tvar q = search.value, re = null, ok, j, sum, t;\n"
-    "\tsearch.classList.remove('bad');\n"
-    "\thit.fill(0);\n"
-    "\t$('match').textContent = '';\n"
-    "\tif (q && $('regex').checked) {\n"
-    "\t\ttry { re = new RegExp(q); } catch (e) {\n"
-    "\t\t\tsearch.classList.add('bad');\n"
-    "\t\t\t$('match').textContent = 'invalid regex';\n"
-    "\t\t\tq = '';\n"
-    "\t\t}\n"
-    "\t}\n"
-    "\tif (q) {\n"
-    "\t\tok = new Uint8Array(names.length);\n"
-    "\t\tfor (j = 0; j < names.length; j++)\n"
-    "\t\t\tok[j] = re ? re.test(names[j]) : names[j].indexOf(q) >= 0;\n"
-    "\t\tfor (j = 1; j < N; j++) hit[j] = ok[nm[j]];\n"
-    "\t\tsum = share(1, N);\n"
-    "\t\tt = 'Matched ' + pct(sum, total) + ' (' + fmt(sum) + ' of ' + fmt(total) +\n"
-    "\t\t\t' samples)';\n"
-    "\t\tif (focus) t += ', ' + pct(share(focus, end[focus]), val[focus]) + ' of zoom';\n"
-    "\t\t$('match').textContent = t;\n"
-    "\t}\n"
-    "\trender();\n"
-    "}\n"
-    "\n"
-    "function header() {\n"
-    "\tvar d, t = samples(total);\n"
-    "\tif (D.period_ns)\n"
-    "\t\tt += ' \\u00b7 ' + dur(total * D.period_ns) + ' CPU at ' +\n"
-    "\t\t\tMath.round(1e9 / D.period_ns) + ' Hz';\n"
-    "\tif (D.duration_ns) t += ' \\u00b7 ' + dur(D.duration_ns) + ' recorded';\n"
-    "\tif (D.start_unix_ns) {\n"
-    "\t\td = new Date(D.start_unix_ns / 1e6).toISOString();\n"
-    "\t\tt += ' \\u00b7 started ' + d.slice(0, 10) + ' ' + d.slice(11, 19) + ' UTC';\n"
-    "\t}\n"
-    "\t$('title').textContent = D.title;\n"
-    "\t$('summary').textContent = t;\n"
-    "}\n"
-    "\n"
-    "function keys(ev) {\n"
-    "\tif ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') {\n"
-    "\t\tev.preventDefault();\n"
-    "\t\tsearch.focus();\n"
-    "\t\tsearch.select();\n"
-    "\t} else if (ev.key === 'Escape') {\n"
-    "\t\tif (document.activeElement === search && search.value) {\n"
-    "\t\t\tsearch.value = '';\n"
-    "\t\t\tfind();\n"
-    "\t\t} else {\n"
-    "\t\t\tzoom(0);\n"
-    "\t\t}\n"
-    "\t}\n"
-    "}\n"
-    "\n"
-    "decode();\n"
-    "header();\n"
-    "chart.addEventListener('click', function (ev) {\n"
-    "\tvar i = frameAt(ev);\n"
-    "\tif (i >= 0)\n"
-    "\t\tzoom(i);\n"
-    "});\n"
-    "chart.addEventListener('mousemove', hover);\n"
-    "chart.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
-    "$('reset').addEventListener('click', function () { zoom(0); });\n"
-    "$('flip').addEventListener('click', function () {\n"
-    "\tflip = !flip;\n"
-    "\tthis.setAttribute('aria-pressed', String(flip));\n"
-    "\tthis.textContent = flip ? 'Root at top' : 'Root at bottom';\n"
-    "\trender();\n"
-    "});\n"
-    "search.addEventListener('input', find);\n"
-    "$('regex').addEventListener('change', find);\n"
-    "document.addEventListener('keydown', keys);\n"
-    "addEventListener('resize', schedule);\n"
-    "render();\n"
-    "})();\n"
-    "</script>\n"
-    "</body>\n"
-    "</html>\n";
+/* Between the data and the viewer (flamegraph_js), and after it. */
+static const char page_script[] = "</script>\n<script>\n";
+static const char page_tail[] = "</script>\n</body>\n</html>\n";
 
 /* Returns 0, or -errno for the first write error stdio met. */
 static int put_page(FILE *f, const struct fg_tree *t, const struct report *r, const char *title)
@@ -924,6 +738,8 @@ static int put_page(FILE *f, const struct fg_tree *t, const struct report *r, co
 	fputs(page_body, f);
 	put_data(f, t, r, title);
 	fputs(page_script, f);
+	fputs(flamegraph_js, f);
+	fputs(page_tail, f);
 	if (ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;

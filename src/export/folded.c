@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "export/folded.h"
+#include "profile/frame.h"
 #include "profile/report_view.h"
 #include "util/arena.h"
 #include "util/atomic_file.h"
@@ -38,10 +39,12 @@ static void print_stack(FILE *f, const struct report *r, const struct report_sta
 	for (uint32_t i = s->nframes; i-- > 0;) {
 		const struct report_frame *fr = &r->frames[s->frames[i]];
 
-		fputc(';', f);
-		put_name(f, fr->name);
-		if (fr->kind == FRAME_KERNEL)
-			fputs("_[k]", f);
+		/* A native frame with DWARF is its inline chain, outermost first. */
+		for (uint32_t j = report_frame_depth(fr); j-- > 0;) {
+			fputc(';', f);
+			put_name(f, report_frame_label(fr, j));
+		}
+		fputs(frame_kind__info(fr->kind)->folded_suffix, f);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <sys/random.h>
 
 #include "export/otlp.h"
+#include "profile/frame.h"
 #include "profile/report.h"
 #include "util/arena.h"
 #include "util/hmap.h"
@@ -49,17 +50,6 @@ typedef Opentelemetry__Proto__Common__V1__AnyValue pb_any;
 #define TRUNCATED_NAME "[truncated]"
 #define UNKNOWN_NAME "[unknown]"
 
-/*
- * profile.frame.type per frame kind, from the OTel semantic conventions' well-known
- * values ("kernel", "native", "cpython", "jvm", "v8js", ...). A new report_frame_kind is
- * one line here; a kind without an entry gets no attribute (its origin is unknown).
- */
-static const char *const frame_types[] = {
-    [FRAME_KERNEL] = "kernel",
-    [FRAME_NATIVE] = "native",
-    [FRAME_PYTHON] = "cpython",
-};
-
 /* A growable array of pointers: the repeated fields of the dictionary's tables. */
 struct ptrvec {
 	void **v;
@@ -74,6 +64,7 @@ struct str_ent {
 
 struct fn_ent {
 	int32_t name;
+	int32_t file; /* 0 ("") when the function's source is unknown */
 	int32_t idx;
 };
 
@@ -95,7 +86,8 @@ struct stack_ent {
 struct stack_info {
 	int32_t stack;
 	uint32_t nattrs;
-	int32_t attrs[3]; /* thread.name, thread.id, cpu.logical_number */
+	/* thread.name, thread.id, cpu.logical_number, then the program's labels */
+	int32_t attrs[3 + REPORT_MAX_LABELS];
 };
 
 /* Everything the request points into; freed together by enc__free(). */
@@ -106,7 +98,7 @@ struct enc {
 	struct arena arena;
 	struct ptrvec strings, mappings, locations, functions, attrs, stacks, links, resources;
 	struct hmap str_idx, fn_idx, attr_idx, stack_idx;
-	int32_t frame_type_attr[sizeof(frame_types) / sizeof(frame_types[0])];
+	int32_t frame_type_attr[FRAME_KIND__COUNT]; /* profile.frame.type of each kind */
 	struct stack_ent empty_stack;
 	int32_t truncated_loc; /* location of the "[truncated]" root, 0 until needed */
 	int32_t *scratch;      /* one stack's location indices, before dedup */
@@ -165,7 +157,9 @@ static int str_eq(const void *entry, const void *key)
 
 static int fn_eq(const void *entry, const void *key)
 {
-	return ((const struct fn_ent *)entry)->name == ((const struct fn_ent *)key)->name;
+	const struct fn_ent *a = entry, *b = key;
+
+	return a->name == b->name && a->file == b->file;
 }
 
 static int attr_eq(const void *entry, const void *key)
@@ -259,9 +253,10 @@ static int32_t enc__attr(struct enc *e, const char *key, const char *sval, int64
 	return err ? err : ent->idx;
 }
 
-/* Returns the function_table index of the function named name ("" becomes "[unknown]":
- * a Function must have a name, and the all-zero one is reserved for index 0). */
-static int32_t enc__function(struct enc *e, const char *name)
+/* Returns the function_table index of the function named name in source file file (NULL
+ * or "" when unknown; "" name becomes "[unknown]": a Function must have a name, and the
+ * all-zero one is reserved for index 0). */
+static int32_t enc__function(struct enc *e, const char *name, const char *file)
 {
 	struct fn_ent probe, *ent;
 	pb_function *fn;
@@ -269,9 +264,12 @@ static int32_t enc__function(struct enc *e, const char *name)
 	int err;
 
 	probe.name = enc__string(e, is_set(name) ? name : UNKNOWN_NAME);
+	probe.file = enc__string(e, file ? file : "");
 	if (probe.name < 0)
 		return probe.name;
-	h = hash_u64((uint64_t)probe.name);
+	if (probe.file < 0)
+		return probe.file;
+	h = hash_u64((uint64_t)probe.name << 32 | (uint32_t)probe.file);
 	ent = hmap_find(&e->fn_idx, h, &probe);
 	if (ent)
 		return ent->idx;
@@ -281,7 +279,8 @@ static int32_t enc__function(struct enc *e, const char *name)
 		return -ENOMEM;
 	PB(function__init)(fn);
 	fn->name_strindex = probe.name;
-	ent->name = probe.name;
+	fn->filename_strindex = probe.file;
+	*ent = probe;
 	ent->idx = (int32_t)e->functions.n;
 	err = ptrvec__push(&e->functions, fn);
 	if (!err)
@@ -289,28 +288,50 @@ static int32_t enc__function(struct enc *e, const char *name)
 	return err ? err : ent->idx;
 }
 
-/* Appends a Location with one Line; returns its index. attr < 0 means none. */
-static int32_t enc__location(struct enc *e, int32_t mapping, uint64_t addr, const char *name,
-			     int32_t attr)
+/* Fills lines[] from the frame's DWARF lines (innermost first, as the specification
+ * orders an inline chain), or with one Line of name when it has none. */
+static int enc__lines(struct enc *e, const struct report_frame *fr, const char *name,
+		      pb_line **lines)
 {
+	uint32_t n = fr ? fr->nlines : 0;
+	pb_line *line = arena_alloc(&e->arena, (n ? n : 1) * sizeof(*line));
+	int32_t fn;
+
+	if (!line)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < (n ? n : 1); j++) {
+		fn = n ? enc__function(e, fr->lines[j].function, fr->lines[j].file)
+		       : enc__function(e, name, NULL);
+		if (fn < 0)
+			return fn;
+		PB(line__init)(&line[j]);
+		line[j].function_index = fn;
+		line[j].line = n ? fr->lines[j].line : 0;
+		lines[j] = &line[j];
+	}
+	return 0;
+}
+
+/* Appends a Location with the Lines of fr (NULL: one Line named name); returns its index.
+ * attr < 0 means none. */
+static int32_t enc__location(struct enc *e, int32_t mapping, uint64_t addr, const char *name,
+			     const struct report_frame *fr, int32_t attr)
+{
+	uint32_t nlines = fr && fr->nlines ? fr->nlines : 1;
 	pb_location *loc = arena_alloc(&e->arena, sizeof(*loc));
-	pb_line *line = arena_alloc(&e->arena, sizeof(*line));
-	pb_line **lines = arena_alloc(&e->arena, sizeof(*lines));
+	pb_line **lines = arena_alloc(&e->arena, nlines * sizeof(*lines));
 	int32_t *attrs = attr > 0 ? arena_alloc(&e->arena, sizeof(*attrs)) : NULL;
-	int32_t fn = enc__function(e, name);
 	int err;
 
-	if (fn < 0)
-		return fn;
-	if (!loc || !line || !lines || (attr > 0 && !attrs))
+	if (!loc || !lines || (attr > 0 && !attrs))
 		return -ENOMEM;
-	PB(line__init)(line);
-	line->function_index = fn;
-	lines[0] = line;
+	err = enc__lines(e, fr, name, lines);
+	if (err)
+		return err;
 	PB(location__init)(loc);
 	loc->mapping_index = mapping;
 	loc->address = addr;
-	loc->n_lines = 1;
+	loc->n_lines = nlines;
 	loc->lines = lines;
 	if (attr > 0) {
 		attrs[0] = attr;
@@ -390,16 +411,16 @@ static int enc__mappings(struct enc *e)
 	return 0;
 }
 
-/* Returns the profile.frame.type attribute of kind, 0 for a kind without one. */
-static int32_t enc__frame_type(struct enc *e, enum report_frame_kind kind)
+/* Returns the profile.frame.type attribute of kind (src/profile/frame_kinds.c). */
+static int32_t enc__frame_type(struct enc *e, enum frame_kind kind)
 {
 	int32_t *slot;
 
-	if ((size_t)kind >= sizeof(frame_types) / sizeof(frame_types[0]) || !frame_types[kind])
-		return 0;
+	if ((uint32_t)kind >= FRAME_KIND__COUNT)
+		kind = FRAME_UNKNOWN;
 	slot = &e->frame_type_attr[kind];
 	if (!*slot)
-		*slot = enc__attr(e, "profile.frame.type", frame_types[kind], 0);
+		*slot = enc__attr(e, "profile.frame.type", frame_kind__info(kind)->otlp_type, 0);
 	return *slot;
 }
 
@@ -420,7 +441,7 @@ static int enc__locations(struct enc *e)
 		type = enc__frame_type(e, fr->kind);
 		if (type < 0)
 			return type;
-		loc = enc__location(e, fr->mapping + 1, fr->addr, fr->name, type);
+		loc = enc__location(e, fr->mapping + 1, fr->addr, fr->name, fr, type);
 		if (loc < 0)
 			return loc;
 	}
@@ -469,7 +490,7 @@ static int32_t enc__stack(struct enc *e, const struct report_stack *s)
 	}
 	if (s->truncated) {
 		if (!e->truncated_loc)
-			e->truncated_loc = enc__location(e, 0, 0, TRUNCATED_NAME, 0);
+			e->truncated_loc = enc__location(e, 0, 0, TRUNCATED_NAME, NULL, 0);
 		if (e->truncated_loc < 0)
 			return e->truncated_loc;
 		e->scratch[probe.n++] = e->truncated_loc; /* stands for the missing root */
@@ -515,6 +536,19 @@ static int enc__stack_info(struct enc *e, const struct report_stack *s, struct s
 	info->attrs[info->nattrs++] = a;
 	if (s->cpu >= 0) {
 		a = enc__attr(e, "cpu.logical_number", NULL, s->cpu);
+		if (a < 0)
+			return a;
+		info->attrs[info->nattrs++] = a;
+	}
+	/* Labels as string attributes under their own keys; one that would repeat an
+	 * attribute of ours is left out (keys of one list must be unique). */
+	for (uint32_t i = 0; i < s->nlabels && i < REPORT_MAX_LABELS; i++) {
+		const char *k = s->labels[i].key;
+
+		if (!strcmp(k, "thread.name") || !strcmp(k, "thread.id") ||
+		    !strcmp(k, "cpu.logical_number"))
+			continue;
+		a = enc__attr(e, k, s->labels[i].value, 0);
 		if (a < 0)
 			return a;
 		info->attrs[info->nattrs++] = a;
@@ -949,11 +983,14 @@ int otlp__decode_response(const void *body, size_t len, struct otlp_partial_succ
 	resp = PB_COLLECTOR(export_profiles_service_response__unpack)(NULL, len, body);
 	if (!resp)
 		return -EBADMSG;
+	/* An empty partial_success (nothing rejected, no message) says nothing, so it is a
+	 * full success: the specification wants the field unset then, but the
+	 * OpenTelemetry Collector (0.161) sends an empty one with every answer. */
 	if (resp->partial_success) {
-		ps->present = true;
 		ps->rejected = resp->partial_success->rejected_profiles;
 		msg = resp->partial_success->error_message;
 		snprintf(ps->message, sizeof(ps->message), "%s", msg ? msg : "");
+		ps->present = ps->rejected != 0 || ps->message[0];
 	}
 	PB_COLLECTOR(export_profiles_service_response__free_unpacked)(resp, NULL);
 	return 0;

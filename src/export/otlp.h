@@ -66,7 +66,7 @@ int otlp__encode(const struct report *r, const struct otlp_options *o, uint8_t *
 
 /* What a collector said in ExportProfilesServiceResponse.partial_success. */
 struct otlp_partial_success {
-	bool present;	  /* the response carried a partial_success */
+	bool present;	  /* partial_success with a rejected count or a message */
 	int64_t rejected; /* profiles the collector dropped (0 with a message: a warning) */
 	char message[OTLP_MESSAGE_MAX]; /* error_message, cut to fit; "" when none */
 };

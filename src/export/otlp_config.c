@@ -17,7 +17,7 @@
 
 #include "export/curl_lib.h"
 
-#include "cli/options.h"
+#include "util/options.h"
 #include "export/otlp_config.h"
 #include "util/log.h"
 

@@ -13,8 +13,9 @@
 #include <zlib.h>
 
 #include "export/pprof.h"
-#include "util/atomic_file.h"
+#include "profile/frame.h"
 #include "profile/report.h"
+#include "util/atomic_file.h"
 #include "profile.pb-c.h"
 
 /* The generated names are long; these keep the code within 100 columns. */
@@ -309,55 +310,79 @@ static int builder__mappings(struct builder *b)
 	return 0;
 }
 
-/* Fills Location i (and its single Line) from report frame i. */
-static int builder__location(struct builder *b, size_t i)
+/* Fills Location i's Lines from the frame's DWARF lines, innermost first, as pprof
+ * expects an inline chain: each a Function (name, source file) and its line. */
+static int builder__dwarf_lines(struct builder *b, const struct report_frame *fr, pb_line *line,
+				pb_line **ptrs)
+{
+	for (uint32_t j = 0; j < fr->nlines; j++) {
+		int64_t name = strtab__intern(&b->st, fr->lines[j].function);
+		int64_t file = strtab__intern(&b->st, fr->lines[j].file);
+
+		if (name < 0 || file < 0)
+			return -ENOSPC;
+		perftools__profiles__line__init(&line[j]);
+		line[j].function_id = builder__function(b, name, file);
+		line[j].line = fr->lines[j].line;
+		ptrs[j] = &line[j];
+	}
+	return 0;
+}
+
+/* Fills Location i (and its Lines, *nlines counts those used) from report frame i. */
+static int builder__location(struct builder *b, size_t i, size_t *nlines)
 {
 	const struct report_frame *fr = &b->r->frames[i];
+	const char *unmapped = frame_kind__info(fr->kind)->pprof_file;
 	pb_location *loc = &b->locs[i];
-	pb_line *line = &b->lines[i];
+	pb_line *line = &b->lines[*nlines];
 	int64_t name, filename = 0;
 
 	if (fr->mapping < -1 || (fr->mapping >= 0 && (size_t)fr->mapping >= b->r->nmappings))
 		return -EINVAL;
 	if (fr->mapping >= 0)
 		filename = b->maps[fr->mapping].filename;
-	else if (fr->kind == FRAME_KERNEL)
-		filename = S_KERNEL;
+	else if (unmapped)
+		filename = strtab__intern(&b->st, unmapped);
 	name = strtab__intern(&b->st, fr->name);
-	if (name < 0)
+	if (name < 0 || filename < 0)
 		return -ENOSPC;
 
-	perftools__profiles__line__init(line);
-	line->function_id = builder__function(b, name, filename);
-	b->line_ptrs[i] = line;
 	perftools__profiles__location__init(loc);
 	loc->id = i + 1;
 	loc->mapping_id = fr->mapping + 1; /* 0 when there is none */
 	loc->address = fr->addr;
-	loc->n_line = 1;
-	loc->line = &b->line_ptrs[i];
+	loc->n_line = report_frame_depth(fr);
+	loc->line = &b->line_ptrs[*nlines];
 	b->loc_ptrs[i] = loc;
+	*nlines += loc->n_line;
+	if (fr->nlines)
+		return builder__dwarf_lines(b, fr, line, loc->line);
+	perftools__profiles__line__init(line);
+	line->function_id = builder__function(b, name, filename);
+	loc->line[0] = line;
 	return 0;
 }
 
 static int builder__locations(struct builder *b)
 {
-	size_t i, n = b->r->nframes, nslots = nslots_for(n);
+	size_t i, n = b->r->nframes, nl = report_nlines(b->r), nslots = nslots_for(nl), used = 0;
 	int err;
 
+	/* A Function per Line at most: room for every one, so adding never fails. */
 	b->locs = zalloc(n, sizeof(*b->locs));
 	b->loc_ptrs = zalloc(n, sizeof(*b->loc_ptrs));
-	b->lines = zalloc(n, sizeof(*b->lines));
-	b->line_ptrs = zalloc(n, sizeof(*b->line_ptrs));
-	b->fns = zalloc(n, sizeof(*b->fns));
-	b->fn_ptrs = zalloc(n, sizeof(*b->fn_ptrs));
+	b->lines = zalloc(nl, sizeof(*b->lines));
+	b->line_ptrs = zalloc(nl, sizeof(*b->line_ptrs));
+	b->fns = zalloc(nl, sizeof(*b->fns));
+	b->fn_ptrs = zalloc(nl, sizeof(*b->fn_ptrs));
 	b->fn_slots = zalloc(nslots, sizeof(*b->fn_slots));
 	if (!b->locs || !b->loc_ptrs || !b->lines || !b->line_ptrs || !b->fns || !b->fn_ptrs ||
 	    !b->fn_slots)
 		return -ENOMEM;
 	b->fn_mask = nslots - 1;
 	for (i = 0; i < n; i++) {
-		err = builder__location(b, i);
+		err = builder__location(b, i, &used);
 		if (err)
 			return err;
 	}
@@ -419,6 +444,16 @@ static int builder__sample(struct builder *b, size_t i, size_t *nlocs)
 	if (s->truncated)
 		builder__label(b, S_TRUNCATED, S_TRUE, 0);
 	smp->n_label = NLABELS + s->truncated;
+	/* The program's own labels (Go's pprof.Do), as Go's profiler writes them. */
+	for (j = 0; j < s->nlabels; j++) {
+		int64_t k = strtab__intern(&b->st, s->labels[j].key);
+		int64_t v = strtab__intern(&b->st, s->labels[j].value);
+
+		if (k < 0 || v < 0)
+			return -ENOSPC;
+		builder__label(b, k, v, 0);
+		smp->n_label++;
+	}
 	b->sample_ptrs[i] = smp;
 	return 0;
 }
@@ -431,7 +466,7 @@ static int builder__samples(struct builder *b)
 
 	for (i = 0; i < r->nstacks; i++) {
 		nlocs += r->stacks[i].nframes;
-		nlabels += NLABELS + r->stacks[i].truncated;
+		nlabels += NLABELS + r->stacks[i].truncated + r->stacks[i].nlabels;
 	}
 	b->samples = zalloc(r->nstacks, sizeof(*b->samples));
 	b->sample_ptrs = zalloc(r->nstacks, sizeof(*b->sample_ptrs));
@@ -479,10 +514,10 @@ static void builder__free(struct builder *b)
 static int builder__build(struct builder *b)
 {
 	const struct report *r = b->r;
-	/* Worst case: the fixed strings, two per mapping, a name per frame, and the
-	 * thread and process names of every stack. */
-	size_t cap =
-	    NFIXED + 2 * r->nmappings + r->nframes + 2 * r->nstacks + 2 * (REPORT_MAX_VALUES + 1);
+	/* Worst case: the fixed strings, two per mapping, a name per frame, a function and
+	 * a file per DWARF line, and the thread and process names of every stack. */
+	size_t cap = NFIXED + 2 * r->nmappings + r->nframes + 2 * report_nlines(r) +
+		     2 * r->nstacks + 2 * (REPORT_MAX_VALUES + 1);
 	int err;
 
 	err = strtab__init(&b->st, cap);

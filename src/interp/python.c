@@ -5,8 +5,6 @@
  * table are read once per process and address, and read again when the tag BPF sends
  * (its co_firstlineno) no longer matches: the object was freed and the address reused. */
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "elf/elf_file.h"
 #include "interp/python.h"
 #include "interp/python_lines.h"
 #include "interp/python_offsets.h"
@@ -228,80 +227,48 @@ static uint16_t version_from_name(const char *name)
 	return 0x0300 | (uint16_t)minor;
 }
 
-static void note_symbol(struct py_file *pf, const char *name, const GElf_Sym *s)
+/* Sets *range to the symbol's [start, end) when it has a size. */
+static void symbol_range(const struct elf_file *e, const char *name, uint64_t range[2])
 {
-	if (!strcmp(name, "_PyEval_EvalFrameDefault") && s->st_size) {
-		pf->eval[0][0] = s->st_value;
-		pf->eval[0][1] = s->st_value + s->st_size;
-	} else if (!strcmp(name, "_PyEval_EvalFrameDefault.cold") && s->st_size) {
-		pf->eval[1][0] = s->st_value;
-		pf->eval[1][1] = s->st_value + s->st_size;
-	} else if (!strcmp(name, "_PyRuntime")) {
-		pf->runtime = s->st_value;
-	} else if (!strcmp(name, "Py_Version")) {
-		pf->py_version = s->st_value;
+	uint64_t value, size;
+
+	if (!elf_file__symbol(e, name, &value, &size) && size) {
+		range[0] = value;
+		range[1] = value + size;
 	}
 }
 
-static void read_symbols(Elf *elf, struct py_file *pf)
+static void read_symbols(const struct elf_file *e, struct py_file *pf)
 {
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !sh.sh_entsize)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (name && name[0] == '_' ? name[1] == 'P' : name && name[0] == 'P')
-				note_symbol(pf, name, &s);
-		}
-	}
+	symbol_range(e, "_PyEval_EvalFrameDefault", pf->eval[0]);
+	symbol_range(e, "_PyEval_EvalFrameDefault.cold", pf->eval[1]);
+	if (elf_file__symbol(e, "_PyRuntime", &pf->runtime, NULL))
+		pf->runtime = 0;
+	if (elf_file__symbol(e, "Py_Version", &pf->py_version, NULL))
+		pf->py_version = 0;
 }
 
-static void read_segments(Elf *elf, struct py_file *pf)
+static void read_segments(const struct elf_file *e, struct py_file *pf)
 {
+	const struct elf_segment *segs;
 	size_t n;
 
-	if (elf_getphdrnum(elf, &n))
-		return;
+	segs = elf_file__segments(e, &n);
 	for (size_t i = 0; i < n && pf->nsegs < MAX_SEGS; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		pf->segs[pf->nsegs].offset = ph.p_offset;
-		pf->segs[pf->nsegs].vaddr = ph.p_vaddr;
-		pf->segs[pf->nsegs].filesz = ph.p_filesz;
+		pf->segs[pf->nsegs].offset = segs[i].offset;
+		pf->segs[pf->nsegs].vaddr = segs[i].vaddr;
+		pf->segs[pf->nsegs].filesz = segs[i].filesz;
 		pf->nsegs++;
 	}
 }
 
-/* Reads what makes fd an interpreter. Leaves pf->python false when it is not one. */
-static void inspect_file(struct py_file *pf, int fd)
+/* Reads what makes e an interpreter. Leaves pf->python false when it is not one. */
+static void inspect_file(struct py_file *pf, const struct elf_file *e)
 {
-	Elf *elf;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
+	if (!e)
 		return;
-	if (elf_kind(elf) == ELF_K_ELF) {
-		read_symbols(elf, pf);
-		read_segments(elf, pf);
-	}
-	elf_end(elf);
+	read_symbols(e, pf);
+	read_segments(e, pf);
 	pf->python = pf->eval[0][1] && pf->runtime && pf->nsegs;
 }
 
@@ -320,7 +287,7 @@ static bool python_detect(void *priv, const struct runtime_file *f)
 		return false;
 	pf->file_id = f->file_id;
 	pf->version = version_from_name(base_name(f->path));
-	inspect_file(pf, f->fd);
+	inspect_file(pf, f->elf);
 	yes = pf->python;
 	if (yes)
 		pr_debug("python: %s is an interpreter", f->path);

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "ebprof_shared.h"
+#include "elf/elf_file.h"
 #include "interp/runtime.h"
 #include "loader/loader.h"
 #include "profile/profile.h"
@@ -19,7 +20,7 @@
 
 /* The registry: one line per runtime, whose struct runtime_ops is NAME_runtime in
  * src/interp/NAME.c. */
-#define EBPROF_RUNTIMES(X) X(python)
+#define EBPROF_RUNTIMES(X) X(python) X(go) X(hotspot)
 
 #define DECLARE_RUNTIME(name) extern const struct runtime_ops name##_runtime;
 EBPROF_RUNTIMES(DECLARE_RUNTIME)
@@ -132,6 +133,8 @@ static int prepare_one(struct runtime_entry *e, struct loader *l, chain_types ty
 		return err;
 	}
 	err = walkers__enable(e->obj, e->ops->bpf_walker, types);
+	if (err == -ENOTSUP)
+		return err;
 	if (err) {
 		pr_err("%s: its walker %s has no program for every entry type", e->ops->name,
 		       e->ops->bpf_walker);
@@ -146,6 +149,17 @@ int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types t
 	for (size_t i = 0; i < rs->n; i++) {
 		int err = prepare_one(&rs->e[i], l, types);
 
+		/* A walker only written with bpf_loop: this kernel records without it. */
+		if (err == -ENOTSUP) {
+			pr_warn(
+			    "%s: its walker needs bpf_loop (Linux 5.17): its frames stay native",
+			    rs->e[i].ops->name);
+			bpf_object__close(rs->e[i].obj);
+			memmove(&rs->e[i], &rs->e[i + 1], (rs->n - i - 1) * sizeof(rs->e[0]));
+			rs->n--;
+			i--;
+			continue;
+		}
 		if (err)
 			return err;
 	}
@@ -174,10 +188,12 @@ int runtime_set__start(struct runtime_set *rs, struct loader *l)
 	return 0;
 }
 
-/* Asks every runtime about a file the first time one of its mappings is described. */
+/* Asks every runtime about a file the first time one of its mappings is described; the
+ * file is opened (as an ELF view) once for all of them. */
 static uint32_t detect_file(struct runtime_set *rs, uint32_t file_id)
 {
 	char path[4096] = "";
+	struct elf_file *elf;
 	struct file_entry *f;
 	uint32_t mask = 0;
 	int fd = -1;
@@ -191,13 +207,15 @@ static uint32_t detect_file(struct runtime_set *rs, uint32_t file_id)
 	pthread_mutex_unlock(&rs->env.procs->lock);
 	if (fd < 0)
 		return 0;
+	elf = elf_file__open(fd);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct runtime_entry *e = &rs->e[i];
-		struct runtime_file rf = {.file_id = file_id, .path = path, .fd = fd};
+		struct runtime_file rf = {.file_id = file_id, .path = path, .fd = fd, .elf = elf};
 
 		if (e->on && e->ops->detect(e->priv, &rf))
 			mask |= 1u << e->ops->walker;
 	}
+	elf_file__free(elf);
 	close(fd);
 	return mask;
 }
@@ -322,6 +340,16 @@ unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const str
 		return 1;
 	}
 	return e->ops->ingest(e->priv, pid, uf, out, max);
+}
+
+unsigned int runtime_set__labels(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
+				 unsigned int n, struct label *out, unsigned int max)
+{
+	const struct runtime_entry *e = rs && n ? by_walker(rs, UF_RUNTIME_OF(uf->file_id)) : NULL;
+
+	if (!e || !e->ops->labels)
+		return 0;
+	return e->ops->labels(e->priv, pid, uf, n, out, max);
 }
 
 const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a)

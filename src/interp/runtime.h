@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The runtime registry: every language runtime ebprof unwinds (CPython today; the JVM,
- * V8, Ruby, PHP, Perl, BEAM and Go next) is one struct runtime_ops in src/interp/, one
- * walker program in bpf/, and one line in the table of runtime.c. Every layer — the
+/* The runtime registry: every language runtime ebprof unwinds (interpreters, JIT
+ * runtimes, Go's labels) is one struct runtime_ops in src/interp/, one walker program in
+ * bpf/, and one line in the table of runtime.c. Every layer — the
  * tracker, ingest, the report, the session and its summary — loops over the registry
  * instead of naming a runtime. */
 #ifndef EBPROF_RUNTIME_H
@@ -16,16 +16,21 @@
 
 struct arena;
 struct bpf_object;
+struct elf_file;
 struct frame;
+struct label;
 struct loader;
 struct unw_proc;
 struct user_frame;
 
-/* A mapped file a runtime may claim (detect). fd is readable for the call only. */
+/* A mapped file a runtime may claim (detect). fd and elf are valid for the call only. */
 struct runtime_file {
 	uint32_t file_id;
 	const char *path; /* as the process named it */
 	int fd;
+	/* The file opened once for every runtime's detect (symbols, sections, segments:
+	 * src/elf/elf_file.h); NULL when it is not an ELF file. */
+	const struct elf_file *elf;
 };
 
 #define RUNTIME_MAX_MARKS 8
@@ -47,9 +52,9 @@ struct runtime_env {
 };
 
 struct runtime_ops {
-	const char *name;    /* "python": log prefix, stats heading */
+	const char *name;    /* its name: log prefix, stats heading, EBPROF_RUNTIMES */
 	uint32_t walker;     /* enum walker: its program array slot, its id everywhere */
-	uint32_t frame_kind; /* enum report_frame_kind of the frames it names */
+	uint32_t frame_kind; /* enum frame_kind of the frames it names (profile/frame.h) */
 	/* Its walker object's ELF image (the skeleton's), and the walker's base name
 	 * (EBPROF_WALKER(fn) in bpf/NAME.bpf.c). */
 	const void *(*bpf_elf)(size_t *size);
@@ -71,6 +76,11 @@ struct runtime_ops {
 	 * profile frames (inlined code expands here), innermost first. Returns how many. */
 	unsigned int (*ingest)(void *priv, uint32_t pid, const struct user_frame *uf,
 			       struct frame *out, unsigned int max);
+	/* Ingest, optional: the labels its walker sent for the sample (n frames flagged
+	 * UF_LABEL), read into out (strings owned by the runtime, valid until its next
+	 * call). Returns how many. */
+	unsigned int (*labels)(void *priv, uint32_t pid, const struct user_frame *uf,
+			       unsigned int n, struct label *out, unsigned int max);
 	/* Report: the name of a frame ingest made, allocated in a (or a static string). */
 	const char *(*frame_name)(void *priv, const struct frame *f, struct arena *a);
 	/* record's summary: what it described, read and could not (its own counters). */
@@ -97,6 +107,10 @@ void runtime_set__forget(struct runtime_set *rs, uint32_t pid);
  * A frame of a runtime that is not running becomes one frame of kind FRAME_UNKNOWN. */
 unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
 				 struct frame *out, unsigned int max);
+/* Ingest: the labels in uf[0, n) (frames flagged UF_LABEL of one runtime); see
+ * runtime_ops.labels. 0 when that runtime is not running or reads none. */
+unsigned int runtime_set__labels(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
+				 unsigned int n, struct label *out, unsigned int max);
 /* Report: the name of a frame of a runtime's kind, or NULL when no runtime has it. */
 const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a);
 void runtime_set__print_stats(const struct runtime_set *rs, FILE *out);

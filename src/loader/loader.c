@@ -33,6 +33,7 @@ struct load_job {
 	size_t elf_sz;
 	char prog[64];
 	struct bpf_object *obj; /* this job's own object, loaded with one program */
+	bool stats_log;		/* ask for the verifier's statistics only (see job_run) */
 	char *log;		/* the verifier's log, on failure */
 	char *msgs;		/* libbpf's messages while this job ran */
 	size_t msgs_len;
@@ -222,7 +223,11 @@ static int job_select(struct load_job *j)
 	bpf_program__set_expected_attach_type(mine, bpf_program__expected_attach_type(op));
 	if (inject_failure(j->prog))
 		bpf_program__set_type(mine, BPF_PROG_TYPE_SOCKET_FILTER);
-	/* libbpf loads without a log first and fills this only on failure. */
+	/* Without a level libbpf loads without a log first and fills this only on failure;
+	 * the statistics' level gets the count of processed instructions on kernels whose
+	 * program info lacks it (before 5.16). */
+	if (j->stats_log && bpf_program__set_log_level(mine, 4 /* BPF_LOG_STATS */))
+		return -EINVAL;
 	return bpf_program__set_log_buf(mine, j->log, LOG_BUF_SIZE);
 }
 
@@ -232,9 +237,11 @@ static int job_open(struct load_job *j)
 		    .btf_custom_path = j->btf_custom_path);
 	int err;
 
-	j->log = calloc(1, LOG_BUF_SIZE);
+	if (!j->log)
+		j->log = calloc(1, LOG_BUF_SIZE);
 	if (!j->log)
 		return -ENOMEM;
+	j->log[0] = '\0';
 	j->obj = bpf_object__open_mem(j->elf, j->elf_sz, &o);
 	if (!j->obj)
 		return -errno;
@@ -248,12 +255,23 @@ static void job_run(struct load_job *j)
 	uint32_t len = sizeof(info);
 	uint64_t t0 = now_ns();
 	struct bpf_program *p;
+	const char *line;
 	int err;
 
 	current_job = j;
+	j->stats_log = true;
 	err = job_open(j);
 	if (!err)
 		err = bpf_object__load(j->obj);
+	/* The statistics say nothing of why: load again for the verifier's whole log. */
+	if (err && j->obj) {
+		job_close(j);
+		j->stats_log = false;
+		j->msgs_len = 0;
+		err = job_open(j);
+		if (!err)
+			err = bpf_object__load(j->obj);
+	}
 	j->st.verify_ns = now_ns() - t0;
 	current_job = NULL;
 	j->st.err = err;
@@ -262,6 +280,8 @@ static void job_run(struct load_job *j)
 	p = bpf_object__find_program_by_name(j->obj, j->prog);
 	if (p && !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
 		j->st.verified_insns = info.verified_insns;
+	if (!j->st.verified_insns && (line = strstr(j->log, "processed ")))
+		j->st.verified_insns = (uint32_t)strtoul(line + 10, NULL, 10);
 	free(j->log);
 	j->log = NULL;
 }

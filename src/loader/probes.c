@@ -4,8 +4,6 @@
  * index travels in the attach cookie, so one program serves every probe of a kind. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +16,9 @@
 
 #include <bpf/libbpf.h>
 
+#include "arch/arch.h"
+#include "elf/elf_file.h"
+#include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "sample.h"
@@ -243,44 +244,12 @@ void probe_spec__slug(const struct probe_spec *s, char *buf, size_t len)
 	}
 }
 
-/* endbr64 (f3 0f 1e fa) and the usual nops change no register and no memory. */
-static unsigned int neutral_len(const uint8_t *b, size_t len)
-{
-	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
-
-	if (len >= 4 && !memcmp(b, endbr64, 4))
-		return 4;
-	if (len >= 1 && b[0] == 0x90)
-		return 1;
-	if (len >= 2 && b[0] == 0x66 && b[1] == 0x90)
-		return 2;
-	return 0;
-}
-
-/* push %reg: 50+r, or 41 50+r for r8..r15. x86 uprobes emulate it (no single-step). */
-static bool emulated_push(const uint8_t *b, size_t len)
-{
-	if (len >= 1 && b[0] >= 0x50 && b[0] <= 0x57)
-		return true;
-	return len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57;
-}
-
-unsigned int probe__entry_skip(const uint8_t *bytes, size_t len)
-{
-	unsigned int at = 0, n;
-
-	/* At most a few: compilers put one endbr64 and, with patchable entries, nops. */
-	for (int i = 0; i < 4 && (n = neutral_len(bytes + at, len - at)); i++)
-		at += n;
-	return at && emulated_push(bytes + at, len - at) ? at : 0;
-}
-
 /* The file a relative PATH names, searched as libbpf searches it: libraries in the
  * usual directories, programs in $PATH. */
 static int resolve_path(const char *name, char *out, size_t len)
 {
-	static const char *const libdirs = "/lib64:/usr/lib64:/lib/x86_64-linux-gnu:"
-					   "/usr/lib/x86_64-linux-gnu:/lib:/usr/lib";
+	static const char *const libdirs =
+	    "/lib64:/usr/lib64:/lib/" ARCH_MULTIARCH ":/usr/lib/" ARCH_MULTIARCH ":/lib:/usr/lib";
 	const char *dirs = strstr(name, ".so") ? libdirs : getenv("PATH");
 	const char *p = dirs;
 
@@ -297,59 +266,90 @@ static int resolve_path(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* File offset of function sym in the ELF file on fd, from .symtab or .dynsym. */
-static int64_t symbol_offset(Elf *e, const char *sym)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh, th;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *name;
-			Elf_Scn *text;
-
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE)
-				continue;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || strcmp(name, sym))
-				continue;
-			text = elf_getscn(e, s.st_shndx);
-			if (!text || !gelf_getshdr(text, &th) || s.st_value < th.sh_addr)
-				return -1;
-			return (int64_t)(s.st_value - th.sh_addr + th.sh_offset);
-		}
-	}
-	return -1;
-}
-
-/* Bytes to skip at the entry of sym in path (see probe__entry_skip); 0 when unsure. */
+/* Bytes to skip at the entry of sym in path (see arch__uprobe_entry_skip); 0 when
+ * unsure. */
 static unsigned int entry_skip(const char *path, const char *sym)
 {
 	uint8_t bytes[16];
 	unsigned int skip = 0;
-	int64_t off = -1;
+	uint64_t vaddr, off;
+	struct elf_file *e;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
 
 	if (fd < 0)
 		return 0;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e)
-		off = symbol_offset(e, sym);
-	if (off >= 0 && pread(fd, bytes, sizeof(bytes), off) == (ssize_t)sizeof(bytes))
-		skip = probe__entry_skip(bytes, sizeof(bytes));
-	elf_end(e);
+	e = elf_file__open(fd);
+	if (e && !elf_file__symbol(e, sym, &vaddr, NULL) &&
+	    elf_file__vaddr_to_off(e, vaddr, &off) &&
+	    pread(fd, bytes, sizeof(bytes), (off_t)off) == (ssize_t)sizeof(bytes))
+		skip = arch__uprobe_entry_skip(bytes, sizeof(bytes));
+	elf_file__free(e);
 	close(fd);
 	return skip;
+}
+
+/* The cookie a probe's program reads: its event, and for uprobes whether it returns. */
+static uint64_t probe_cookie(const struct probe_spec *s, uint32_t event)
+{
+	return event | (s->kind == PROBE_URETPROBE ? PROBE_COOKIE_RETURN : 0);
+}
+
+/* The cookie to attach with: none when the kernel has no cookies (the program reads
+ * the one fixed cookie probes__fixed_cookies gave it). */
+static uint64_t attach_cookie(const struct probe_spec *s, uint32_t event)
+{
+	return kernel_features()->attach_cookie ? probe_cookie(s, event) : 0;
+}
+
+/* Whether the ELF file at path is position-independent (a PIE or a library). */
+static bool elf_is_dyn(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elf_file *e;
+	bool dyn;
+
+	if (fd < 0)
+		return false;
+	e = elf_file__open(fd);
+	dyn = e && elf_file__type(e) == ET_DYN;
+	elf_file__free(e);
+	close(fd);
+	return dyn;
+}
+
+int probes__fixed_cookies(const struct probe_spec *specs, size_t n, uint32_t first_event,
+			  uint64_t *uprobe, uint64_t *tracepoint)
+{
+	unsigned int nuprobes = 0, ntracepoints = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct probe_spec *s = &specs[i];
+		char path[4096];
+
+		/* libbpf tells USDT probes apart by address without cookies, which it can
+		 * only do in a position-independent file for one process at a time. */
+		if (s->kind == PROBE_USDT && !resolve_path(s->path, path, sizeof(path)) &&
+		    elf_is_dyn(path)) {
+			pr_err("%s: a USDT probe in a position-independent binary or library needs "
+			       "Linux 5.15 (bpf_get_attach_cookie)",
+			       s->text);
+			return -ENOTSUP;
+		}
+
+		if (s->kind == PROBE_UPROBE || s->kind == PROBE_URETPROBE) {
+			*uprobe = probe_cookie(s, first_event + (uint32_t)i);
+			nuprobes++;
+		} else if (s->kind == PROBE_TRACEPOINT) {
+			*tracepoint = probe_cookie(s, first_event + (uint32_t)i);
+			ntracepoints++;
+		}
+	}
+	if (nuprobes > 1 || ntracepoints > 1) {
+		pr_err("--probe: more than one %s probe needs Linux 5.15 (bpf_get_attach_cookie)",
+		       nuprobes > 1 ? "uprobe/uretprobe" : "tracepoint");
+		return -ENOTSUP;
+	}
+	return 0;
 }
 
 static struct bpf_link *attach_uprobe(struct bpf_program *prog, const struct probe_spec *s,
@@ -357,7 +357,7 @@ static struct bpf_link *attach_uprobe(struct bpf_program *prog, const struct pro
 {
 	bool ret = s->kind == PROBE_URETPROBE;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = s->target, .retprobe = ret,
-		    .bpf_cookie = event | (ret ? PROBE_COOKIE_RETURN : 0));
+		    .bpf_cookie = attach_cookie(s, event));
 	char path[4096];
 	size_t off = s->offset;
 
@@ -431,7 +431,7 @@ static int tracepoint_id(const struct probe_spec *s)
 static struct bpf_link *attach_tracepoint(struct bpf_program *prog, const struct probe_spec *s,
 					  uint32_t event)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = event);
+	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = attach_cookie(s, event));
 	struct perf_event_attr attr = {
 	    .type = PERF_TYPE_TRACEPOINT,
 	    .size = sizeof(attr),

@@ -36,16 +36,17 @@ void probe_spec__free(struct probe_spec *s);
  * buf (len bytes). */
 void probe_spec__slug(const struct probe_spec *s, char *buf, size_t len);
 
-/* Where an entry uprobe goes: the offset past the symbol's start that skips leading
- * instructions the kernel would single-step but that leave every register and the
- * stack as they were at entry (endbr64, nops), when what follows is an instruction
- * the kernel emulates (push %reg). bytes are the function's first len bytes. */
-unsigned int probe__entry_skip(const uint8_t *bytes, size_t len);
-
 struct bpf_object;
 struct loader;
 struct probes;
 
+/* For kernels without attach cookies (before 5.15), where each program reads one fixed
+ * cookie: the uprobe and tracepoint programs' cookies, the specs being events
+ * first_event + i. Returns 0, or -ENOTSUP (logged: which kernel it needs) when a
+ * program would serve more than one probe. USDT probes do not count (libbpf's own
+ * mechanism). */
+int probes__fixed_cookies(const struct probe_spec *specs, size_t n, uint32_t first_event,
+			  uint64_t *uprobe, uint64_t *tracepoint);
 /* Marks for loading the programs of owner (opened, not loaded) that the specs need. */
 int probes__select(struct bpf_object *owner, const struct probe_spec *specs, size_t n);
 /* After loading: attaches spec i as event first_event + i (for every process; the BPF

@@ -19,6 +19,7 @@
 #include "chain.h"
 #include "loader/walkers.h"
 #include "loader/cpus.h"
+#include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "loader/sampler.h"
@@ -229,6 +230,49 @@ static int install_walkers(struct sampler *s, struct loader *l)
 		   : walkers__install(l, s->skel->obj, "submit_walk", WALKER_SUBMIT, s->types);
 }
 
+/* Before 5.13 perf_event programs only take preallocated hash maps: the maps allocated
+ * per element are preallocated then, for fewer processes (6 KiB each) and blocked
+ * threads (5 KiB each): 2048 of each, 23 MiB. */
+#define PREALLOC_MAX_ENTRIES 2048
+
+static int preallocate(struct bpf_map *m)
+{
+	int err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+
+	if (!err && bpf_map__max_entries(m) > PREALLOC_MAX_ENTRIES)
+		err = bpf_map__set_max_entries(m, PREALLOC_MAX_ENTRIES);
+	return err;
+}
+
+/* Tells the programs what the kernel has. Without attach cookies each program reads
+ * one fixed cookie, so only what one attachment per program can do is allowed. */
+static int set_features(struct sampler *s, const struct sampler_opts *o)
+{
+	const struct kernel_features *f = kernel_features();
+	struct sample_bpf *k = s->skel;
+	int err;
+
+	if (!f->perf_alloc_maps) {
+		err = preallocate(k->maps.pid_to_mappings);
+		if (!err)
+			err = preallocate(k->maps.off_cpu_pending);
+		if (err)
+			return err;
+	}
+	k->rodata->have_task_pt_regs = f->task_pt_regs;
+	k->rodata->have_attach_cookie = f->attach_cookie;
+	if (f->attach_cookie)
+		return 0;
+	if (o->alloc_kernel) {
+		pr_err("--alloc-kernel needs Linux 5.15 (bpf_get_attach_cookie); use --alloc");
+		return -ENOTSUP;
+	}
+	k->rodata->alloc_cookie = o->alloc_event;
+	return probes__fixed_cookies(o->probes, o->nprobes, o->probe_first_event,
+				     (uint64_t *)&k->rodata->uprobe_cookie,
+				     (uint64_t *)&k->rodata->tracepoint_cookie);
+}
+
 /* Opens the skeleton and sets what must be fixed before load: read-only config and
  * the ring buffer's size. The loader loads it. */
 static int prepare(struct sampler *s, const struct sampler_opts *o, struct loader *l)
@@ -248,7 +292,9 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	s->skel->rodata->off_cpu_event = o->off_cpu_event;
 	s->skel->rodata->off_cpu_ppm = o->off_cpu_ppm;
-	err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
+	err = set_features(s, o);
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
 	if (!err)
 		err = select_programs(s, o);
 	/* Without a filter the map is never read: do not pay 1.25 MiB for it. */
@@ -384,7 +430,9 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog, const char *path,
 			   const char *func, int pid, uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .bpf_cookie = cookie);
+	/* Without cookies the program reads its fixed one (set_features). */
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func,
+		    .bpf_cookie = kernel_features()->attach_cookie ? cookie : 0);
 	struct bpf_program *p = loader__program(l, s->skel->obj, prog);
 	struct bpf_link **v, *link;
 	int err;

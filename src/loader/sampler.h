@@ -26,6 +26,7 @@ struct sampler_opts {
 	bool alloc_markers;
 	bool alloc_kernel;
 	uint64_t alloc_mean;
+	uint32_t alloc_event;		 /* the event index of allocation samples */
 	bool follow_children;		 /* also profile processes that the listed ones fork */
 	size_t ringbuf_bytes;		 /* a power of two, at least one page */
 	uint32_t unwind_rows;		 /* capacity of the unwind row pool (16 bytes a row) */

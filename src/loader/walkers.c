@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "chain.h"
+#include "loader/features.h"
 #include "loader/walkers.h"
 #include "loader/loader.h"
 #include "util/log.h"
@@ -24,9 +25,12 @@ static const struct {
     [CHAIN_RAWTP] = {"rawtp", "walkers_rawtp"},
 };
 
+/* Without bpf_loop (before 5.17) each walker loads its WALKER_unrolled variant, which
+ * walks a few frames per program and tail-calls itself. */
 static void prog_name(char *buf, size_t len, const char *walker, int type)
 {
-	snprintf(buf, len, "%s_%s", walker, types_info[type].suffix);
+	snprintf(buf, len, "%s%s_%s", walker, kernel_features()->bpf_loop ? "" : "_unrolled",
+		 types_info[type].suffix);
 }
 
 int walkers__enable(struct bpf_object *obj, const char *walker, chain_types types)
@@ -41,7 +45,7 @@ int walkers__enable(struct bpf_object *obj, const char *walker, chain_types type
 		prog_name(name, sizeof(name), walker, t);
 		p = bpf_object__find_program_by_name(obj, name);
 		if (!p)
-			return -ENOENT;
+			return kernel_features()->bpf_loop ? -ENOENT : -ENOTSUP;
 		if (bpf_program__set_autoload(p, true))
 			return -EINVAL;
 	}

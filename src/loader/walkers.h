@@ -14,7 +14,9 @@ struct loader;
 typedef uint32_t chain_types;
 
 /* Turns autoload on for walker's program of every type in types (walker "native_walk"
- * names the programs native_walk_perf, _uprobe, _tp, _rawtp). Returns 0 or -errno. */
+ * names the programs native_walk_perf, _uprobe, _tp, _rawtp; without bpf_loop,
+ * native_walk_unrolled_perf, ...). Returns 0 or -errno: -ENOTSUP when the walker has
+ * no variant for a kernel without bpf_loop. */
 int walkers__enable(struct bpf_object *obj, const char *walker, chain_types types);
 /* After loader__run: puts walker's loaded programs (of owner obj) in slot (enum walker)
  * of each type's program array. Returns 0 or -errno, logged. */

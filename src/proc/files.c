@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "proc/files.h"
-#include "symbol/elfsym.h"
 
 struct file_key {
 	uint64_t dev;
@@ -30,14 +29,29 @@ void file_table__init(struct file_table *t)
 	hmap_init(&t->by_key, file_eq);
 }
 
+static void drop_syms(struct file_entry *f)
+{
+	if (f->syms && f->syms_free)
+		f->syms_free(f->syms);
+	f->syms = NULL;
+	if (f->dwarf && f->dwarf_free)
+		f->dwarf_free(f->dwarf);
+	f->dwarf = NULL;
+	if (f->go && f->go_free)
+		f->go_free(f->go);
+	f->go = NULL;
+}
+
 void file_entry__release(struct file_entry *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
-	elf_syms__free(f->syms);
+	drop_syms(f);
 	f->fd = -1;
-	f->syms = NULL;
+	f->go_err = 0;
 	f->syms_err = 0;
+	f->dwarf_err = 0;
+	f->debug_state = 0;
 	f->open_err = 0;
 }
 
@@ -48,7 +62,7 @@ void file_table__free(struct file_table *t)
 
 		if (f->fd >= 0)
 			close(f->fd);
-		elf_syms__free(f->syms);
+		drop_syms(f);
 		free(f->path);
 		free(f);
 	}

@@ -11,6 +11,8 @@
 #include "util/hmap.h"
 
 struct elf_syms;
+struct dwarf_syms;
+struct go_table;
 
 struct file_entry {
 	uint32_t id; /* 1-based; 0 means "no file" */
@@ -20,8 +22,18 @@ struct file_entry {
 	int fd;		       /* -1 until opened */
 	int open_err;	       /* errno of a failed open, so it is not retried per sample */
 	struct elf_syms *syms; /* parsed lazily by the symbolizer */
+	/* How syms is freed, set by whoever attaches it: the registry sits below the
+	 * symbolizer and does not know what it holds. */
+	void (*syms_free)(struct elf_syms *syms);
 	int syms_err;
-	uint8_t unmapped_prunes; /* prunes in a row that found no process mapping it */
+	uint8_t unmapped_prunes;  /* prunes in a row that found no process mapping it */
+	struct dwarf_syms *dwarf; /* its DWARF (own or a debug file's), opened lazily */
+	void (*dwarf_free)(struct dwarf_syms *dwarf); /* as syms_free */
+	int dwarf_err;	     /* why there is none, so it is not retried per frame */
+	uint8_t debug_state; /* the symbolizer's: where its debug file came from */
+	struct go_table *go; /* Go's pclntab, read lazily; NULL for other files */
+	void (*go_free)(struct go_table *go); /* as syms_free */
+	int go_err;			      /* why there is none (ENOENT: not Go) */
 };
 
 struct file_table {
@@ -41,7 +53,7 @@ struct file_entry *file_table__get(const struct file_table *t, uint32_t id);
 /* Opens the file if not yet open, through /proc/PID/map_files (works for deleted files
  * and other mount namespaces), else /proc/PID/root/PATH. Returns 0 or negative errno. */
 int file_entry__open(struct file_entry *f, pid_t pid, uint64_t start, uint64_t end);
-/* Closes the descriptor and drops the parsed symbols of a file no live process maps;
+/* Closes the descriptor and drops the parsed symbols and DWARF of a file no live process maps;
  * the id stays, and the next process to map the file opens it again. */
 void file_entry__release(struct file_entry *f);
 

@@ -107,6 +107,28 @@ static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at
 	return out - at;
 }
 
+/* The labels a runtime's walker appended after the in-order part (frames flagged
+ * UF_LABEL, consecutive), as the id of their set in the profile; 0 for none. */
+static uint32_t add_labels(struct ingest *in, const struct sample_record *r)
+{
+	unsigned int n = r->ustack_len < UNW_MAX_FRAMES ? r->ustack_len : UNW_MAX_FRAMES;
+	unsigned int i = r->ustack_inorder < n ? r->ustack_inorder : n, first, nl;
+	struct label labels[LABELS_MAX];
+
+	while (i < n && !(UF_IS_RUNTIME(r->ustack[i].file_id) && (r->ustack[i].pad & UF_LABEL)))
+		i++;
+	for (first = i;
+	     i < n && UF_IS_RUNTIME(r->ustack[i].file_id) && (r->ustack[i].pad & UF_LABEL) &&
+	     r->ustack[i].file_id == r->ustack[first].file_id;
+	     i++)
+		;
+	if (i == first)
+		return 0;
+	nl = runtime_set__labels(in->runtimes, r->pid, &r->ustack[first], i - first, labels,
+				 LABELS_MAX);
+	return label_sets__intern(&in->profile->labels, labels, nl);
+}
+
 /* Leaves out the innermost user frames that share the innermost one's file (resolved
  * by BPF or here alike). Returns how many user frames remain. */
 static unsigned int trim_innermost_file(struct stack *s, unsigned int at, unsigned int n)
@@ -159,6 +181,7 @@ int ingest__event(struct ingest *in, const struct sample_record *r, uint64_t now
 		if (in->trim_innermost_file)
 			user = trim_innermost_file(s, n, user);
 		n += user;
+		s->labels = add_labels(in, r);
 	}
 	s->nframes = n;
 	return profile__add(in->profile, s, values, r->time_ns + in->mono_to_unix_ns);

@@ -35,6 +35,7 @@ void profile__init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
 	hmap_init(&p->stacks, stack_eq);
+	label_sets__init(&p->labels);
 }
 
 void profile__clear(struct profile *p)
@@ -50,12 +51,14 @@ void profile__clear(struct profile *p)
 	hmap_init(&p->stacks, stack_eq);
 	p->samples = 0;
 	p->dropped = 0;
+	label_sets__clear(&p->labels); /* no stack names a set any more */
 }
 
 void profile__free(struct profile *p)
 {
 	profile__clear(p);
 	hmap_free(&p->stacks);
+	label_sets__free(&p->labels);
 }
 
 int profile__add_event(struct profile *p, const struct report_event *e)

@@ -10,17 +10,13 @@
 #include <stdint.h>
 
 #include "ebprof_shared.h"
+#include "profile/frame.h"
+#include "profile/labels.h"
 #include "profile/report.h"
 #include "util/hmap.h"
 
 /* Room for the user frames a runtime expands (inlined methods) beyond what BPF sent. */
 #define PROFILE_MAX_FRAMES (EBPROF_MAX_KSTACK + 2 * EBPROF_MAX_USTACK)
-
-struct frame {
-	uint64_t addr;	  /* file offset (native), kernel address, or raw address */
-	uint32_t file_id; /* files.h id for FRAME_NATIVE, else 0 */
-	uint32_t kind;	  /* enum report_frame_kind */
-};
 
 struct stack {
 	uint64_t count;			    /* events */
@@ -37,6 +33,7 @@ struct stack {
 	char thread[EBPROF_COMM_LEN];
 	uint16_t nframes;
 	bool truncated;
+	uint32_t labels;       /* label set id in profile.labels, 0 for none */
 	struct frame frames[]; /* innermost first */
 };
 
@@ -50,6 +47,7 @@ struct profile {
 	bool keep_times;  /* remember each event's time (OTLP's timestamps_unix_nano) */
 	uint32_t nevents;
 	struct report_event events[PROFILE_MAX_EVENTS]; /* names owned by the caller */
+	struct label_sets labels;			/* what stack.labels names */
 };
 
 void profile__init(struct profile *p);

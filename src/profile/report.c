@@ -2,6 +2,7 @@
 /* Builds a report from a profile: every distinct frame is symbolized once, every file
  * becomes one mapping, and all strings live in one arena freed with the report. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ struct builder {
 	int32_t *file_mapping;	/* by file id: mapping index + 1, 0 when none yet */
 	int32_t kernel_mapping; /* mapping index + 1 */
 	struct symbolizer *sym;
+	struct report_label **label_copies; /* by label set id - 1, while building */
 };
 
 struct frame_ref {
@@ -123,6 +125,48 @@ static const char *frame_name(struct builder *b, const struct frame *f, int32_t 
 	return "[unknown]";
 }
 
+/* "function (file.c:LINE)": the file without its directory, as runtimes name theirs. */
+static const char *line_label(struct builder *b, const struct dwarf_line *l, bool inlined)
+{
+	const char *mark = inlined ? " [inlined]" : "";
+
+	if (!l->file[0])
+		return arena_printf(&b->arena, "%s%s", l->function, mark);
+	if (!l->line)
+		return arena_printf(&b->arena, "%s (%s)%s", l->function, base_name(l->file), mark);
+	return arena_printf(&b->arena, "%s (%s:%u)%s", l->function, base_name(l->file), l->line,
+			    mark);
+}
+
+/* Copies the DWARF lines of a native frame into the report. Returns 0 or -ENOMEM. */
+static int frame_lines(struct builder *b, const struct frame *f, struct report_frame *rf)
+{
+	struct dwarf_line dl[DWARF_LINES_MAX];
+	struct report_line *rl;
+	int n = 0;
+
+	rf->nlines = 0;
+	rf->lines = NULL;
+	if (f->kind == FRAME_NATIVE)
+		n = symbolizer__native_lines(b->sym, f->file_id, f->addr, dl, DWARF_LINES_MAX);
+	if (n <= 0)
+		return 0;
+	rl = arena_alloc(&b->arena, n * sizeof(*rl));
+	if (!rl)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		rl[i].function = arena_strdup(&b->arena, dl[i].function);
+		rl[i].file = arena_strdup(&b->arena, dl[i].file);
+		rl[i].line = dl[i].line;
+		rl[i].label = line_label(b, &dl[i], i < n - 1);
+		if (!rl[i].function || !rl[i].file || !rl[i].label)
+			return -ENOMEM;
+	}
+	rf->lines = rl;
+	rf->nlines = n;
+	return 0;
+}
+
 /* Returns the report index of frame f, symbolizing it the first time; <0 on ENOMEM. */
 static int64_t intern_frame(struct builder *b, const struct frame *f)
 {
@@ -148,16 +192,52 @@ static int64_t intern_frame(struct builder *b, const struct frame *f)
 	rf->kind = f->kind;
 	ref->key = *f;
 	ref->index = b->r.nframes++;
-	if (!rf->name || hmap_insert(&b->frame_idx, h, ref))
+	if (!rf->name || frame_lines(b, f, rf) || hmap_insert(&b->frame_idx, h, ref))
 		return -ENOMEM;
+	/* No ELF symbol, but DWARF knows the function: better than "module+0xOFF". */
+	if (rf->nlines && mapping >= 0 && !symbolizer__native(b->sym, f->file_id, f->addr))
+		rf->name = rf->lines[rf->nlines - 1].function;
 	return ref->index;
 }
 
-static int add_stack(struct builder *b, struct report_stack *out, const struct stack *s)
+/* The report's copy of label set id (made once per set); NULL for none or ENOMEM, which
+ * *err tells apart. */
+static const struct report_label *stack_labels(struct builder *b, const struct profile *p,
+					       uint32_t id, uint32_t *n, int *err)
+{
+	const struct label_set *set = label_sets__get(&p->labels, id);
+	struct report_label *rl;
+
+	*n = 0;
+	if (!set || !b->label_copies)
+		return NULL;
+	if (b->label_copies[id - 1]) {
+		*n = set->n;
+		return b->label_copies[id - 1];
+	}
+	rl = arena_alloc(&b->arena, set->n * sizeof(*rl));
+	for (uint32_t i = 0; rl && i < set->n; i++) {
+		rl[i].key = arena_strdup(&b->arena, set->labels[i].key);
+		rl[i].value = arena_strdup(&b->arena, set->labels[i].value);
+		if (!rl[i].key || !rl[i].value)
+			rl = NULL;
+	}
+	if (!rl) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	b->label_copies[id - 1] = rl;
+	*n = set->n;
+	return rl;
+}
+
+static int add_stack(struct builder *b, const struct profile *p, struct report_stack *out,
+		     const struct stack *s)
 {
 	uint32_t *idx = arena_alloc(&b->arena, (s->nframes + 1) * sizeof(*idx));
 	uint64_t *values = arena_alloc(&b->arena, sizeof(s->values));
 	uint64_t *times = NULL;
+	int err = 0;
 
 	if (!idx || !values)
 		return -ENOMEM;
@@ -190,7 +270,8 @@ static int add_stack(struct builder *b, struct report_stack *out, const struct s
 	    .truncated = s->truncated,
 	    .frames = idx,
 	};
-	return out->comm && out->thread ? 0 : -ENOMEM;
+	out->labels = stack_labels(b, p, s->labels, &out->nlabels, &err);
+	return out->comm && out->thread && !err ? 0 : -ENOMEM;
 }
 
 static int build_stacks(struct builder *b, const struct profile *p)
@@ -202,9 +283,12 @@ static int build_stacks(struct builder *b, const struct profile *p)
 	if (!stacks)
 		return -ENOMEM;
 	b->r.stacks = stacks;
+	b->label_copies = calloc(p->labels.count + 1, sizeof(*b->label_copies));
+	if (!b->label_copies)
+		return -ENOMEM;
 	hmap_for_each(&p->stacks, i)
 	{
-		err = add_stack(b, &stacks[n], p->stacks.slots[i].entry);
+		err = add_stack(b, p, &stacks[n], p->stacks.slots[i].entry);
 		if (err)
 			return err;
 		b->r.nstacks = ++n;
@@ -260,7 +344,9 @@ struct report *report__build(const struct profile *p, struct symbolizer *sym, ui
 	b->r.frames = b->frames;
 	hmap_free(&b->frame_idx);
 	free(b->file_mapping);
+	free(b->label_copies);
 	b->file_mapping = NULL;
+	b->label_copies = NULL;
 	return &b->r;
 fail:
 	b->r.mappings = b->mappings;
@@ -278,6 +364,7 @@ void report__free(struct report *r)
 		return;
 	hmap_free(&b->frame_idx);
 	free(b->file_mapping);
+	free(b->label_copies);
 	free((void *)r->stacks);
 	free(b->mappings);
 	free(b->frames);

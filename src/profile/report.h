@@ -9,18 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum report_frame_kind {
-	FRAME_KERNEL,  /* addr is a kernel text address */
-	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
-	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
-	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
-};
-
-/* Kinds past the native ones are runtimes' frames: named by their runtime, no mapping. */
-static inline bool frame_kind_is_runtime(uint32_t kind)
-{
-	return kind > FRAME_UNKNOWN;
-}
+#include "profile/frame.h"
 
 /* One mapped object. Native addresses are file offsets, so one mapping serves every
  * process that maps the file, wherever it was loaded: start = 0, limit = file size. */
@@ -33,12 +22,40 @@ struct report_mapping {
 	bool kernel;
 };
 
+/* One function at a native frame's address, from DWARF. A frame's lines run innermost
+ * first: lines[0] is the function the address is in (inlined or not), each next one the
+ * function its predecessor was inlined into, at the line of that call; the last one is
+ * the function the code belongs to. */
+struct report_line {
+	const char *function; /* demangled; never NULL */
+	const char *file;     /* source path as the DWARF names it, "" when unknown */
+	uint32_t line;	      /* 0 when unknown */
+	/* What text outputs show as a frame: "function (file.c:LINE)", with " [inlined]"
+	 * after every line but the last. */
+	const char *label;
+};
+
 struct report_frame {
 	const char *name; /* function name, or "module+0xOFF"; never NULL */
-	uint64_t addr;	  /* in the mapping's address space (see report_frame_kind) */
+	uint64_t addr;	  /* in the mapping's address space (see enum frame_kind) */
 	int32_t mapping;  /* index into report.mappings, -1 when there is none */
-	enum report_frame_kind kind;
+	enum frame_kind kind;
+	uint32_t nlines;		 /* 0 when only the name is known (no DWARF) */
+	const struct report_line *lines; /* nlines entries, innermost first */
 };
+
+/* The text frame j of fr's lines shows, outermost (j = nlines - 1) to innermost (0); the
+ * name when it has none. Folded stacks and the flame graph print one frame per line. */
+static inline const char *report_frame_label(const struct report_frame *fr, uint32_t j)
+{
+	return fr->nlines ? fr->lines[j].label : fr->name;
+}
+
+/* How many frames fr shows as in text outputs: one per line, at least one. */
+static inline uint32_t report_frame_depth(const struct report_frame *fr)
+{
+	return fr->nlines ? fr->nlines : 1;
+}
 
 /* What one value of a sample measures (pprof's and OTLP's ValueType). */
 struct report_value_type {
@@ -58,6 +75,14 @@ struct report_event {
 	struct report_value_type values[REPORT_MAX_VALUES]; /* values[0] is the count */
 };
 
+#define REPORT_MAX_LABELS 8 /* labels of one stack (profile/labels.h: LABELS_MAX) */
+
+/* A label of a sample (Go's pprof labels): pprof's Sample.label, an OTLP attribute. */
+struct report_label {
+	const char *key;
+	const char *value;
+};
+
 struct report_stack {
 	uint32_t pid;
 	uint32_t tid;
@@ -72,6 +97,8 @@ struct report_stack {
 	const uint64_t *values; /* report.events[event].nvalues entries, NULL: {count} */
 	uint32_t ntimes;
 	const uint64_t *times_unix_ns; /* when each event happened; ntimes may be 0 */
+	uint32_t nlabels;
+	const struct report_label *labels; /* sorted by key, keys unique */
 };
 
 struct report {
@@ -87,6 +114,16 @@ struct report {
 	size_t nstacks;
 	const struct report_stack *stacks;
 };
+
+/* Lines over all frames, counting one for a frame without DWARF lines. */
+static inline size_t report_nlines(const struct report *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nframes; i++)
+		n += report_frame_depth(&r->frames[i]);
+	return n;
+}
 
 struct profile;
 struct symbolizer;

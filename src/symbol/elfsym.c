@@ -15,15 +15,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define BUILD_ID_MAX 64		    /* bytes; GNU ld writes 16 (md5/uuid) or 20 (sha1) */
+#include "elf/elf_file.h"
+
 #define DEMANGLE_MAX_LEN 8192	    /* bounds libiberty's stack use (VLAs ~72 B per char) */
 #define DEMANGLE_OUT_MAX (64 << 10) /* longer output is an expansion attack */
 #define NAME_CMP_MAX 1024	    /* bytes compared when choosing between aliases */
-#define NOTES_MAX 16		    /* note segments/sections scanned for the build id */
-#define NOTE_MAX_SIZE (1 << 20)	    /* larger note areas are not build-id notes */
+#define DEBUGLINK_MAX 4096	    /* bytes of .gnu_debuglink read (name, padding, CRC) */
 #define LOOKUP_WALK_BACK 8	    /* preceding symbols tried for nested symbols */
 #define ARENA_MIN_BLOCK 4096
 #define ARENA_MAX_BLOCK (64 << 20)
@@ -68,22 +67,17 @@ struct arena {
 	size_t next_cap;
 };
 
-struct segment {
-	uint64_t off, filesz, vaddr;
-	bool exec;
-};
-
 struct elf_syms {
 	struct sym *syms; /* sorted by addr, one per address */
 	size_t nr;
-	struct segment *segs;
+	struct elf_segment segs[ELF_FILE_MAX_SEGMENTS]; /* to map file offsets to addresses */
 	size_t nr_segs;
 	int fds[2]; /* the file and its debug file (dups, ours), -1 when none */
 	struct name_src srcs[MAX_SOURCES];
 	uint8_t nr_srcs;
 	struct arena names; /* names read so far */
 	char *debuglink;
-	char build_id[2 * BUILD_ID_MAX + 1];
+	char build_id[2 * ELF_BUILD_ID_MAX + 1];
 };
 
 /* A string table cut at its last NUL, so every index below size starts a terminated string. */
@@ -91,11 +85,6 @@ struct strtab {
 	const char *data;
 	size_t size;
 	uint64_t start; /* file offset of data */
-};
-
-struct elf_file {
-	int fd;
-	Elf *elf;
 };
 
 static char *arena_alloc(struct arena *a, size_t n)
@@ -141,36 +130,6 @@ static void arena_free(struct arena *a)
 	a->head = NULL;
 }
 
-static int elf_file_open(int fd, struct elf_file *ef)
-{
-	struct stat st;
-	GElf_Ehdr eh;
-
-	ef->elf = NULL;
-	ef->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (ef->fd < 0)
-		return -errno;
-	if (fstat(ef->fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size == 0)
-		return -EINVAL;
-	elf_version(EV_CURRENT);
-	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
-	if (!ef->elf)
-		return -EINVAL;
-	if (elf_kind(ef->elf) != ELF_K_ELF || !gelf_getehdr(ef->elf, &eh))
-		return -EINVAL;
-	return 0;
-}
-
-static void elf_file_close(struct elf_file *ef)
-{
-	if (ef->elf)
-		elf_end(ef->elf);
-	if (ef->fd >= 0)
-		close(ef->fd);
-}
-
 static int strtab_load(Elf *elf, size_t idx, struct strtab *t)
 {
 	Elf_Scn *scn;
@@ -205,136 +164,20 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 	return NULL;
 }
 
-static bool phdr_is_load(Elf *elf, size_t i, GElf_Phdr *ph)
-{
-	return gelf_getphdr(elf, i, ph) && ph->p_type == PT_LOAD && ph->p_filesz;
-}
-
-/* Keeps the PT_LOAD segments, executable ones first, to map file offsets to addresses. */
-static int read_segments(struct elf_syms *s, Elf *elf)
-{
-	size_t n, i, nr_load = 0;
-	GElf_Phdr ph;
-	int pass;
-
-	if (elf_getphdrnum(elf, &n))
-		return 0;
-	for (i = 0; i < n; i++)
-		nr_load += phdr_is_load(elf, i, &ph);
-	if (!nr_load)
-		return 0;
-	s->segs = calloc(nr_load, sizeof(*s->segs));
-	if (!s->segs)
-		return -ENOMEM;
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < n && s->nr_segs < nr_load; i++) {
-			bool exec;
-
-			if (!phdr_is_load(elf, i, &ph))
-				continue;
-			exec = ph.p_flags & PF_X;
-			if (exec != (pass == 0))
-				continue;
-			s->segs[s->nr_segs++] =
-			    (struct segment){ph.p_offset, ph.p_filesz, ph.p_vaddr, exec};
-		}
-	}
-	return 0;
-}
-
-static void hex_encode(const unsigned char *p, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 0xf];
-	}
-	out[2 * n] = '\0';
-}
-
-static bool notes_build_id(Elf_Data *d, char *out)
-{
-	size_t off = 0, next, name_off, desc_off;
-	const unsigned char *buf;
-	GElf_Nhdr nh;
-
-	if (!d || !d->d_buf || (d->d_type != ELF_T_NHDR && d->d_type != ELF_T_NHDR8))
-		return false;
-	buf = d->d_buf;
-	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off) {
-		off = next;
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
-		    nh.n_descsz > BUILD_ID_MAX)
-			continue;
-		if (name_off > d->d_size - 4 || nh.n_descsz > d->d_size ||
-		    desc_off > d->d_size - nh.n_descsz || memcmp(buf + name_off, "GNU", 4))
-			continue;
-		hex_encode(buf + desc_off, nh.n_descsz, out);
-		return true;
-	}
-	return false;
-}
-
-static bool phdr_build_id(Elf *elf, char *out)
-{
-	size_t n, i, seen = 0;
-	GElf_Phdr ph;
-	Elf_Data *d;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (i = 0; i < n && seen < NOTES_MAX; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE || !ph.p_filesz ||
-		    ph.p_filesz > NOTE_MAX_SIZE)
-			continue;
-		seen++;
-		d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
-					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		if (notes_build_id(d, out))
-			return true;
-	}
-	return false;
-}
-
-static bool shdr_build_id(Elf *elf, char *out)
-{
-	Elf_Scn *scn = NULL;
-	size_t seen = 0;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)) && seen < NOTES_MAX) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !sh.sh_size ||
-		    sh.sh_size > NOTE_MAX_SIZE)
-			continue;
-		seen++;
-		if (notes_build_id(elf_getdata(scn, NULL), out))
-			return true;
-	}
-	return false;
-}
-
-/* Program headers first (what the loader sees), then sections (debug files). */
-static void read_build_id(Elf *elf, char *out)
-{
-	out[0] = '\0';
-	if (!phdr_build_id(elf, out))
-		shdr_build_id(elf, out);
-}
-
 /* Copies the file name that starts .gnu_debuglink; ignores names that could leave the
  * debug directory the caller joins them to. */
-static int debuglink_copy(Elf_Scn *scn, char **out)
+static int read_debuglink(const struct elf_file *e, char **out)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
+	struct elf_section sec;
 	const char *name, *nul;
-	size_t len;
+	const void *data;
+	size_t size, len;
 
-	if (!d || !d->d_buf || !d->d_size)
+	if (elf_file__section(e, ".gnu_debuglink", &sec) || sec.type != SHT_PROGBITS ||
+	    elf_file__section_data(e, &sec, DEBUGLINK_MAX, &data, &size))
 		return 0;
-	name = d->d_buf;
-	nul = memchr(name, 0, d->d_size);
+	name = data;
+	nul = memchr(name, 0, size);
 	if (!nul)
 		return 0;
 	len = nul - name;
@@ -343,24 +186,6 @@ static int debuglink_copy(Elf_Scn *scn, char **out)
 		return 0;
 	*out = strdup(name);
 	return *out ? 0 : -ENOMEM;
-}
-
-static int read_debuglink(Elf *elf, char **out)
-{
-	Elf_Scn *scn = NULL;
-	struct strtab names;
-	size_t shstrndx;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) || strtab_load(elf, shstrndx, &names))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    sh.sh_name >= names.size || strcmp(names.data + sh.sh_name, ".gnu_debuglink"))
-			continue;
-		return debuglink_copy(scn, out);
-	}
-	return 0;
 }
 
 static uint32_t clip32(uint64_t v)
@@ -397,7 +222,7 @@ static uint32_t unsized_cap(Elf *elf, const GElf_Sym *st)
 	return clip32(sh.sh_size - (st->st_value - sh.sh_addr));
 }
 
-/* Names of the symbols while a file loads: each source's string table, mapped. */
+/* Names of the symbols while a file loads: each source's string table, read. */
 struct load_ctx {
 	const char *data[MAX_SOURCES];
 	Elf *other; /* the first file, opened again to compare names when a debug file merges */
@@ -590,9 +415,9 @@ static void syms_shrink(struct elf_syms *s)
 		s->syms = p;
 }
 
-/* Maps again the string tables of sources in other files than fd, for comparing the
+/* Reads again the string tables of sources in other files than fd, for comparing the
  * names of symbols already loaded with the new ones. */
-static int map_other_sources(struct elf_syms *s, struct load_ctx *c, uint8_t fd)
+static int read_other_sources(struct elf_syms *s, struct load_ctx *c, uint8_t fd)
 {
 	for (uint8_t i = 0; i < s->nr_srcs; i++) {
 		const struct name_src *src = &s->srcs[i];
@@ -600,8 +425,9 @@ static int map_other_sources(struct elf_syms *s, struct load_ctx *c, uint8_t fd)
 
 		if (src->fd == fd)
 			continue;
+		/* ELF_C_READ as the ELF view: a file that shrank is an error, not SIGBUS. */
 		if (!c->other)
-			c->other = elf_begin(s->fds[src->fd], ELF_C_READ_MMAP, NULL);
+			c->other = elf_begin(s->fds[src->fd], ELF_C_READ, NULL);
 		if (!c->other || strtab_load(c->other, src->shndx, &t) || t.start != src->start ||
 		    t.size != src->size)
 			return -EIO; /* the file changed under us: keep what we have */
@@ -619,7 +445,7 @@ static int load_symbols(struct elf_syms *s, Elf *elf, uint8_t fd)
 	uint8_t old_srcs = s->nr_srcs;
 	int err;
 
-	err = map_other_sources(s, &c, fd);
+	err = read_other_sources(s, &c, fd);
 	if (!err)
 		err = add_table(s, elf, SHT_SYMTAB, &c, fd);
 	if (!err)
@@ -638,40 +464,48 @@ static int load_symbols(struct elf_syms *s, Elf *elf, uint8_t fd)
 	return err;
 }
 
-struct elf_syms *elf_syms__open(int fd)
+struct elf_syms *elf_syms__open_elf(const struct elf_file *e)
 {
-	struct elf_file ef = {.fd = -1};
-	struct elf_syms *s = NULL;
+	struct elf_syms *s = calloc(1, sizeof(*s));
+	const struct elf_segment *segs;
 	int err;
 
-	err = elf_file_open(fd, &ef);
-	if (err)
-		goto cleanup;
-	s = calloc(1, sizeof(*s));
 	if (!s) {
-		err = -ENOMEM;
-		goto cleanup;
+		errno = ENOMEM;
+		return NULL;
 	}
-	s->fds[0] = s->fds[1] = -1;
+	s->fds[1] = -1;
 	arena_hint(&s->names, 0);
-	err = read_segments(s, ef.elf);
-	if (err)
-		goto cleanup;
-	read_build_id(ef.elf, s->build_id);
-	err = read_debuglink(ef.elf, &s->debuglink);
-	if (err)
-		goto cleanup;
-	/* Names are read from our descriptor when looked up. */
-	s->fds[0] = ef.fd;
-	ef.fd = -1;
-	err = load_symbols(s, ef.elf, 0);
-cleanup:
-	elf_file_close(&ef);
+	segs = elf_file__segments(e, &s->nr_segs);
+	memcpy(s->segs, segs, s->nr_segs * sizeof(*segs));
+	elf_file__build_id_hex(e, s->build_id);
+	err = read_debuglink(e, &s->debuglink);
+	/* Names are read from a descriptor of our own when looked up. */
+	s->fds[0] = fcntl(elf_file__fd(e), F_DUPFD_CLOEXEC, 0);
+	if (!err && s->fds[0] < 0)
+		err = -errno;
+	if (!err)
+		err = load_symbols(s, elf_file__elf(e), 0);
 	if (err) {
 		elf_syms__free(s);
 		errno = -err;
 		return NULL;
 	}
+	return s;
+}
+
+struct elf_syms *elf_syms__open(int fd)
+{
+	struct elf_file *e = elf_file__open(fd);
+	struct elf_syms *s;
+	int err;
+
+	if (!e)
+		return NULL;
+	s = elf_syms__open_elf(e);
+	err = errno;
+	elf_file__free(e);
+	errno = err;
 	return s;
 }
 
@@ -685,36 +519,43 @@ void elf_syms__free(struct elf_syms *s)
 	}
 	arena_free(&s->names);
 	free(s->syms);
-	free(s->segs);
 	free(s->debuglink);
 	free(s);
 }
 
-int elf_syms__add_debug_file(struct elf_syms *s, int fd)
+int elf_syms__add_debug_elf(struct elf_syms *s, const struct elf_file *e)
 {
-	struct elf_file ef = {.fd = -1};
 	char build_id[sizeof(s->build_id)];
 	int err;
 
 	if (!s || s->fds[1] >= 0)
 		return -EINVAL;
-	err = elf_file_open(fd, &ef);
-	if (err)
-		goto cleanup;
-	read_build_id(ef.elf, build_id);
-	if (s->build_id[0] && strcmp(s->build_id, build_id)) {
-		err = -EINVAL;
-		goto cleanup;
-	}
-	s->fds[1] = ef.fd;
-	err = load_symbols(s, ef.elf, 1);
+	elf_file__build_id_hex(e, build_id);
+	if (s->build_id[0] && strcmp(s->build_id, build_id))
+		return -EINVAL;
+	s->fds[1] = fcntl(elf_file__fd(e), F_DUPFD_CLOEXEC, 0);
+	if (s->fds[1] < 0)
+		return -errno;
+	err = load_symbols(s, elf_file__elf(e), 1);
 	if (err) {
+		close(s->fds[1]);
 		s->fds[1] = -1;
-		goto cleanup;
 	}
-	ef.fd = -1;
-cleanup:
-	elf_file_close(&ef);
+	return err;
+}
+
+int elf_syms__add_debug_file(struct elf_syms *s, int fd)
+{
+	struct elf_file *e;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	e = elf_file__open(fd);
+	if (!e)
+		return -errno;
+	err = elf_syms__add_debug_elf(s, e);
+	elf_file__free(e);
 	return err;
 }
 
@@ -728,20 +569,9 @@ const char *elf_syms__debuglink(const struct elf_syms *s)
 	return s ? s->debuglink : NULL;
 }
 
-static bool off_to_vaddr(const struct elf_syms *s, uint64_t off, uint64_t *va)
+bool elf_syms__vaddr(const struct elf_syms *s, uint64_t off, uint64_t *va)
 {
-	size_t i;
-
-	/* Executable segments come first, so they win where segments overlap. */
-	for (i = 0; i < s->nr_segs; i++) {
-		const struct segment *seg = &s->segs[i];
-
-		if (off >= seg->off && off - seg->off < seg->filesz) {
-			*va = off - seg->off + seg->vaddr;
-			return true;
-		}
-	}
-	return false;
+	return s && elf_segments__off_to_vaddr(s->segs, s->nr_segs, off, va);
 }
 
 static bool sym_covers(const struct elf_syms *s, size_t i, uint64_t va)
@@ -836,7 +666,7 @@ const char *elf_syms__lookup(struct elf_syms *s, uint64_t off, uint64_t *sym_off
 	struct sym *sym;
 	uint64_t va;
 
-	if (!s || !off_to_vaddr(s, off, &va))
+	if (!s || !elf_segments__off_to_vaddr(s->segs, s->nr_segs, off, &va))
 		return NULL;
 	sym = find_sym(s, va);
 	if (!sym)

@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Frame symbolization over the file registry and kallsyms. A file that fails to parse
- * is remembered as failed (its frames stay "file+0xOFF"), never retried per frame. */
+ * is remembered as failed (its frames stay "file+0xOFF"), never retried per frame; so is
+ * a file without DWARF, until debuginfod delivers its debug file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "symbol/debuginfod.h"
+#include "symbol/dwarfsym.h"
 #include "symbol/elfsym.h"
+#include "symbol/gopclntab.h"
 #include "symbol/symbolizer.h"
 #include "util/log.h"
+
+/* file_entry.debug_state: where the file's separate debug information stands. */
+enum debug_state {
+	DEBUG_UNKNOWN, /* symbols not read yet */
+	DEBUG_NONE,    /* no local debug file: debuginfod may have one */
+	DEBUG_LOCAL,   /* merged from /usr/lib/debug */
+	DEBUG_FETCHED, /* merged from debuginfod */
+	DEBUG_FINAL,   /* nothing more to look for */
+};
 
 void symbolizer__init(struct symbolizer *s, struct file_table *files, const struct ksyms *k)
 {
@@ -17,6 +30,9 @@ void symbolizer__init(struct symbolizer *s, struct file_table *files, const stru
 	s->files = files;
 	s->ksyms = k;
 	s->debug_root = "/usr/lib/debug";
+	s->lines = true;
+	s->inlines = true;
+	s->dwarf_budget = SYMBOLIZER_DWARF_MEMORY;
 }
 
 const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr)
@@ -44,39 +60,132 @@ static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
 	return fd;
 }
 
-/* Parses f's symbols on first use; returns NULL when the file is unusable. */
-static struct elf_syms *file_syms(struct symbolizer *s, struct file_entry *f)
+/* Opens f's DWARF: its own, else its local debug file's, else the one debuginfod
+ * fetched. Remembers a failure in dwarf_err. */
+static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 {
 	int dfd;
 
-	if (f->syms || f->syms_err)
-		return f->syms;
-	if (f->fd < 0) {
-		f->syms_err = EBADF;
-		return NULL;
+	f->dwarf = dwarf_syms__open(f->fd);
+	if (!f->dwarf) {
+		dfd = open_debug_file(s, f);
+		if (dfd < 0 && f->debug_state == DEBUG_FETCHED)
+			dfd = debuginfod__find(s->debuginfod, elf_syms__build_id(f->syms));
+		if (dfd >= 0) {
+			f->dwarf = dwarf_syms__open(dfd);
+			close(dfd);
+		}
 	}
+	f->dwarf_err = f->dwarf ? 0 : (errno ? errno : ENODATA);
+	f->dwarf_free = dwarf_syms__free;
+	if (!f->dwarf)
+		pr_debug("no DWARF for %s: %s", f->path, strerror(f->dwarf_err));
+}
+
+/* Asks debuginfod for f's debug file if nothing local has what it would bring; merges
+ * its symbols when it has arrived and lets the DWARF be opened again from it. */
+static void poll_fetch(struct symbolizer *s, struct file_entry *f)
+{
+	int dfd;
+
+	if (s->lines && !f->dwarf && !f->dwarf_err)
+		open_dwarf(s, f);
+	if (f->dwarf) {
+		f->debug_state = DEBUG_FINAL; /* the binary carries its own */
+		return;
+	}
+	dfd = debuginfod__find(s->debuginfod, elf_syms__build_id(f->syms));
+	if (dfd == -EAGAIN)
+		return;
+	if (dfd < 0) {
+		f->debug_state = DEBUG_FINAL;
+		return;
+	}
+	if (elf_syms__add_debug_file(f->syms, dfd))
+		pr_debug("fetched debug file of %s unusable", f->path);
+	close(dfd);
+	f->debug_state = DEBUG_FETCHED;
+	f->dwarf_err = 0;
+}
+
+static void open_syms(struct symbolizer *s, struct file_entry *f)
+{
+	int dfd;
+
 	f->syms = elf_syms__open(f->fd);
+	f->syms_free = elf_syms__free;
 	if (!f->syms) {
 		f->syms_err = errno ? errno : EINVAL;
 		s->elf_failures++;
 		pr_debug("cannot read symbols of %s: %s", f->path, strerror(f->syms_err));
+		return;
+	}
+	f->debug_state = DEBUG_NONE;
+	dfd = open_debug_file(s, f);
+	if (dfd < 0)
+		return;
+	if (elf_syms__add_debug_file(f->syms, dfd))
+		pr_debug("debug file of %s unusable", f->path);
+	close(dfd);
+	f->debug_state = DEBUG_LOCAL;
+}
+
+/* Parses f's symbols on first use; returns NULL when the file is unusable. */
+static struct elf_syms *file_syms(struct symbolizer *s, struct file_entry *f)
+{
+	if (!f->syms && !f->syms_err) {
+		if (f->fd < 0) {
+			f->syms_err = EBADF;
+			return NULL;
+		}
+		open_syms(s, f);
+	}
+	if (f->syms && f->debug_state == DEBUG_NONE && s->debuginfod)
+		poll_fetch(s, f);
+	return f->syms;
+}
+
+/* Reads f's Go pclntab on first use; NULL for files that are not Go (or unreadable). */
+static struct go_table *file_go(struct file_entry *f)
+{
+	if (f->go || f->go_err)
+		return f->go;
+	if (f->fd < 0) {
+		f->go_err = EBADF;
 		return NULL;
 	}
-	dfd = open_debug_file(s, f);
-	if (dfd >= 0) {
-		if (elf_syms__add_debug_file(f->syms, dfd))
-			pr_debug("debug file of %s unusable", f->path);
-		close(dfd);
-	}
-	return f->syms;
+	f->go = go_table__open(f->fd);
+	f->go_free = go_table__free;
+	f->go_err = f->go ? 0 : (errno ? errno : EINVAL);
+	if (f->go_err && f->go_err != ENOENT)
+		pr_debug("Go pclntab of %s unusable: %s", f->path, strerror(f->go_err));
+	return f->go;
+}
+
+/* Go code is named from its pclntab, stripped or not: the function the pc belongs to,
+ * and with lines the calls inlined there. Returns how many positions, 0 if not Go code. */
+static unsigned int go_lines(struct file_entry *f, uint64_t off, struct go_line *out,
+			     unsigned int max)
+{
+	struct go_table *g = file_go(f);
+
+	return g ? go_table__lookup(g, off, out, max) : 0;
 }
 
 const char *symbolizer__native(struct symbolizer *s, uint32_t file_id, uint64_t off)
 {
 	struct file_entry *f = file_table__get(s->files, file_id);
-	struct elf_syms *syms = f ? file_syms(s, f) : NULL;
+	struct go_line gl[GO_INLINE_MAX];
+	struct elf_syms *syms;
+	unsigned int n;
 	uint64_t sym_off;
 
+	if (!f)
+		return NULL;
+	n = go_lines(f, off, gl, GO_INLINE_MAX);
+	if (n)
+		return gl[n - 1].function;
+	syms = file_syms(s, f);
 	return syms ? elf_syms__lookup(syms, off, &sym_off) : NULL;
 }
 
@@ -86,4 +195,97 @@ const char *symbolizer__build_id(struct symbolizer *s, uint32_t file_id)
 	struct elf_syms *syms = f ? file_syms(s, f) : NULL;
 
 	return syms ? elf_syms__build_id(syms) : "";
+}
+
+uint64_t symbolizer__dwarf_memory(const struct symbolizer *s, uint32_t *nfiles)
+{
+	uint64_t total = 0;
+	uint32_t n = 0;
+
+	for (uint32_t id = 1; id <= s->files->count; id++) {
+		const struct file_entry *f = file_table__get(s->files, id);
+
+		if (f && f->dwarf) {
+			total += dwarf_syms__memory(f->dwarf);
+			n++;
+		}
+	}
+	if (nfiles)
+		*nfiles = n;
+	return total;
+}
+
+/* Over budget, drops every other file's DWARF (it is opened again when needed): the
+ * indexes of the file in use are what the next lookups need. */
+static void enforce_budget(struct symbolizer *s, const struct file_entry *keep)
+{
+	if (symbolizer__dwarf_memory(s, NULL) <= s->dwarf_budget)
+		return;
+	for (uint32_t id = 1; id <= s->files->count; id++) {
+		struct file_entry *f = file_table__get(s->files, id);
+
+		if (!f || f == keep || !f->dwarf)
+			continue;
+		dwarf_syms__free(f->dwarf);
+		f->dwarf = NULL;
+		f->dwarf_err = 0;
+		s->dwarf_evictions++;
+	}
+}
+
+/* A Go frame's positions as DWARF-shaped lines: the pclntab's, innermost first; only
+ * the physical function's with inlines off. */
+static int symbolizer__go_lines(struct symbolizer *s, struct file_entry *f, uint64_t off,
+				struct dwarf_line *out, int max)
+{
+	struct go_line gl[GO_INLINE_MAX];
+	unsigned int n = go_lines(f, off, gl, GO_INLINE_MAX), first;
+
+	if (!n || max <= 0)
+		return 0;
+	first = s->inlines ? 0 : n - 1;
+	if (n - first > (unsigned int)max)
+		first = n - (unsigned int)max; /* keep the physical function, cut inside */
+	for (unsigned int i = first; i < n; i++) {
+		out[i - first].function = gl[i].function;
+		out[i - first].file = strcmp(gl[i].file, "?") ? gl[i].file : "";
+		out[i - first].line = gl[i].line;
+	}
+	return (int)(n - first);
+}
+
+int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t off,
+			     struct dwarf_line *out, int max)
+{
+	struct file_entry *f = file_table__get(s->files, file_id);
+	uint64_t va;
+	size_t before;
+	int n;
+
+	if (!s->lines || !f)
+		return 0;
+	n = symbolizer__go_lines(s, f, off, out, max);
+	if (n || !file_syms(s, f) || !elf_syms__vaddr(f->syms, off, &va))
+		return n;
+	if (!f->dwarf && !f->dwarf_err)
+		open_dwarf(s, f);
+	if (!f->dwarf)
+		return 0;
+	before = dwarf_syms__memory(f->dwarf);
+	n = dwarf_syms__lookup(f->dwarf, va, s->inlines, out, max);
+	if (dwarf_syms__memory(f->dwarf) > before)
+		enforce_budget(s, f);
+	return n;
+}
+
+void symbolizer__prefetch(struct symbolizer *s)
+{
+	if (!s->debuginfod)
+		return;
+	for (uint32_t id = 1; id <= s->files->count; id++) {
+		struct file_entry *f = file_table__get(s->files, id);
+
+		if (f && f->fd >= 0)
+			file_syms(s, f);
+	}
 }

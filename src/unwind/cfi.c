@@ -7,24 +7,22 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-/* x86-64 DWARF register numbers (System V psABI, "DWARF Register Number Mapping"). */
-#define REG_FP 6
-#define REG_SP 7
-#define REG_RIP 16
+#include "arch/arch.h"
+#include "elf/elf_file.h"
+
+/* The DWARF registers the rows are made of, as the architecture numbers them. */
+#define REG_FP ARCH_DWARF_FP
+#define REG_SP ARCH_DWARF_SP
 
 #define ADDR_SIZE 8	   /* ELFCLASS64: DW_EH_PE_absptr */
 #define STATE_STACK_MAX 16 /* DW_CFA_remember_state nesting; GCC and clang use 1 or 2 */
 #define EXEC_SEGS_MAX 16   /* executable PT_LOADs looked at (real files have 1 or 2) */
 #define MAX_SECTIONS 3	   /* .eh_frame, .debug_frame, the debug file's .debug_frame */
-#define BUILD_ID_MAX 64
 #define ROWS_INITIAL 4096
 
 /* An FDE that ran into something we cannot follow: NONE from its current location. */
@@ -52,7 +50,8 @@ enum cfa_how {
 enum cfa_expr {
 	EXPR_OTHER = 0, /* anything we cannot follow */
 	EXPR_REG,	/* bregN off alone: expr_reg + expr_off */
-	EXPR_PLT,	/* the x86-64 PLT expression: SP + expr_off, + 8 when (pc & 15) >= thr */
+	EXPR_PLT,	/* the PLT expression (ARCH_HAS_PLT_CFA_EXPR): SP + expr_off, + 8 when
+			 * (pc & 15) >= thr */
 };
 
 struct reg_rule {
@@ -504,11 +503,11 @@ static void restore_rule(struct interp *in, uint64_t reg)
 		*r = r == &in->st.ra ? in->cie->init.ra : in->cie->init.fp;
 }
 
-/* bregN off alone is EXPR_REG; the linkers' PLT expression
- * "breg7 off; breg16 0; lit15; and; litT; ge; lit3; shl; plus" is EXPR_PLT. */
+/* bregN off alone is EXPR_REG; the linkers' PLT expression (x86-64:
+ * "breg7 off; breg16 0; lit15; and; litT; ge; lit3; shl; plus") is EXPR_PLT. */
 static void cfa_expression(struct cfa_rule *cfa, const uint8_t *p, uint64_t len)
 {
-	static const uint8_t head[] = {DW_OP_breg16, 0, DW_OP_lit15, DW_OP_and};
+	static const uint8_t head[] = {DW_OP_breg0 + ARCH_DWARF_PC, 0, DW_OP_lit15, DW_OP_and};
 	static const uint8_t tail[] = {DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus};
 	struct cursor c = {p, p + len, false};
 	uint8_t op = cur_fixed(&c, 1);
@@ -528,8 +527,9 @@ static void cfa_expression(struct cfa_rule *cfa, const uint8_t *p, uint64_t len)
 		cfa->expr = EXPR_REG;
 		return;
 	}
-	if (cfa->expr_reg != REG_SP || c.end - c.p != 9 || memcmp(c.p, head, sizeof(head)) ||
-	    c.p[4] < DW_OP_lit0 || c.p[4] > DW_OP_lit31 || memcmp(c.p + 5, tail, sizeof(tail)))
+	if (!ARCH_HAS_PLT_CFA_EXPR || cfa->expr_reg != REG_SP || c.end - c.p != 9 ||
+	    memcmp(c.p, head, sizeof(head)) || c.p[4] < DW_OP_lit0 || c.p[4] > DW_OP_lit31 ||
+	    memcmp(c.p + 5, tail, sizeof(tail)))
 		return;
 	cfa->expr = EXPR_PLT;
 	cfa->thr = c.p[4] - DW_OP_lit0;
@@ -1149,174 +1149,74 @@ static void rows_shrink(struct unwind_table *t)
 
 /* ---- ELF ---- */
 
-static int elf_open(int fd, Elf **elf)
+/* The files we unwind: 64-bit little-endian executables and shared objects of the
+ * architecture we run on. */
+static int check_header(const struct elf_file *e)
 {
-	struct stat st;
-	GElf_Ehdr eh;
+	uint16_t type = elf_file__type(e);
 
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	elf_version(EV_CURRENT);
-	/* Not ELF_C_READ_MMAP: sections are read with pread, so a file that shrinks while we
-	 * read it is an error instead of a SIGBUS. */
-	*elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF || !gelf_getehdr(*elf, &eh))
-		return -EINVAL;
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_machine != EM_X86_64 || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+	if (!elf_file__is_64le(e) || elf_file__machine(e) != ARCH_ELF_MACHINE ||
+	    (type != ET_EXEC && type != ET_DYN))
 		return -ENOTSUP;
 	return 0;
 }
 
-static void read_segments(struct builder *b, Elf *elf)
+static void read_segments(struct builder *b, const struct elf_file *e)
 {
-	GElf_Phdr ph;
+	const struct elf_segment *segs;
 	size_t n, i;
 
-	if (elf_getphdrnum(elf, &n))
-		return;
+	segs = elf_file__segments(e, &n);
 	for (i = 0; i < n && b->nsegs < EXEC_SEGS_MAX; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
-		    !ph.p_memsz)
+		if (!(segs[i].flags & PF_X) || !segs[i].memsz)
 			continue;
-		b->segs[b->nsegs].lo = ph.p_vaddr;
-		if (__builtin_add_overflow(ph.p_vaddr, ph.p_memsz, &b->segs[b->nsegs].hi))
+		b->segs[b->nsegs].lo = segs[i].vaddr;
+		if (__builtin_add_overflow(segs[i].vaddr, segs[i].memsz, &b->segs[b->nsegs].hi))
 			b->segs[b->nsegs].hi = UINT64_MAX;
 		b->nsegs++;
 	}
 }
 
-/* The first section called name (or alt: then *is_alt is set). */
-static Elf_Scn *find_section(Elf *elf, const char *name, const char *alt, bool *is_alt)
-{
-	Elf_Scn *scn = NULL;
-	const char *s;
-	GElf_Shdr sh;
-	size_t strndx;
-
-	if (elf_getshdrstrndx(elf, &strndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || !(s = elf_strptr(elf, strndx, sh.sh_name)))
-			continue;
-		*is_alt = alt && !strcmp(s, alt);
-		if (*is_alt || !strcmp(s, name))
-			return scn;
-	}
-	return NULL;
-}
-
-/* The size a GNU-compressed (.zdebug) section claims, UINT64_MAX if it is malformed. */
-static uint64_t zdebug_size(Elf_Scn *scn)
-{
-	Elf_Data *d = elf_rawdata(scn, NULL);
-	const uint8_t *p;
-	uint64_t v = 0;
-	int i;
-
-	if (!d || !d->d_buf || d->d_size < 12 || memcmp(d->d_buf, "ZLIB", 4))
-		return UINT64_MAX;
-	p = (const uint8_t *)d->d_buf + 4;
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* Reads (decompressing, within UNWIND_SECTION_MAX) the section's data. */
-static int section_load(Elf_Scn *scn, bool gnu_z, struct cfi_section *s)
-{
-	Elf_Data *d;
-	GElf_Shdr sh;
-	GElf_Chdr ch;
-
-	if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
-		return -ENOENT;
-	if (sh.sh_flags & SHF_COMPRESSED) {
-		if (!gelf_getchdr(scn, &ch) || ch.ch_size > UNWIND_SECTION_MAX)
-			return -EFBIG;
-		if (elf_compress(scn, 0, 0) < 0)
-			return -EINVAL;
-	} else if (gnu_z) {
-		if (zdebug_size(scn) > UNWIND_SECTION_MAX)
-			return -EFBIG;
-		if (elf_compress_gnu(scn, 0, 0) < 0)
-			return -EINVAL;
-	} else if (sh.sh_size > UNWIND_SECTION_MAX) {
-		return -EFBIG;
-	}
-	d = elf_getdata(scn, NULL);
-	if (!d || !d->d_buf || !d->d_size || d->d_size > UNWIND_SECTION_MAX)
-		return -EINVAL;
-	*s = (struct cfi_section){.data = d->d_buf, .size = d->d_size, .vaddr = sh.sh_addr};
-	return 0;
-}
-
 /* Adds the section called name (or its GNU-compressed twin alt) as a CFI source. */
-static void add_section(struct builder *b, Elf *elf, const char *name, const char *alt, uint8_t src)
+static void add_section(struct builder *b, const struct elf_file *e, const char *name,
+			const char *alt, uint8_t src)
 {
 	struct cfi_section *s = &b->secs[b->nsecs];
-	bool is_alt = false;
-	Elf_Scn *scn;
+	struct elf_section sec;
+	const void *data;
+	size_t size;
 	int err;
 
-	scn = find_section(elf, name, alt, &is_alt);
-	if (!scn || b->nsecs >= MAX_SECTIONS)
+	if (b->nsecs >= MAX_SECTIONS)
 		return;
-	err = section_load(scn, is_alt, s);
+	if (elf_file__section(e, name, &sec) && (!alt || elf_file__section(e, alt, &sec)))
+		return;
+	err = elf_file__section_data(e, &sec, UNWIND_SECTION_MAX, &data, &size);
 	if (err) {
 		b->st->sections_skipped += err != -ENOENT;
 		return;
 	}
+	*s = (struct cfi_section){.data = data, .size = size, .vaddr = sec.addr};
 	s->src = src;
 	s->eh = src == UNWIND_SRC_EH_FRAME;
 	b->nsecs++;
 }
 
-/* Copies the GNU build id of elf into id; returns its length, 0 if there is none. */
-static size_t build_id(Elf *elf, uint8_t *id)
+/* Adds the debug file's .debug_frame unless its build id differs from e's. */
+static int add_debug(struct builder *b, const struct elf_file *e, const struct elf_file *dbg)
 {
-	size_t off, next, name_off, desc_off;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Nhdr nh;
-	Elf_Data *d;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || sh.sh_size > (1 << 20))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (off = 0; d && off < d->d_size; off = next) {
-			next = gelf_getnote(d, off, &nh, &name_off, &desc_off);
-			if (!next)
-				break;
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)d->d_buf + name_off, "GNU", 4) || !nh.n_descsz ||
-			    nh.n_descsz > BUILD_ID_MAX)
-				continue;
-			memcpy(id, (const char *)d->d_buf + desc_off, nh.n_descsz);
-			return nh.n_descsz;
-		}
-	}
-	return 0;
-}
-
-/* Adds the debug file's .debug_frame unless its build id differs from elf's. */
-static int open_debug(struct builder *b, Elf *elf, int debug_fd, Elf **dbg)
-{
-	uint8_t a[BUILD_ID_MAX], d[BUILD_ID_MAX];
+	const uint8_t *a, *d;
 	size_t na, nd;
 	int err;
 
-	err = elf_open(debug_fd, dbg);
+	err = check_header(dbg);
 	if (err)
 		return err;
-	na = build_id(elf, a);
-	nd = build_id(*dbg, d);
+	na = elf_file__build_id(e, &a);
+	nd = elf_file__build_id(dbg, &d);
 	if (na && nd && (na != nd || memcmp(a, d, na)))
 		return -EINVAL;
-	add_section(b, *dbg, ".debug_frame", ".zdebug_frame", UNWIND_SRC_DEBUG_FILE);
+	add_section(b, dbg, ".debug_frame", ".zdebug_frame", UNWIND_SRC_DEBUG_FILE);
 	return 0;
 }
 
@@ -1339,37 +1239,53 @@ static int collect(struct builder *b)
 
 /* ---- API ---- */
 
-int unwind_table__build(int fd, int debug_fd, struct unwind_table *t)
+int unwind_table__build_elf(const struct elf_file *e, const struct elf_file *debug,
+			    struct unwind_table *t)
 {
 	struct builder b = {.t = t, .st = &t->stats};
-	Elf *elf = NULL, *dbg = NULL;
 	int err;
 
 	memset(t, 0, sizeof(*t));
-	err = elf_open(fd, &elf);
+	err = check_header(e);
 	if (err)
-		goto cleanup;
-	read_segments(&b, elf);
-	add_section(&b, elf, ".eh_frame", NULL, UNWIND_SRC_EH_FRAME);
-	add_section(&b, elf, ".debug_frame", ".zdebug_frame", UNWIND_SRC_DEBUG_FRAME);
-	if (debug_fd >= 0)
-		t->stats.debug_file_err = open_debug(&b, elf, debug_fd, &dbg);
+		return err;
+	read_segments(&b, e);
+	add_section(&b, e, ".eh_frame", NULL, UNWIND_SRC_EH_FRAME);
+	add_section(&b, e, ".debug_frame", ".zdebug_frame", UNWIND_SRC_DEBUG_FRAME);
+	if (debug)
+		t->stats.debug_file_err = add_debug(&b, e, debug);
 	err = collect(&b);
 	if (!err)
 		err = emit_all(&b);
 	if (!err)
 		rows_shrink(t);
-cleanup:
 	free(b.cand);
 	free(b.fdes);
 	free(b.cies);
-	elf_end(dbg);
-	elf_end(elf);
 	if (err) {
 		free(t->rows);
 		t->rows = NULL;
 		t->nrows = 0;
 	}
+	return err;
+}
+
+int unwind_table__build(int fd, int debug_fd, struct unwind_table *t)
+{
+	struct elf_file *e, *dbg = NULL;
+	int err, debug_err = 0;
+
+	memset(t, 0, sizeof(*t));
+	e = elf_file__open(fd);
+	if (!e)
+		return -errno;
+	if (debug_fd >= 0 && !(dbg = elf_file__open(debug_fd)))
+		debug_err = -errno;
+	err = unwind_table__build_elf(e, dbg, t);
+	if (debug_err)
+		t->stats.debug_file_err = debug_err;
+	elf_file__free(dbg);
+	elf_file__free(e);
 	return err;
 }
 

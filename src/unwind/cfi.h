@@ -10,6 +10,8 @@
 
 #include "unwind.h"
 
+struct elf_file;
+
 /* Bounds on what one file may cost. Past a bound the table stops (or the FDE does) with a
  * NONE row and a counter says so; nothing is dropped silently. */
 #define UNWIND_TABLE_MAX_ROWS (1u << 22) /* 64 MiB of rows; libLLVM-15 needs 0.98 M */
@@ -55,13 +57,17 @@ struct unwind_table {
 	struct unwind_table_stats stats;
 };
 
-/* Compiles the CFI of the x86-64 ELF file open on fd into t (which the caller zeroes or
+/* Compiles the CFI of the ELF file open on fd (of ARCH_ELF_MACHINE, src/arch/arch.h) into t (which the caller zeroes or
  * has freed), with the .debug_frame of the separate debug file open on debug_fd (-1 for
  * none) filling gaps. Reads with pread (no mapping: a file truncated under us is an error,
  * not SIGBUS); neither fd is closed or moved. A file without usable CFI gives 0 and an
  * empty table. Returns 0 or -EINVAL (not ELF, unreadable headers), -ENOTSUP (not 64-bit
- * little-endian x86-64, or a relocatable object), -ENOMEM, -EBADF. On error t is empty. */
+ * little-endian of our architecture, or a relocatable object), -ENOMEM, -EBADF. On
+ * error t is empty. */
 int unwind_table__build(int fd, int debug_fd, struct unwind_table *t);
+/* The same from files already open (debug may be NULL); neither is freed. */
+int unwind_table__build_elf(const struct elf_file *e, const struct elf_file *debug,
+			    struct unwind_table *t);
 void unwind_table__free(struct unwind_table *t);
 
 /* The row covering ELF virtual address pc: the last row whose pc is <= pc, or NULL when

@@ -66,18 +66,17 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 	const struct tracker_stats *ts = &n->tracker_stats;
 
 	table_pool__stats(n->pool, &ps);
-	fprintf(
-	    out,
-	    "  unwinder: %llu processes described (%llu vanished first), %llu tables built "
-	    "(%llu not: no CFI, unreadable or no room) in %.0f ms, %llu of %llu rows used "
-	    "(%.1f MiB; kernel memory %.0f MiB now, %.0f MiB at most; %llu tables dropped after "
-	    "%d s unused)\n",
-	    (unsigned long long)ts->described, (unsigned long long)ts->vanished,
-	    (unsigned long long)ps.built, (unsigned long long)ps.failed, ps.build_ns / 1e6,
-	    (unsigned long long)ps.rows_used, (unsigned long long)ps.rows_max,
-	    ps.rows_used * 16.0 / (1 << 20), ps.chunks * ps.chunk_bytes / 1048576.0,
-	    ps.chunks_peak * ps.chunk_bytes / 1048576.0, (unsigned long long)ps.expired,
-	    TABLE_POOL_IDLE_S);
+	fprintf(out,
+		"  unwinder: %llu processes described (%llu vanished first), %llu tables built "
+		"(%llu from Go's pclntab; %llu not: no CFI, unreadable or no room) in %.0f ms, "
+		"%llu of %llu rows used (%.1f MiB; kernel memory %.0f MiB now, %.0f MiB at most; "
+		"%llu tables dropped after %d s unused)\n",
+		(unsigned long long)ts->described, (unsigned long long)ts->vanished,
+		(unsigned long long)ps.built, (unsigned long long)ps.go_tables,
+		(unsigned long long)ps.failed, ps.build_ns / 1e6, (unsigned long long)ps.rows_used,
+		(unsigned long long)ps.rows_max, ps.rows_used * 16.0 / (1 << 20),
+		ps.chunks * ps.chunk_bytes / 1048576.0, ps.chunks_peak * ps.chunk_bytes / 1048576.0,
+		(unsigned long long)ps.expired, TABLE_POOL_IDLE_S);
 	if (ps.evicted || ps.no_room || ts->queue_full || ts->too_many_mappings)
 		fprintf(out,
 			"  unwinder limits: %llu tables evicted, %llu did not fit, %llu requests "

@@ -7,9 +7,8 @@
  * unwind_tables, so BPF never sees half a table. Free rows are a list of extents over
  * the chunks' common index space, first fit; when none fits, tables no process uses
  * are evicted, least recently released first. */
+#include <elf.h>
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,7 +17,9 @@
 
 #include <bpf/bpf.h>
 
+#include "elf/elf_file.h"
 #include "unwind/cfi.h"
+#include "unwind/gorows.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
@@ -316,45 +317,38 @@ static uint32_t free_id(const struct table_pool *p)
 	return 0;
 }
 
-static int read_segments(int fd, struct table_entry *t)
+/* Keeps the executable segments: only code is unwound, and only executable mappings are
+ * described (a read-only segment can share the code's first page: lld does that). */
+static int read_segments(const struct elf_file *e, struct table_entry *t)
 {
-	Elf *elf;
+	const struct elf_segment *segs;
 	size_t n;
-	int err = 0;
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
-		err = -EINVAL;
-		goto out;
-	}
-	for (size_t i = 0; i < n && t->nsegs < TABLE_MAX_SEGMENTS; i++) {
-		GElf_Phdr ph;
-
-		/* Only code is unwound, and only executable mappings are described: a
-		 * read-only segment can share the code's first page (lld does that). */
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		t->segs[t->nsegs++] = (struct table_segment){ph.p_offset, ph.p_vaddr, ph.p_filesz};
-	}
-	if (!t->nsegs)
-		err = -ENOEXEC;
-out:
-	elf_end(elf);
-	return err;
+	segs = elf_file__segments(e, &n);
+	for (size_t i = 0; i < n && t->nsegs < TABLE_MAX_SEGMENTS; i++)
+		if (segs[i].flags & PF_X)
+			t->segs[t->nsegs++] = segs[i];
+	return t->nsegs ? 0 : -ENOEXEC;
 }
 
 /* Compiles f's CFI and copies the rows into the pool; publishes the table. */
-static int build(struct table_pool *p, struct table_entry *t, const struct file_entry *f)
+static int build(struct table_pool *p, struct table_entry *t, const struct elf_file *e, int fd)
 {
 	struct unwind_table ut = {0};
 	struct unw_table pub;
+	uint32_t ngo = 0;
 	int64_t first;
 	int err;
 
-	err = unwind_table__build(f->fd, -1, &ut);
-	if (err)
+	err = unwind_table__build_elf(e, NULL, &ut);
+	/* Go code has no CFI of its own: rows from its pclntab (needs the file's fd). */
+	if (!err && fd >= 0)
+		err = unwind_table__add_go(&ut, fd, &ngo);
+	if (err) {
+		unwind_table__free(&ut);
 		return err;
+	}
+	p->st.go_tables += ngo > 0;
 	err = ut.nrows ? -ENOSPC : -ENODATA; /* no CFI: frame pointers there */
 	if (!ut.nrows || ut.nrows > p->max_rows)
 		goto out;
@@ -420,26 +414,41 @@ static struct table_entry *entry_for(struct table_pool *p, uint32_t file_id)
 	return p->by_file[file_id];
 }
 
-struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f)
+/* Reads the file's segments and builds its table; 0 or a negative errno. */
+static int table_build(struct table_pool *p, struct table_entry *t, const struct elf_file *e,
+		       int fd)
+{
+	uint64_t t0 = now_ns();
+	int err;
+
+	err = read_segments(e, t);
+	if (!err)
+		err = build(p, t, e, fd);
+	p->st.build_ns += now_ns() - t0;
+	return err;
+}
+
+struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_entry *f,
+					    const struct elf_file *e)
 {
 	static struct table_entry unusable = {.err = ENOMEM};
 	struct table_entry *t = entry_for(p, f->id);
-	uint64_t t0;
+	struct elf_file *own = NULL;
 
 	if (!t)
 		return &unusable;
 	t->refs++;
 	if (t->id || t->err)
 		return t;
-	if (f->fd < 0) {
+	if (!e && f->fd < 0) {
 		t->err = EBADF;
 		return t;
 	}
-	t0 = now_ns();
-	t->err = -read_segments(f->fd, t);
-	if (!t->err)
-		t->err = -build(p, t, f);
-	p->st.build_ns += now_ns() - t0;
+	if (!e && !(e = own = elf_file__open(f->fd)))
+		t->err = errno;
+	else
+		t->err = -table_build(p, t, e, f->fd);
+	elf_file__free(own);
 	if (t->err) {
 		p->st.failed++;
 		pr_debug("no unwind table for %s: %s", f->path, strerror(t->err));
@@ -462,6 +471,11 @@ void table_pool__expire(struct table_pool *p, uint64_t now, uint64_t idle_ns)
 	}
 }
 
+struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f)
+{
+	return table_pool__acquire_elf(p, f, NULL);
+}
+
 void table_pool__release(struct table_pool *p, struct table_entry *t)
 {
 	if (!t || !t->refs)
@@ -473,16 +487,7 @@ void table_pool__release(struct table_pool *p, struct table_entry *t)
 bool table_entry__vaddr_bias(const struct table_entry *t, uint64_t start, uint64_t pgoff,
 			     uint64_t *bias)
 {
-	for (uint32_t i = 0; i < t->nsegs; i++) {
-		const struct table_segment *s = &t->segs[i];
-
-		/* The segment whose file range holds the mapping's first byte. */
-		if (pgoff >= (s->offset & ~4095ULL) && pgoff < s->offset + s->filesz) {
-			*bias = start - pgoff + s->offset - s->vaddr;
-			return true;
-		}
-	}
-	return false;
+	return elf_segments__vaddr_bias(t->segs, t->nsegs, start, pgoff, bias);
 }
 
 void table_pool__stats(const struct table_pool *p, struct table_pool_stats *out)

@@ -8,17 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "elf/elf_file.h"
 #include "proc/files.h"
 #include "unwind.h"
 
 #define TABLE_MAX_SEGMENTS 8
-
-/* An executable loadable segment, for turning file offsets into ELF addresses. */
-struct table_segment {
-	uint64_t offset;
-	uint64_t vaddr;
-	uint64_t filesz;
-};
 
 struct table_entry {
 	uint32_t file_id;
@@ -29,12 +23,13 @@ struct table_entry {
 	int err;	   /* why the table could not be built, 0 if it was */
 	uint64_t released; /* when refs last dropped to 0 (eviction order) */
 	uint32_t nsegs;
-	struct table_segment segs[TABLE_MAX_SEGMENTS];
+	struct elf_segment segs[TABLE_MAX_SEGMENTS]; /* executable ones */
 };
 
 struct table_pool_stats {
 	uint64_t built, failed, evicted, no_room;
-	uint64_t expired; /* evicted after TABLE_POOL_IDLE_S unused, not for room */
+	uint64_t expired;   /* evicted after TABLE_POOL_IDLE_S unused, not for room */
+	uint64_t go_tables; /* tables with rows from a Go pclntab */
 	uint64_t rows_used, rows_max;
 	uint64_t chunks, chunks_peak, chunk_bytes; /* chunks allocated now, at most; bytes each */
 	uint64_t build_ns;
@@ -51,6 +46,9 @@ void table_pool__free(struct table_pool *p);
  * (slow: call it off the sample path). Never NULL: a table that could not be built has
  * id 0 and err set, and the unwinder falls back to frame pointers for it. */
 struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f);
+/* The same from the file already open as e (NULL: open f->fd), which is not freed. */
+struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_entry *f,
+					    const struct elf_file *e);
 void table_pool__release(struct table_pool *p, struct table_entry *t);
 /* A table no process has used for this long is evicted (the tracker asks): kernel memory
  * follows the tables in use, and a program run again and again (a compiler in a build)

@@ -67,6 +67,15 @@ function rgb(css) {
 	return { r: +m[1], g: +m[2], b: +m[3] };
 }
 
+// The hue in degrees of an rgb colour.
+function hue({ r, g, b }) {
+	const max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+	if (!d)
+		return 0;
+	const h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+	return (h * 60 + 360) % 360;
+}
+
 async function testDrawing(page) {
 	await check('title and total shown', async () => {
 		const title = await page.textContent('#title');
@@ -102,6 +111,55 @@ async function testHover(page) {
 		for (const s of ['leaf', '60 samples', '60.00%'])
 			assert(status.includes(s) && tip.includes(s), `"${s}" missing in ${status}`);
 	});
+}
+
+// Every kind of node on the page (the data says which), hovered: its tooltip gives the
+// kind's description, never "undefined", and the legend names it.
+async function testKinds(page) {
+	const kinds = await page.evaluate(() => {
+		const d = JSON.parse(document.getElementById('fg-data').textContent);
+		const seen = new Set();
+		for (let i = 1; i < d.nodes.length; i += 4)
+			seen.add(d.nodes[i]);
+		return [...seen].sort().map((k) => d.kinds[k]);
+	});
+	await check('the page has every kind of frame', async () => {
+		const names = kinds.map((k) => k.name).join(' ');
+		for (const k of ['root', 'process', 'kernel', 'native', 'unknown', 'python'])
+			assert(names.split(' ').includes(k), `no ${k} node in the fixture (${names})`);
+	});
+	for (const k of kinds) {
+		await check(`hover a ${k.name} frame: its description`, async () => {
+			assert(k.name && k.about, `kind without name or description: ${JSON.stringify(k)}`);
+			const box = await page.evaluate((cls) => {
+				const el = document.querySelector(`#chart .f.${cls}`);
+				if (!el)
+					return null;
+				const r = el.getBoundingClientRect();
+				return { x: r.x + Math.min(r.width / 2, 10), y: r.y + r.height / 2 };
+			}, k.name);
+			assert(box, `no ${k.name} frame drawn`);
+			await page.mouse.move(box.x, box.y);
+			const lines = await page.$$eval('#tip div', (ds) => ds.map((d) => d.textContent));
+			assert(lines.length === 2, `tooltip has ${lines.length} lines`);
+			assert(lines[1].startsWith(k.about + ' \u00b7 self'), `tooltip says ${lines[1]}`);
+			assert(!/undefined|NaN/.test(lines.join(' ')), `tooltip says ${lines.join(' / ')}`);
+		});
+	}
+	await check('the legend names the kinds on the page', async () => {
+		const legend = await page.$$eval('#legend span', (ss) => ss.map((s) => s.textContent));
+		const want = kinds.filter((k) => k.name !== 'root').map((k) => k.name);
+		for (const n of [...want, 'match'])
+			assert(legend.includes(n), `legend ${JSON.stringify(legend)} lacks ${n}`);
+	});
+	await check('python frames coloured apart from native ones', async () => {
+		const py = hue(rgb((await mustFrame(page, 'run (app.py:12)')).bg));
+		for (const n of ['main', 'a', 'b', 'c', 'd', 'leaf']) {
+			const h = hue(rgb((await mustFrame(page, n)).bg));
+			assert(py - h >= 8, `python hue ${py.toFixed(0)} too near native ${n}'s ${h.toFixed(0)}`);
+		}
+	});
+	await page.mouse.move(0, 0);
 }
 
 async function testZoom(page) {
@@ -195,6 +253,7 @@ async function run(fixture, shots) {
 		await testDrawing(page);
 		await testHover(page);
 		await shoot(page, shots, 'hover');
+		await testKinds(page);
 		await testZoom(page);
 		await testSearch(page);
 		await testEscaping(page);

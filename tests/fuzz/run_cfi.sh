@@ -74,7 +74,7 @@ restore="\x0b"
 DICT
 }
 
-fuzz_build src/unwind/cfi.c -- -lelf
+fuzz_build src/unwind/cfi.c src/elf/elf_file.c src/util/hmap.c -- -lelf
 seed
 dictionary
 fuzz_run "$out/cfi.dict"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds the libFuzzer harness of the ELF symbol reader into $BUILD/fuzz, seeds a corpus from
-# real ELF files and truncated copies, and fuzzes for $FUZZ_SECONDS; any crash fails.
+# Builds the libFuzzer harness of the ELF readers (the shared view src/elf/elf_file.c and
+# the symbol reader) into $BUILD/fuzz, seeds a corpus from real ELF files, compressed and
+# truncated copies, and fuzzes for $FUZZ_SECONDS; any crash fails.
 # Usage: tests/fuzz/run_elfsym.sh    or    FUZZ_SECONDS=600 FUZZ_MAX_LEN=1048576 tests/fuzz/run_elfsym.sh
 NAME=fuzz_elfsym
 out=${BUILD:-build}/fuzz
@@ -30,6 +31,9 @@ PROG
 	command -v objcopy >/dev/null || return 0
 	objcopy --only-keep-debug "$dir/prog" "$dir/prog.debug"
 	objcopy --strip-all --add-gnu-debuglink="$dir/prog.debug" "$dir/prog" "$dir/prog.stripped"
+	# Compressed debug sections, both forms (SHF_COMPRESSED and GNU .zdebug).
+	"$CLANG" -O1 -g -gz=zlib "$dir/prog.c" -o "$dir/prog.gz" 2>/dev/null &&
+		objcopy --compress-debug-sections=zlib-gnu "$dir/prog.gz" "$dir/prog.zdebug" 2>/dev/null
 	rm -f "$dir/prog.c"
 }
 
@@ -60,6 +64,9 @@ dynsym=".dynsym"
 strtab=".strtab"
 dynstr=".dynstr"
 debuglink=".gnu_debuglink"
+zdebug=".zdebug_frame"
+zlib="ZLIB"
+eh_frame=".eh_frame"
 buildid=".note.gnu.build-id"
 gnu="GNU\x00"
 cxx="_ZN"
@@ -69,7 +76,7 @@ subst="S0_I"
 DICT
 }
 
-fuzz_build src/symbol/elfsym.c -- -lelf -liberty
+fuzz_build src/symbol/elfsym.c src/elf/elf_file.c src/util/hmap.c -- -lelf -liberty
 seed
 dictionary
 fuzz_run "$out/elf.dict"

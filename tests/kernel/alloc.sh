@@ -17,7 +17,7 @@ before=$(bpf_ids)
 
 # site_value FILE SITE: the summed value of the stacks that pass through SITE (the leaf
 # with the preloaded library, whose own frames are left out; under malloc in kernel mode).
-site_value() { folded_match "$1" alloc_sites ";$2(\\.[a-z0-9.]*)?( |;)"; }
+site_value() { folded_match "$1" alloc_sites ";$2(\\.[a-z0-9.]*)?$L( |;)"; }
 
 # within NAME EST N SIZE SCALE: |EST - N*SCALE| <= 6 sd, sd from N blocks of SIZE bytes;
 # SCALE is SIZE for bytes, 1 for objects.
@@ -59,7 +59,7 @@ if "$EBPROF" record --alloc=64K -o "$out" -- "$W/alloc_sites" >"$TMP/stdout" 2>"
 	check alloc_preload_no_library_frames "$lib stacks show the library's own frames" \
 		[ "$lib" -eq 0 ]
 	kept=$(site_value "$out/stacks.inuse_space.folded" site_kept)
-	freed=$(folded_match "$out/stacks.inuse_space.folded" alloc_sites ';site_(small|medium);')
+	freed=$(folded_match "$out/stacks.inuse_space.folded" alloc_sites ";site_(small|medium)$L;")
 	echo "in use: site_kept $kept bytes, freed sites $freed" >&2
 	check alloc_preload_inuse_kept "site_kept in use $kept, want 16777216" [ "$kept" -eq 16777216 ]
 	check alloc_preload_inuse_freed "freed sites in use $freed, want 0" [ "$freed" -eq 0 ]

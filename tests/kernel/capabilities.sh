@@ -27,9 +27,9 @@ rc=$?
 kill "$victim" "$reader" 2>/dev/null
 wait "$victim" "$reader" 2>/dev/null
 check capabilities_daemonset_record "exit $rc: $(head -3 "$TMP/stderr")" [ "$rc" -eq 0 ]
-chain=$(folded_match "$out/stacks.folded" fp_chain ';main;chain_a;chain_b;chain_c;chain_leaf( |;)')
+chain=$(folded_match "$out/stacks.folded" fp_chain ";main$L;chain_a$L;chain_b$L;chain_c$L;chain_leaf$L( |;)")
 check capabilities_daemonset_stacks "$chain samples of the known chain" [ "${chain:-0}" -ge 20 ]
-kern=$(folded_match "$out/stacks.folded" syscall_loop ';read_zeroes;.*(ksys_read|vfs_read)_\[k\]')
+kern=$(folded_match "$out/stacks.folded" syscall_loop ";read_zeroes$L;.*(ksys_read|vfs_read)_\[k\]")
 check capabilities_daemonset_kernel_names "$kern samples of read(2) with named kernel frames (CAP_SYSLOG)" \
 	[ "${kern:-0}" -ge 20 ]
 

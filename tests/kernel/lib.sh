@@ -32,6 +32,11 @@ folded_count() { awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s +=
 folded_match() {
 	grep -E "$3" "$1" | awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }'
 }
+# L follows a native function's name in patterns on folded stacks: the source line DWARF
+# gives it, " (file.c:42)", when the binary has debug info: ";main$L;work$L;".
+L='( \([^;]*\))?'
+# I: any frames inlined at that call, each marked " [inlined]": ";work$L;$I(__)?read".
+I='([^;]* \[inlined\];)*'
 # ratio A B: prints 100*A/B as an integer (0 when B is 0).
 pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 

@@ -29,12 +29,12 @@ within_10pct() {
 	echo "$1: $ns ns off CPU for 1000000000 slept"
 	check "$1" "$ns ns is not within 10 % of 1 s" [ "$ns" -ge 900000000 -a "$ns" -le 1100000000 ]
 }
-within_10pct offcpu_nanosleep_total ';sleeper_main;sleeper_wait;(__)?nanosleep;clock_nanosleep;.*;schedule_\[k\];__schedule_\[k\] [0-9]+$'
-within_10pct offcpu_pipe_read_total ';reader_main;reader_wait;(__libc_)?read;.*anon_pipe_read_\[k\];.*schedule_\[k\];__schedule_\[k\] [0-9]+$'
+within_10pct offcpu_nanosleep_total ";sleeper_main$L;sleeper_wait$L;$I(__)?nanosleep$L;([^;]*;)?[^;]*clock_nanosleep[^;]*;.*;schedule_\[k\];__schedule_\[k\] [0-9]+\$"
+within_10pct offcpu_pipe_read_total ";reader_main$L;reader_wait$L;(__libc_)?read$L;.*anon_pipe_read_\[k\];.*schedule_\[k\];__schedule_\[k\] [0-9]+\$"
 
 # Every stack of the two waits goes through the function that blocked.
-all=$(folded_match "$f" offcpu_sleep ';(sleeper_main|reader_main);')
-good=$(folded_match "$f" offcpu_sleep ';(sleeper_main;sleeper_wait|reader_main;reader_wait);')
+all=$(folded_match "$f" offcpu_sleep ";(sleeper_main|reader_main)$L;")
+good=$(folded_match "$f" offcpu_sleep ";(sleeper_main$L;sleeper_wait|reader_main$L;reader_wait)$L;")
 check offcpu_stacks "only $good of $all ns carry the blocking function" [ "$all" -gt 0 -a "$good" -eq "$all" ]
 
 if command -v go >/dev/null; then
@@ -47,7 +47,7 @@ fi
 
 # A thread still asleep when the recording stops counts up to the stop.
 "$EBPROF" record --off-cpu -d 1 -o "$TMP/long" -- "$W/offcpu_sleep" 1 3000 300 >/dev/null 2>&1
-ns=$(folded_match "$TMP/long/stacks.off-cpu.folded" offcpu_sleep ';sleeper_wait;')
+ns=$(folded_match "$TMP/long/stacks.off-cpu.folded" offcpu_sleep ";sleeper_wait$L;")
 check offcpu_until_stop "a sleep across the stop counted $ns ns, not about 0.7 s" [ "${ns:-0}" -ge 400000000 -a "${ns:-0}" -le 1000000000 ]
 
 "$EBPROF" record --off-cpu=2 -d 1 -o "$TMP/bad" >/dev/null 2>"$TMP/err"

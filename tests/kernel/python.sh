@@ -11,8 +11,9 @@ WL=tests/workloads/python
 SECS=${PYTHON_TEST_SECONDS:-5}
 TRIXIE=${EBPROF_TRIXIE_ROOT:-/var/cache/ebprof/trixie}
 PY=(/usr/bin/python3)
-# Python frames have "(file.py:LINE)"; [^;(]* is one native (or kernel) frame.
-NATIVE='([^;(]*;)*'
+# Python frames have "(file.py:LINE)"; one native (or kernel) frame has no "(", or the
+# source line DWARF gives it, in a file that is not Python's.
+NATIVE='([^;(]*( \([^;]*[^y;]:[0-9]+\)( \[inlined\])?)?;)*'
 
 # record NAME SCRIPT: runs SCRIPT under ebprof with the interpreter in PY (a command,
 # maybe a chroot), the script copied where that interpreter sees it. Sets OUT.

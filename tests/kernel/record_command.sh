@@ -11,7 +11,7 @@ if ! "$EBPROF" record -o "$out" -- "$W/fp_chain" 2 >"$TMP/stdout" 2>"$TMP/stderr
 fi
 pass record_command_runs
 total=$(folded_count "$out/stacks.folded" fp_chain)
-chain=$(folded_match "$out/stacks.folded" fp_chain ';main;chain_a;chain_b;chain_c;chain_leaf( |;)')
+chain=$(folded_match "$out/stacks.folded" fp_chain ";main$L;chain_a$L;chain_b$L;chain_c$L;chain_leaf$L( |;)")
 echo "fp_chain: $chain of $total samples carry main;chain_a;chain_b;chain_c;chain_leaf" >&2
 check record_command_samples "only $total samples" [ "$total" -ge 30 ]
 check record_command_chain "chain in $(pct "$chain" "$total") % of samples, want >= 90" \

@@ -15,7 +15,7 @@ rc=$?
 wait $wanted $other
 check record_pid_runs "exit $rc: $(head -3 "$TMP/stderr")" [ $rc -eq 0 ]
 total=$(folded_count "$TMP/out/stacks.folded" fp_wanted)
-chain=$(folded_match "$TMP/out/stacks.folded" fp_wanted 'main;chain_a;chain_b;chain_c;chain_leaf')
+chain=$(folded_match "$TMP/out/stacks.folded" fp_wanted "main$L;chain_a$L;chain_b$L;chain_c$L;chain_leaf$L")
 echo "fp_wanted: $chain of $total samples with the chain" >&2
 check record_pid_samples "only $total samples of the wanted process" [ "$total" -ge 30 ]
 check record_pid_chain "chain in $(pct "$chain" "$total") %" [ "$(pct "$chain" "$total")" -ge 90 ]

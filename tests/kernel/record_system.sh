@@ -20,13 +20,13 @@ f=$TMP/out/stacks.folded
 total=$(folded_count "$f" syscall_loop)
 # The whole chain: main, the workload's function, libc's read (no frame pointers
 # there: the CFI unwinder carries it), then the kernel's read path.
-kern=$(folded_match "$f" syscall_loop ';main;read_zeroes;.*_\[k\]')
+kern=$(folded_match "$f" syscall_loop ";main$L;read_zeroes$L;.*_\[k\]")
 echo "syscall_loop: $kern of $total samples with kernel frames under main;read_zeroes" >&2
 check record_system_kernel_frames "kernel frames under read_zeroes in $(pct "$kern" "$total") % of samples, want >= 50" \
 	[ "$(pct "$kern" "$total")" -ge 50 ]
-check record_system_kernel_read "no read syscall path in kernel frames" grep -qE '^syscall_loop;.*main;read_zeroes;(__libc_)?read;.*(ksys_read|vfs_read)_\[k\]' "$f"
+check record_system_kernel_read "no read syscall path in kernel frames" grep -qE "^syscall_loop;.*main$L;read_zeroes$L;(__libc_)?read$L;.*(ksys_read|vfs_read)_\[k\]" "$f"
 total=$(folded_count "$f" fp_chain)
-chain=$(folded_match "$f" fp_chain 'main;chain_a;chain_b;chain_c;chain_leaf')
+chain=$(folded_match "$f" fp_chain "main$L;chain_a$L;chain_b$L;chain_c$L;chain_leaf")
 check record_system_chain "chain in $(pct "$chain" "$total") % of fp_chain samples" [ "$(pct "$chain" "$total")" -ge 90 ]
 comms=$(cut -d';' -f1 "$f" | sort -u | wc -l)
 check record_system_many_processes "only $comms distinct comms" [ "$comms" -ge 2 ]

@@ -3,9 +3,11 @@
 // against the OTLP Profiles rules a backend relies on: every index in range, entry 0 of
 // each dictionary table its zero value, string_table[0] == "", unique keys per attribute
 // list, sample values/timestamps of matching length, required resource and sample
-// attributes; and, when asked, that given functions appear in sampled stacks.
+// attributes; and, when asked, that given functions appear in sampled stacks. With
+// --otlp-json it reads what the OpenTelemetry Collector's file exporter wrote instead.
 // Exit status 0 when everything holds, 1 with one line per problem otherwise.
 import fs from 'node:fs';
+import { fromOtlpJsonLine } from './otlp-json.mjs';
 
 const USAGE = `usage: node check.mjs FILE.jsonl [options]
   --function NAME        a sampled stack contains a frame of function NAME (repeatable)
@@ -17,13 +19,22 @@ const USAGE = `usage: node check.mjs FILE.jsonl [options]
   --dev-version V        every request carried otlp-profiles-development-version V
   --min-requests N       at least N requests (default 1)
   --min-samples N        at least N samples in all (default 1)
+  --pid-attr KEY=VALUE   process PID's resource has attribute KEY equal to VALUE (repeatable)
+  --build-id FILE=HEX    mappings of FILE (a path, or a bare name for any path) carry GNU build id HEX
+  --otlp-json            FILE holds OTLP/JSON ProfilesData lines (the collector's file exporter)
 example: node check.mjs /tmp/req.jsonl --function main --function work --pid 1234
 `;
 
 function parseArgs(argv) {
   const a = {
     file: null, functions: [], pid: null, frameTypes: [], sampleTypes: [], devVersion: null,
-    resourceAttrs: null, sampleAttrs: null, minRequests: 1, minSamples: 1,
+    resourceAttrs: null, sampleAttrs: null, minRequests: 1, minSamples: 1, pidAttrs: [],
+    buildIds: [], otlpJson: false,
+  };
+  const pair = (flag, v) => {
+    const m = /^([^=]+)=(.*)$/.exec(v);
+    if (!m) usage(`${flag} needs KEY=VALUE`);
+    return { key: m[1], value: m[2] };
   };
   const intArg = (flag, v) => {
     if (!/^\d+$/.test(v ?? '')) usage(`${flag} needs a non-negative integer`);
@@ -42,10 +53,14 @@ function parseArgs(argv) {
     else if (f === '--sample-attr') (a.sampleAttrs ??= []).push(v());
     else if (f === '--min-requests') a.minRequests = intArg(f, v());
     else if (f === '--min-samples') a.minSamples = intArg(f, v());
+    else if (f === '--pid-attr') a.pidAttrs.push(pair(f, v()));
+    else if (f === '--build-id') a.buildIds.push(pair(f, v()));
+    else if (f === '--otlp-json') a.otlpJson = true;
     else if (!f.startsWith('--') && !a.file) a.file = f;
     else usage(`unknown argument ${f}`);
   }
   if (!a.file) usage('no file');
+  if (a.pidAttrs.length && a.pid === null) usage('--pid-attr needs --pid');
   a.resourceAttrs ??= ['process.pid', 'service.name'];
   a.sampleAttrs ??= ['thread.id'];
   return a;
@@ -101,7 +116,7 @@ function checkZeroEntries(where, d) {
   if (k && !(zeroBytes(k.trace_id, 16) && zeroBytes(k.span_id, 8)))
     problem(where, 'link_table[0] is not the zero Link');
   const a = first('attribute_table');
-  if (a && !(isZero(a.key_strindex) && isZero(a.unit_strindex) && (a.value === null || a.value === undefined)))
+  if (a && !(isZero(a.key_strindex) && isZero(a.unit_strindex) && !a.value?.value))
     problem(where, 'attribute_table[0] is not the zero KeyValueAndUnit');
   const s = first('stack_table');
   if (s && !emptyList(s.location_indices)) problem(where, 'stack_table[0] is not the empty Stack');
@@ -229,16 +244,38 @@ function checkResource(w, rp, d) {
   totals.resources++;
   const attrs = new Map();
   for (const kv of rp.resource?.attributes ?? []) {
-    if (attrs.has(kv.key)) problem(w, `resource attribute ${kv.key} twice`);
-    attrs.set(kv.key, anyValue(kv.value, d));
+    // OTLP 1.10 lets a key be a string_table reference; the collector writes them so.
+    const key = kv.key || d.string_table[kv.key_strindex ?? 0] || '';
+    if (attrs.has(key)) problem(w, `resource attribute ${key} twice`);
+    attrs.set(key, anyValue(kv.value, d));
   }
   for (const key of args.resourceAttrs) if (!attrs.has(key)) problem(w, `no resource attribute ${key}`);
   const pid = attrs.get('process.pid');
   const inScope = args.pid === null || String(pid) === String(args.pid);
-  if (args.pid !== null && inScope) pidSeen = true;
+  if (args.pid !== null && inScope) {
+    pidSeen = true;
+    for (const { key, value } of args.pidAttrs) {
+      const got = attrs.get(key);
+      if (String(got) !== value) problem(w, `${key} is ${JSON.stringify(got ?? null)}, expected ${JSON.stringify(value)}`);
+    }
+  }
   (rp.scope_profiles ?? []).forEach((sp, i) =>
     (sp.profiles ?? []).forEach((p, j) =>
       checkProfile(`${w}.scope_profiles[${i}].profiles[${j}]`, p, d, inScope)));
+}
+
+// Mappings of the files --build-id names: each must carry the build id it gives.
+const buildIdsSeen = new Set();
+function checkBuildIds(where, d) {
+  d.mapping_table.forEach((m, i) => {
+    const path = d.string_table[m.filename_strindex] ?? '';
+    for (const { key: file, value: hex } of args.buildIds) {
+      if (path !== file && (file.includes('/') || path.split('/').pop() !== file)) continue;
+      const got = attrOf(m.attribute_indices, d, 'process.executable.build_id.gnu');
+      if (got !== hex) problem(`${where}.mapping_table[${i}]`, `${file} has build id ${got}, expected ${hex}`);
+      else buildIdsSeen.add(file);
+    }
+  });
 }
 
 function checkRequest(where, req) {
@@ -253,6 +290,7 @@ function checkRequest(where, req) {
     d[t] ??= [];
   checkZeroEntries(where, d);
   checkDictionary(`${where}.dictionary`, d);
+  checkBuildIds(`${where}.dictionary`, d);
   for (const l of d.location_table) {
     const t = attrOf(l.attribute_indices, d, 'profile.frame.type');
     if (t !== null) foundFrameTypes.add(t);
@@ -274,6 +312,11 @@ lines.forEach((line, n) => {
     problem(`line ${n + 1}`, `not JSON: ${e.message}`);
     return;
   }
+  if (args.otlpJson) {
+    const got = fromOtlpJsonLine(line);
+    if (got.error) return problem(`line ${n + 1}`, got.error);
+    entry = { request: got.request };
+  }
   if (!entry.request) problem(`line ${n + 1}`, 'no "request"');
   else checkRequest(`line ${n + 1} request`, entry.request);
   if (args.devVersion !== null) {
@@ -286,6 +329,7 @@ if (totals.requests < args.minRequests) problem(args.file, `${totals.requests} r
 if (totals.samples < args.minSamples) problem(args.file, `${totals.samples} samples, expected at least ${args.minSamples}`);
 if (args.pid !== null && !pidSeen) problem(args.file, `no resource with process.pid ${args.pid}`);
 for (const f of args.functions) if (!foundFunctions.has(f)) problem(args.file, `function ${f} is in no sampled stack${args.pid !== null ? ` of pid ${args.pid}` : ''}`);
+for (const { key: f } of args.buildIds) if (!buildIdsSeen.has(f)) problem(args.file, `no mapping of ${f}`);
 for (const t of args.frameTypes) if (!foundFrameTypes.has(t)) problem(args.file, `no location with profile.frame.type ${t}`);
 for (const t of args.sampleTypes) {
   if (!foundSampleTypes.has(t)) problem(args.file, `no profile with sample_type ${t} (found ${[...foundSampleTypes].join(', ')})`);

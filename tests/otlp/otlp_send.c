@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/options.h"
+#include "util/options.h"
 #include "export/otlp_client.h"
 #include "export/otlp_config.h"
 #include "util/log.h"

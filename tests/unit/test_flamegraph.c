@@ -24,7 +24,8 @@
 static char dir[] = "/tmp/ebprof-test-flamegraph-XXXXXX";
 
 /* The demo profile of the browser test: 100 samples of "demo", main;a;b;leaf 60 (20 of
- * them in the kernel below leaf), main;a;c 30, main;d 10 (all in a hostile-named frame). */
+ * them in the kernel below leaf), main;a;c 30, main;d 10 (all in a Python frame and below
+ * it a hostile-named one), so every kind of frame is on the page. */
 static const struct report_frame demo_frames[] = {
     {"main", 0x1100, 0, FRAME_NATIVE},
     {"a", 0x1200, 0, FRAME_NATIVE},
@@ -36,17 +37,18 @@ static const struct report_frame demo_frames[] = {
     {"do_syscall_64", 0xffffffff81002000ULL, -1, FRAME_KERNEL},
     {"entry_SYSCALL_64", 0xffffffff81003000ULL, -1, FRAME_KERNEL},
     {HOSTILE, 0x20, -1, FRAME_UNKNOWN},
+    {"run (app.py:12)", 12, -1, FRAME_PYTHON},
 };
 static const uint32_t demo_leaf[] = {3, 2, 1, 0};
 static const uint32_t demo_sys[] = {6, 7, 8, 3, 2, 1, 0};
 static const uint32_t demo_c[] = {4, 1, 0};
-static const uint32_t demo_d[] = {9, 5, 0};
+static const uint32_t demo_d[] = {9, 10, 5, 0};
 static const struct report_stack demo_stacks[] = {
     {100, 100, "demo", "demo", 25, 4, false, demo_leaf},
     {100, 101, "demo", "worker", 15, 4, false, demo_leaf},
     {100, 100, "demo", "demo", 20, 7, false, demo_sys},
     {100, 101, "demo", "worker", 30, 3, false, demo_c},
-    {100, 100, "demo", "demo", 10, 3, false, demo_d},
+    {100, 100, "demo", "demo", 10, 4, false, demo_d},
 };
 static const struct report demo = {
     .period_ns = 10000000,
@@ -176,6 +178,31 @@ static void test_merges_stacks_in_name_order(void)
 	      NULL);
 	CHECK(strstr(page, "\"nodes\":[1,0,17,2,6,1,15,1,5,3,15,1,0,3,15,2,2,3,10,1,4,2,5,0,"
 			   "3,3,1,0,7,1,2,1,5,3,2,0]}") != NULL);
+	free(page);
+}
+
+/* A frame with an inline chain is one node per line, outermost first. */
+static void test_inline_frames(void)
+{
+	static const struct report_line chain[] = {
+	    {"inner", "/src/a.h", 1, "inner (a.h:1) [inlined]"},
+	    {"outer", "/src/a.c", 3, "outer (a.c:3)"},
+	};
+	static const struct report_frame frames[] = {
+	    {"main", 0x10, 0, FRAME_NATIVE},
+	    {"outer", 0x20, 0, FRAME_NATIVE, 2, chain},
+	};
+	static const uint32_t st[] = {1, 0};
+	static const struct report_stack stacks[] = {{1, 1, "x", "x", 3, 2, false, st}};
+	const struct report r = {.nframes = 2, .frames = frames, .nstacks = 1, .stacks = stacks};
+	char *page = write_and_read(&r, "inline.html", "t");
+
+	CHECK(page != NULL);
+	if (!page)
+		return;
+	CHECK(strstr(page, "\"names\":[\"all\",\"inner (a.h:1) [inlined]\",\"main\",\"outer "
+			   "(a.c:3)\",\"x\"],") != NULL);
+	CHECK(strstr(page, "\"nodes\":[0,0,3,1,4,1,3,1,2,3,3,1,3,3,3,1,1,3,3,0]}") != NULL);
 	free(page);
 }
 
@@ -391,6 +418,7 @@ int main(void)
 	}
 	RUN_TEST(test_page_has_title_data_and_no_network);
 	RUN_TEST(test_merges_stacks_in_name_order);
+	RUN_TEST(test_inline_frames);
 	RUN_TEST(test_truncated_and_nameless);
 	RUN_TEST(test_empty_report);
 	RUN_TEST(test_hostile_names_are_escaped);

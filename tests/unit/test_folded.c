@@ -95,6 +95,52 @@ static void test_lines(void)
 	rmdir(dir);
 }
 
+/* A native frame with DWARF lines is its inline chain, outermost first, the inlined
+ * functions marked; the rest of the stack is unchanged. */
+static const struct report_line chain[] = {
+    {.function = "inner", .file = "/src/a.h", .line = 1, .label = "inner (a.h:1) [inlined]"},
+    {.function = "mid", .file = "/src/a.h", .line = 2, .label = "mid (a.h:2) [inlined]"},
+    {.function = "outer", .file = "/src/a.c", .line = 3, .label = "outer (a.c:3)"},
+};
+
+static void test_inline_chain(void)
+{
+	struct report_frame fr[] = {
+	    {.name = "main", .addr = 0x10, .mapping = 0, .kind = FRAME_NATIVE},
+	    {.name = "outer",
+	     .addr = 0x50,
+	     .mapping = 0,
+	     .kind = FRAME_NATIVE,
+	     .nlines = 3,
+	     .lines = chain},
+	    {.name = "do_syscall_64", .addr = 0xffff1, .mapping = 1, .kind = FRAME_KERNEL},
+	};
+	static const uint32_t st[] = {2, 1, 0};
+	struct report_stack s = {.pid = 1,
+				 .tid = 1,
+				 .comm = "demo",
+				 .thread = "demo",
+				 .count = 3,
+				 .nframes = 3,
+				 .frames = st};
+	struct report r = {.nmappings = 2,
+			   .mappings = maps,
+			   .nframes = 3,
+			   .frames = fr,
+			   .nstacks = 1,
+			   .stacks = &s};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f && folded__fprint(&r, f) == 0);
+	if (f)
+		fclose(f);
+	CHECK(buf && !strcmp(buf, "demo;main;outer (a.c:3);mid (a.h:2) [inlined];"
+				  "inner (a.h:1) [inlined];do_syscall_64_[k] 3\n"));
+	free(buf);
+}
+
 static void test_unwritable(void)
 {
 	CHECK(folded__write(&rep, "/nonexistent-ebprof-dir/stacks.folded") == -ENOENT);
@@ -103,6 +149,7 @@ static void test_unwritable(void)
 int main(void)
 {
 	RUN_TEST(test_lines);
+	RUN_TEST(test_inline_chain);
 	RUN_TEST(test_unwritable);
 	HARNESS_EXIT();
 }

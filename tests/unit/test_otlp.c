@@ -49,7 +49,7 @@ typedef Opentelemetry__Proto__Common__V1__AnyValue pb_any;
 /* -- the fixture ---------------------------------------------------------------------- */
 
 enum { M_KERNEL, M_APP, M_LIBC, NMAPS };
-enum { F_SCHEDULE, F_KMEMCPY, F_MAIN, F_WORK, F_MEMCPY, F_JIT, NFRAMES };
+enum { F_SCHEDULE, F_KMEMCPY, F_MAIN, F_WORK, F_MEMCPY, F_JIT, F_JAVA, NFRAMES };
 
 static const struct report_mapping maps[NMAPS] = {
     [M_KERNEL] = {0, UINT64_MAX, 0, "[kernel.kallsyms]", "", true},
@@ -64,6 +64,7 @@ static const struct report_frame frames[NFRAMES] = {
     [F_WORK] = {"work", 0x1200, M_APP, FRAME_NATIVE},
     [F_MEMCPY] = {"memcpy", 0x9a000, M_LIBC, FRAME_NATIVE},
     [F_JIT] = {"[unknown]", 0x7f0000001000, -1, FRAME_UNKNOWN},
+    [F_JAVA] = {"Chain.leaf (Chain.java:7)", 7, -1, FRAME_JVM},
 };
 
 static const uint32_t st_work[] = {F_WORK, F_MAIN};
@@ -239,7 +240,7 @@ static void check_dictionary(const pb_dict *d)
 		const pb_location *l = d->location_table[i];
 
 		CHECK(in_range(l->mapping_index, d->n_mapping_table));
-		CHECK(l->n_lines == 1);
+		CHECK(l->n_lines >= 1); /* more for an inline chain */
 		for (size_t j = 0; j < l->n_lines; j++)
 			CHECK(l->lines[j]->function_index > 0 &&
 			      in_range(l->lines[j]->function_index, d->n_function_table));
@@ -563,12 +564,11 @@ static void test_stacks_and_frames(void)
 		CHECK(l->address == frames[i].addr);
 		CHECK(l->mapping_index == frames[i].mapping + 1);
 		CHECK(!strcmp(location_name(d, i + 1), frames[i].name));
-		if (frames[i].kind == FRAME_UNKNOWN)
-			CHECK(type == NULL);
-		else
-			CHECK(type && type->value_case == ANY_STRING &&
-			      !strcmp(type->string_value,
-				      frames[i].kind == FRAME_KERNEL ? "kernel" : "native"));
+		/* unknown code (no file behind it) is machine code too: "native" */
+		CHECK(type && type->value_case == ANY_STRING &&
+		      !strcmp(type->string_value, frames[i].kind == FRAME_KERNEL ? "kernel"
+						  : frames[i].kind == FRAME_JVM	 ? "jvm"
+										 : "native"));
 	}
 	/* mapping i is mapping_table[i + 1], with its build id */
 	CHECK(d->n_mapping_table == NMAPS + 1);
@@ -590,6 +590,50 @@ out:
 }
 
 /* Sample attributes, values and timestamps. */
+/* A frame with an inline chain is one Location whose Lines run innermost first, each a
+ * Function with its name and source file, at its line. */
+static void test_inline_lines(void)
+{
+	static const struct report_line chain[] = {
+	    {.function = "inner", .file = "/src/a.h", .line = 11, .label = "inner"},
+	    {.function = "outer", .file = "/src/a.c", .line = 33, .label = "outer"},
+	};
+	struct report r = fixture();
+	struct report_frame *fr = calloc(r.nframes, sizeof(*fr));
+	int calls = 0;
+	struct otlp_options o = options(&calls);
+	const pb_location *loc;
+	const pb_dict *d;
+	pb_request *req;
+
+	if (!fr)
+		return;
+	memcpy(fr, r.frames, r.nframes * sizeof(*fr));
+	fr[0].nlines = 2;
+	fr[0].lines = chain;
+	r.frames = fr;
+	req = encode(&r, &o);
+	if (!req)
+		goto out;
+	d = req->dictionary;
+	check_request(req);
+	CHECK(d->n_location_table > 1);
+	loc = d->location_table[1]; /* report frame 0 */
+	CHECK(loc->n_lines == 2);
+	for (size_t j = 0; j < loc->n_lines && j < 2; j++) {
+		const Opentelemetry__Proto__Profiles__V1development__Function *fn =
+		    d->function_table[loc->lines[j]->function_index];
+
+		CHECK(!strcmp(d->string_table[fn->name_strindex], chain[j].function));
+		CHECK(!strcmp(d->string_table[fn->filename_strindex], chain[j].file));
+		CHECK(loc->lines[j]->line == chain[j].line);
+	}
+	CHECK(d->location_table[2]->n_lines == 1);
+	FREE_UNPACKED(req, NULL);
+out:
+	free(fr);
+}
+
 static void test_samples(void)
 {
 	struct report r = fixture();
@@ -806,8 +850,14 @@ static void test_decode_response(void)
 	CHECK(otlp__decode_response("", 0, &ps) == 0);
 	CHECK(!ps.present && ps.rejected == 0 && ps.message[0] == '\0');
 
+	/* What the OpenTelemetry Collector answers to a fully accepted request. */
 	opentelemetry__proto__collector__profiles__v1development__export_profiles_partial_success__init(
 	    &p);
+	len = pack_response(&p, buf);
+	CHECK(len == 2);
+	CHECK(otlp__decode_response(buf, len, &ps) == 0);
+	CHECK(!ps.present && ps.rejected == 0 && ps.message[0] == '\0');
+
 	p.rejected_profiles = 3;
 	p.error_message = "3 profiles without samples";
 	len = pack_response(&p, buf);
@@ -924,6 +974,7 @@ int main(void)
 	RUN_TEST(test_resource_attributes);
 	RUN_TEST(test_service_name_precedence);
 	RUN_TEST(test_stacks_and_frames);
+	RUN_TEST(test_inline_lines);
 	RUN_TEST(test_samples);
 	RUN_TEST(test_events_and_values);
 	RUN_TEST(test_bad_reports);

@@ -638,6 +638,87 @@ static void test_empty_report_replaces(void)
 	CHECK(pprof__write(&empty, NULL) == -EINVAL);
 }
 
+/* A frame with an inline chain: one Location, its Lines innermost first, each with its
+ * function, source file and line; go tool pprof -lines prints the inlined ones. */
+static const struct report_line chain[] = {
+    {.function = "inner", .file = "/src/a.h", .line = 11, .label = "inner (a.h:11) [inlined]"},
+    {.function = "mid", .file = "/src/a.h", .line = 22, .label = "mid (a.h:22) [inlined]"},
+    {.function = "outer", .file = "/src/a.c", .line = 33, .label = "outer (a.c:33)"},
+};
+static const struct report_mapping chain_maps[] = {
+    {.limit = UINT64_MAX, .path = "/usr/bin/app", .build_id = "ab"},
+};
+static const struct report_frame chain_frames[] = {
+    {.name = "outer",
+     .addr = 0x50,
+     .mapping = 0,
+     .kind = FRAME_NATIVE,
+     .nlines = 3,
+     .lines = chain},
+    {.name = "main", .addr = 0x10, .mapping = 0, .kind = FRAME_NATIVE},
+};
+static const uint32_t chain_stack[] = {0, 1};
+static const struct report_stack chain_stacks[] = {
+    {.pid = 1,
+     .tid = 1,
+     .comm = "app",
+     .thread = "app",
+     .count = 4,
+     .nframes = 2,
+     .frames = chain_stack},
+};
+static const struct report chain_report = {
+    .period_ns = PERIOD_NS,
+    .nmappings = 1,
+    .mappings = chain_maps,
+    .nframes = 2,
+    .frames = chain_frames,
+    .nstacks = 1,
+    .stacks = chain_stacks,
+};
+
+static void test_inline_lines(void)
+{
+	const char *path = tmp_path("inline.pb.gz");
+	const Perftools__Profiles__Location *loc;
+	pb_profile *p;
+
+	CHECK(pprof__write(&chain_report, path) == 0);
+	p = read_profile(path);
+	CHECK(p && p->n_location == 2);
+	if (!p || p->n_location != 2)
+		goto out;
+	loc = p->location[0];
+	CHECK(loc->n_line == 3);
+	for (size_t j = 0; j < loc->n_line && j < 3; j++) {
+		const Perftools__Profiles__Function *fn = NULL;
+
+		for (size_t k = 0; k < p->n_function; k++)
+			if (p->function[k]->id == loc->line[j]->function_id)
+				fn = p->function[k];
+		CHECK(fn && !strcmp(str(p, fn->name), chain[j].function));
+		CHECK(fn && !strcmp(str(p, fn->filename), chain[j].file));
+		CHECK(loc->line[j]->line == chain[j].line);
+	}
+	CHECK(p->location[1]->n_line == 1);
+out:
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+static void test_go_pprof_lines(void)
+{
+	int status = -1;
+	char *out;
+
+	CHECK(pprof__write(&chain_report, tmp_path("inline.pb.gz")) == 0);
+	out = go_pprof("-lines -top", "inline.pb.gz", &status);
+	CHECK(out && status == 0);
+	CHECK(out && strstr(out, "inner /src/a.h:11 (inline)"));
+	CHECK(out && strstr(out, "mid /src/a.h:22 (inline)"));
+	CHECK(out && strstr(out, "outer /src/a.c:33\n"));
+	free(out);
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	return remove(path);
@@ -664,11 +745,14 @@ int main(void)
 	RUN_TEST(test_empty_report_replaces);
 	RUN_TEST(test_odd_names);
 	RUN_TEST(test_many_strings);
+	RUN_TEST(test_inline_lines);
 	if (have_go) {
+		RUN_TEST(test_go_pprof_lines);
 		RUN_TEST(test_go_pprof_raw);
 		RUN_TEST(test_go_pprof_top);
 		RUN_TEST(test_go_pprof_odd_names);
 	} else {
+		SKIP_TEST(test_go_pprof_lines, "go is not on PATH");
 		SKIP_TEST(test_go_pprof_raw, "go is not on PATH");
 		SKIP_TEST(test_go_pprof_top, "go is not on PATH");
 		SKIP_TEST(test_go_pprof_odd_names, "go is not on PATH");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "arch/arch.h"
 #include "loader/probes.h"
 
 static char err[512];
@@ -119,14 +120,14 @@ static void test_entry_skip(void)
 	static const uint8_t push[] = {0x55, 0x48, 0x89, 0xe5};
 	static const uint8_t short_endbr[] = {0xf3, 0x0f, 0x1e};
 
-	CHECK(probe__entry_skip(endbr_push, sizeof(endbr_push)) == 4);
-	CHECK(probe__entry_skip(endbr_push_r12, sizeof(endbr_push_r12)) == 4);
+	CHECK(arch__uprobe_entry_skip(endbr_push, sizeof(endbr_push)) == 4);
+	CHECK(arch__uprobe_entry_skip(endbr_push_r12, sizeof(endbr_push_r12)) == 4);
 	/* Nothing emulated follows: stay on the entry. */
-	CHECK(probe__entry_skip(endbr_sub, sizeof(endbr_sub)) == 0);
-	CHECK(probe__entry_skip(nops_push, sizeof(nops_push)) == 3);
+	CHECK(arch__uprobe_entry_skip(endbr_sub, sizeof(endbr_sub)) == 0);
+	CHECK(arch__uprobe_entry_skip(nops_push, sizeof(nops_push)) == 3);
 	/* Already on an emulated instruction. */
-	CHECK(probe__entry_skip(push, sizeof(push)) == 0);
-	CHECK(probe__entry_skip(short_endbr, sizeof(short_endbr)) == 0);
+	CHECK(arch__uprobe_entry_skip(push, sizeof(push)) == 0);
+	CHECK(arch__uprobe_entry_skip(short_endbr, sizeof(short_endbr)) == 0);
 }
 
 int main(void)

@@ -35,6 +35,9 @@ static const struct unwind_row *sim_row(uint32_t idx)
 			if (fn(i_, ctx))           \
 				break;             \
 	} while (0)
+/* The search without bpf_loop reads mappings by address. */
+#define UNW_READ_MAPPING(dst, proc, i) \
+	(memcpy((dst), &((const struct unw_proc *)(uintptr_t)(proc))->m[i], sizeof(*(dst))), 0)
 #include "unwind_step.h"
 
 static void put(uint64_t addr, uint64_t v)
@@ -142,6 +145,13 @@ static void test_find_row(void)
 	CHECK(unw_find_row(1, 10, 0x100f) == 1);
 	CHECK(unw_find_row(1, 10, 0x1010) == 2);
 	CHECK(unw_find_row(1, 10, 0x1095) == 10);
+	{
+		struct unw_search us;
+
+		CHECK(unw_find_row_unrolled(&us, 1, 10, 0x1095) == 10);
+		CHECK(unw_find_row_unrolled(&us, 1, 10, 0x1010) == 2);
+		CHECK(unw_find_row_unrolled(&us, 1, 10, 0xfff) == -1);
+	}
 	CHECK(unw_find_row(1, 10, 0xffffffff) == 10);
 	CHECK(unw_find_row(1, 0, 0x1000) == -1);
 	CHECK(unw_find_row(5, 100, 0x1050) == -1 || unw_find_row(5, 100, 0x1050) >= 5);
@@ -150,6 +160,7 @@ static void test_find_row(void)
 static void test_find_mapping(void)
 {
 	static struct unw_proc p;
+	struct unw_copy_search cs;
 
 	memset(&p, 0, sizeof(p));
 	for (uint32_t i = 0; i < UNW_MAX_MAPPINGS; i++)
@@ -164,8 +175,18 @@ static void test_find_mapping(void)
 		CHECK(!unw_find_mapping(&p, 0x10000 * (i + 1) + 0x9000)); /* in a gap */
 	}
 	CHECK(!unw_find_mapping(&p, 0x100));
+	/* The copying search (kernels without bpf_loop) finds the same mappings. */
+	for (uint32_t i = 0; i < UNW_MAX_MAPPINGS; i++) {
+		const struct unw_mapping *m =
+		    unw_copy_mapping(&cs, (uintptr_t)&p, p.n, 0x10000 * (i + 1) + 0x10);
+
+		CHECK(m && m->file_id == i + 1);
+		CHECK(!unw_copy_mapping(&cs, (uintptr_t)&p, p.n, 0x10000 * (i + 1) + 0x9000));
+	}
+	CHECK(!unw_copy_mapping(&cs, (uintptr_t)&p, p.n, 0x100));
 	p.n = 1000; /* a corrupt count must stay inside the array */
 	CHECK(unw_find_mapping(&p, 0x20010) != NULL);
+	CHECK(unw_copy_mapping(&cs, (uintptr_t)&p, p.n, 0x20010) != NULL);
 }
 
 static void test_fp_step(void)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/options.h"
+#include "util/options.h"
 #include "util/log.h"
 
 int opt_uint(const char *flag, const char *s, unsigned long min, unsigned long max,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Checked conversions of command-line values, shared by every verb: a bad value is a
+/* Checked conversions of command-line and configuration values, shared by every verb and
+ * by the components that take settings (exporters, allocation sampling): a bad value is a
  * usage error with a message that names the flag, never a silent zero. */
-#ifndef EBPROF_OPTIONS_H
-#define EBPROF_OPTIONS_H
+#ifndef EBPROF_UTIL_OPTIONS_H
+#define EBPROF_UTIL_OPTIONS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs a command as root inside another kernel: boots KERNEL under qemu-kvm on this
+# host's root file system (shared read-only through virtiofs, a tmpfs overlay on top, so
+# the checkout is at the same path) and prints the command's stdout and stderr apart.
+# Usage: scripts/vm.sh KERNEL -- COMMAND...
+#   KERNEL: 5.10, 6.1, 6.12 (Debian's kernels, see scripts/kernels.sh) or a vmlinuz path
+#   (its modules from /lib/modules/RELEASE or ../lib/modules/RELEASE beside it).
+#   VM_CPUS (2), VM_MEM (MiB, 4096), VM_TIMEOUT (s, 1800) size the guest; VM_ACCEL kvm,
+#   tcg or auto (below); VM_VERBOSE=1 prints the guest's console (VM_LOGLEVEL, 4).
+#   Exit status: the command's; 125 when the guest failed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cpus=${VM_CPUS:-2}
+mem=${VM_MEM:-4096}
+timeout=${VM_TIMEOUT:-1800}
+accel_name=${VM_ACCEL:-auto}
+virtiofsd=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
+# The modules a Debian cloud kernel needs before it sees the root (with what they need).
+modules="virtio_pci virtio_console virtiofs overlay"
+
+die() {
+	echo "ebprof: vm: $*" >&2
+	exit 125
+}
+
+[ $# -ge 3 ] && [ "$2" = -- ] || die "usage: scripts/vm.sh KERNEL -- COMMAND..."
+kernel=$1
+shift 2
+[ "$(id -u)" -eq 0 ] || die "needs root (virtiofsd shares the root file system)"
+# KVM when it can run a stock kernel. A PVM host (kvm_pvm: KVM without hardware
+# virtualization, as in some cloud VMs) boots none of Debian's kernels: 6.1 hangs before
+# its first console byte, or stops on lock cmpxchg16b, which its emulator lacks. Then
+# TCG, 3-10 times slower but exact.
+if [ "$accel_name" = auto ]; then
+	accel_name=tcg
+	[ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ] && accel_name=kvm
+fi
+[ "$accel_name" != kvm ] || [ -w /dev/kvm ] || die "/dev/kvm is not usable here (VM_ACCEL=tcg emulates)"
+for tool in qemu-system-x86_64 "$virtiofsd" busybox cpio unshare; do
+	command -v "$tool" >/dev/null || die "$tool is missing: run scripts/install-deps.sh test"
+done
+[ "$(stat -c %d "$PWD")" = "$(stat -c %d /)" ] ||
+	die "$PWD is not on the root file system, the only one the guest sees"
+
+job=$(mktemp -d /tmp/ebprof-vm.XXXXXX)
+fsd_pid=
+qemu_pid=
+cleanup() {
+	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null && wait "$qemu_pid" 2>/dev/null
+	[ -n "$fsd_pid" ] && kill "$fsd_pid" 2>/dev/null && wait "$fsd_pid" 2>/dev/null
+	rm -rf "$job"
+}
+trap cleanup EXIT
+# A stopped run (Ctrl-C, a test runner's timeout) takes its guest along.
+trap 'exit 143' TERM INT HUP
+
+# kernel_image and modules directory: the matrix's cache or beside a given vmlinuz.
+if [ -f "$kernel" ]; then
+	vmlinuz=$kernel
+	# The bzImage header points at the version string (boot protocol 2.00+, offset 0x20e).
+	off=$(od -An -tu2 -j 526 -N2 "$vmlinuz" | tr -d ' ')
+	release=$(dd if="$vmlinuz" bs=1 skip=$((off + 512)) count=128 status=none | tr '\0' '\n' |
+		head -1 | cut -d' ' -f1)
+	moddir=
+	for d in "/lib/modules/$release" "$(dirname "$vmlinuz")/../lib/modules/$release"; do
+		[ -d "$d" ] && moddir=$(cd "$d" && pwd) && break
+	done
+else
+	kdir=$("$here/kernels.sh" fetch "$kernel") || exit 125
+	vmlinuz=$kdir/vmlinuz
+	release=$(cat "$kdir/release")
+	moddir=$kdir/lib/modules/$release
+fi
+
+# module_file NAME: the module's file under $moddir, if it is a module there.
+module_file() {
+	[ -n "$moddir" ] || return 0
+	find "$moddir/kernel" -name "$1.ko" -o -name "$1.ko.xz" -o -name "$1.ko.zst" | head -1
+}
+# module_depends FILE: the modules FILE needs (from its .modinfo section).
+module_depends() {
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*) cat "$1" ;;
+	esac | tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '
+}
+# add_module NAME: copies NAME and what it needs, dependencies first, uncompressed (the
+# initramfs's busybox insmod reads plain ELF), and lists it in load order.
+add_module() {
+	local f dep out
+	grep -qx "$1" "$job/added" 2>/dev/null && return 0
+	echo "$1" >>"$job/added"
+	f=$(module_file "$1")
+	[ -n "$f" ] || return 0 # built in (or absent: the guest's init then says so)
+	for dep in $(module_depends "$f"); do add_module "$dep"; done
+	out=$job/initramfs/lib/$1.ko
+	case $f in
+	*.xz) xz -dc "$f" >"$out" ;;
+	*.zst) zstd -qdc "$f" >"$out" ;;
+	*) cp "$f" "$out" ;;
+	esac
+	echo "/lib/$1.ko" >>"$job/initramfs/modules"
+}
+
+mkdir -p "$job/initramfs/"{bin,lib,dev,proc,sys,lower,rw,newroot}
+cp "$(command -v busybox)" "$job/initramfs/bin/busybox"
+: >"$job/initramfs/modules"
+for m in $modules; do add_module "$m"; done
+
+# Stage 1 (busybox, in the initramfs, where an exec costs nothing): modules, the shared
+# root read-only under a tmpfs overlay, every file system the kernel tests use mounted
+# in it, then stage 2 as PID 1 of the new root.
+cat >"$job/initramfs/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /modules); do insmod "$m" || echo "ebprof-vm: insmod $m failed"; done
+port() { # port NAME: the device of the virtio serial port NAME
+	for p in /sys/class/virtio-ports/*; do
+		[ "$(cat "$p/name" 2>/dev/null)" = "$1" ] && echo "/dev/${p##*/}" && return
+	done
+}
+fail() {
+	echo "ebprof-vm: $*" >/dev/console
+	s=$(port status) && [ -n "$s" ] && printf 'run\n125\n' >"$s"
+	poweroff -f
+}
+r=/newroot
+mount -t virtiofs -o ro hostroot /lower || fail "cannot mount the host's root (virtiofs)"
+mount -t tmpfs -o mode=755 rw /rw && mkdir /rw/upper /rw/work
+mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work root $r ||
+	fail "cannot mount the overlay"
+mount -t tmpfs -o mode=755,nosuid run $r/run && mkdir $r/run/ebprof-vm
+mount -t tmpfs -o mode=1777 tmp $r/tmp
+mount -t proc proc $r/proc
+mount -t sysfs sys $r/sys
+mount -t devtmpfs dev $r/dev
+mkdir -p $r/dev/pts $r/dev/shm
+ln -s /proc/self/fd $r/dev/fd # what udev would add: bash's <(...) needs it
+ln -s fd/0 $r/dev/stdin && ln -s fd/1 $r/dev/stdout && ln -s fd/2 $r/dev/stderr
+mount -t devpts -o ptmxmode=666 devpts $r/dev/pts
+mount -t tmpfs shm $r/dev/shm
+mount -t cgroup2 cgroup2 $r/sys/fs/cgroup
+mount -t bpf bpf $r/sys/fs/bpf
+mount -t debugfs debugfs $r/sys/kernel/debug
+mount -t tracefs tracefs $r/sys/kernel/tracing 2>/dev/null
+ip link set lo up
+hostname ebprof-vm
+echo "out=$(port out) err=$(port err) status=$(port status)" >$r/run/ebprof-vm/ports
+cp /stage2 /cmd $r/run/ebprof-vm/
+umount /proc /sys /dev
+exec switch_root $r /bin/bash /run/ebprof-vm/stage2
+INIT
+chmod +x "$job/initramfs/init"
+
+# Stage 2 (the host's bash, PID 1 on the overlay): the command with its output on the
+# ports the host reads, then power off.
+cat >"$job/initramfs/stage2" <<'STAGE2'
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+# Before 5.11 BPF memory is charged to RLIMIT_MEMLOCK.
+ulimit -l unlimited
+. /run/ebprof-vm/ports
+rc=125
+exec 9>"$status"
+if [ -n "$out" ] && [ -n "$err" ]; then
+	echo run >&9
+	(. /run/ebprof-vm/cmd) </dev/null >"$out" 2>"$err" 9>&-
+	rc=$?
+fi
+echo "$rc" >&9
+echo o >/proc/sysrq-trigger # powers off from a work queue: wait for it
+sleep 30
+STAGE2
+
+# The command, its directory and the settings the tests and benchmarks read.
+{
+	printf 'cd %q || exit 125\n' "$PWD"
+	for v in $(compgen -e | grep -E '^(BUILD|EBPROF.*|BENCH_.*|KERNEL|CI)$' || true); do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done
+	printf 'export EBPROF_VM=%q\n' "$kernel under qemu, $accel_name, $cpus vCPUs"
+	printf 'exec'
+	printf ' %q' "$@"
+	echo
+} >"$job/initramfs/cmd"
+(cd "$job/initramfs" && find . | cpio -o -H newc --quiet) >"$job/initramfs.cpio"
+
+case $accel_name in
+kvm) accel=(-enable-kvm -cpu host) ;;
+# Without 5-level paging, cmpxchg16b, PCID and INVPCID: with them multi-threaded TCG
+# crashed about half of 6.12's boots (in SLUB's double-word cmpxchg, text patching, ACPI
+# init); without them 8 boots of 8 came up.
+tcg) accel=(-accel tcg,thread=multi -cpu max,la57=off,-cx16,-pcid,-invpcid) ;;
+*) die "VM_ACCEL must be kvm or tcg" ;;
+esac
+console=$job/console.log
+[ "${VM_VERBOSE:-0}" = 1 ] && console=/dev/stderr
+
+# start_virtiofsd: serves a read-only bind of / (not recursive: the guest mounts its own
+# /proc, /sys, /dev) from a mount namespace of its own, so the host's tree cannot be
+# written. It ends with the guest's connection.
+start_virtiofsd() {
+	mkdir -p "$job/root"
+	rm -f "$job/fs.sock"
+	unshare -m --propagation private sh -c '
+		mount --bind / "$1" && mount -o remount,bind,ro "$1" &&
+		exec "$2" --socket-path="$3" -o source="$1" -o cache=always -o sandbox=namespace \
+			-o log_level=err' sh "$job/root" "$virtiofsd" "$job/fs.sock" \
+		2>"$job/virtiofsd.log" &
+	fsd_pid=$!
+	for _ in $(seq 100); do
+		[ -S "$job/fs.sock" ] && return 0
+		kill -0 "$fsd_pid" 2>/dev/null || die "virtiofsd failed: $(cat "$job/virtiofsd.log")"
+		sleep 0.02
+	done
+	die "virtiofsd did not start"
+}
+
+# boot: one guest; its status port gets "run" when the command starts, then its status.
+# stdout and stderr reach the guest's ports as the very descriptors this script has
+# (qemu takes them as fd sets, and none of 0-2).
+boot() {
+	start_virtiofsd
+	: >"$job/status"
+	qemu_rc=0
+	timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" \
+		-m "$mem" -object "memory-backend-memfd,id=mem,size=${mem}M,share=on" \
+		-numa node,memdev=mem -machine q35 -nodefaults -no-user-config -nographic \
+		-no-reboot -serial "file:$console" -monitor none \
+		-kernel "$vmlinuz" -initrd "$job/initramfs.cpio" \
+		-append "console=ttyS0 loglevel=${VM_LOGLEVEL:-4} panic=-1 mitigations=off nokaslr" \
+		-chardev "socket,id=fs,path=$job/fs.sock" \
+		-device vhost-user-fs-pci,chardev=fs,tag=hostroot \
+		-device virtio-serial-pci \
+		-add-fd fd=3,set=1 -add-fd fd=4,set=2 \
+		-chardev file,id=out,path=/dev/fdset/1,append=on \
+		-device virtserialport,chardev=out,name=out \
+		-chardev file,id=err,path=/dev/fdset/2,append=on \
+		-device virtserialport,chardev=err,name=err \
+		-chardev "file,id=status,path=$job/status" \
+		-device virtserialport,chardev=status,name=status \
+		</dev/null 3>&1 4>&2 &
+	qemu_pid=$!
+	wait "$qemu_pid" || qemu_rc=$?
+	qemu_pid=
+	wait "$fsd_pid" 2>/dev/null || true
+	fsd_pid=
+}
+
+# Should an emulated guest still crash while it boots, a guest that never reached the
+# command boots again, up to VM_BOOT_TRIES times. Once the command ran, its result stands.
+tries=${VM_BOOT_TRIES:-3}
+for try in $(seq "$tries"); do
+	boot
+	grep -q '^run' "$job/status" && break
+	[ "$try" -lt "$tries" ] && [ "$qemu_rc" -ne 124 ] &&
+		echo "ebprof: vm: $kernel did not boot (try $try of $tries), booting again" >&2
+done
+status=$(sed -n 2p "$job/status" | tr -dc '0-9')
+if [ -z "$status" ]; then
+	[ $qemu_rc -eq 124 ] && echo "ebprof: vm: no result after ${timeout}s" >&2
+	echo "ebprof: vm: the guest ended without a result (qemu status $qemu_rc); its console:" >&2
+	tail -30 "$console" >&2 2>/dev/null || true
+	exit 125
+fi
+exit "$status"

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The userspace architecture seam: what ebprof's userspace knows about the CPU whose
+ * programs it profiles (ELF machine, the DWARF registers the CFI compiler follows, where
+ * a uprobe may go, the multiarch library directory). x86-64 is the only implementation;
+ * another architecture adds its block here and its src/arch/<ARCH>.c (the Makefile's
+ * ARCH= picks which file is built). The BPF side has its own seam in bpf/arch/. */
+#ifndef EBPROF_ARCH_ARCH_H
+#define EBPROF_ARCH_ARCH_H
+
+#include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+
+#define ARCH_NAME "x86_64"
+#define ARCH_ELF_MACHINE EM_X86_64
+#define ARCH_MULTIARCH "x86_64-linux-gnu" /* Debian's library directory triplet */
+
+/* DWARF register numbers (System V x86-64 psABI, "DWARF Register Number Mapping"): the
+ * stack pointer, the frame pointer, and the return address column (the pc, rip). */
+#define ARCH_DWARF_SP 7
+#define ARCH_DWARF_FP 6
+#define ARCH_DWARF_PC 16
+
+/* The linkers' .plt entries describe their CFA with one expression (SP + off, plus 8
+ * once the pc is past the push in its 16-byte entry): "breg7 off; breg16 0; lit15; and;
+ * litT; ge; lit3; shl; plus". The CFI compiler recognises it as a PLT row. */
+#define ARCH_HAS_PLT_CFA_EXPR 1
+
+#else
+#error "ebprof's userspace is built for x86-64 only (the Makefile's ARCH=x86_64)"
+#endif
+
+/* Where an entry uprobe goes: the offset past the function's start that skips leading
+ * instructions the kernel would single-step but that leave every register and the stack
+ * as they were at entry (x86-64: endbr64, nops), when what follows is an instruction the
+ * kernel emulates (x86-64: push %reg); 0 otherwise. bytes are the function's first len
+ * bytes. */
+unsigned int arch__uprobe_entry_skip(const uint8_t *bytes, size_t len);
+
+#endif

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: Apache-2.0
+/* One view of an ELF file over libelf: header, PT_LOAD segments, build id, sections by
+ * name with their (decompressed, bounded) data, and symbols by name through an index
+ * built on first use. Anyone can put a file where we read it, so every bound is checked. */
+#include "elf/elf_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/hmap.h"
+
+#define NOTES_MAX 16		 /* note segments/sections scanned for the build id */
+#define NOTE_MAX_SIZE (1 << 20)	 /* larger note areas are not build-id notes */
+#define SYM_TABLES 2		 /* .symtab, then .dynsym */
+#define SYM_INDEX_MAX (1u << 30) /* symbols indexed per table: beyond it slot ids overflow */
+
+/* A symbol table cut at its string table's last NUL, so every name below size ends. */
+struct sym_table {
+	Elf_Data *syms;
+	const char *strs;
+	size_t nstrs;
+	size_t nsyms;
+};
+
+/* Open addressing over (hash << 32 | table << 31 | index + 1); 0 is empty. */
+struct sym_index {
+	struct sym_table tabs[SYM_TABLES];
+	uint64_t *slots;
+	size_t mask;
+	int err; /* 0 once built, or why it could not be */
+	bool built;
+};
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+	struct elf_segment segs[ELF_FILE_MAX_SEGMENTS];
+	size_t nsegs;
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	size_t build_id_len;
+	struct sym_index *index; /* allocated at open, filled by the first symbol lookup */
+};
+
+static void read_segments(struct elf_file *e)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return;
+	for (i = 0; i < n && e->nsegs < ELF_FILE_MAX_SEGMENTS; i++) {
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		e->segs[e->nsegs++] = (struct elf_segment){ph.p_offset, ph.p_vaddr, ph.p_filesz,
+							   ph.p_memsz, ph.p_flags};
+	}
+}
+
+/* Copies the first GNU build-id note of d into e. */
+static bool notes_build_id(struct elf_file *e, Elf_Data *d)
+{
+	size_t off = 0, next, name_off, desc_off;
+	const unsigned char *buf;
+	GElf_Nhdr nh;
+
+	if (!d || !d->d_buf || (d->d_type != ELF_T_NHDR && d->d_type != ELF_T_NHDR8))
+		return false;
+	buf = d->d_buf;
+	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off) {
+		off = next;
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
+		    nh.n_descsz > ELF_BUILD_ID_MAX)
+			continue;
+		if (name_off > d->d_size - 4 || nh.n_descsz > d->d_size ||
+		    desc_off > d->d_size - nh.n_descsz || memcmp(buf + name_off, "GNU", 4))
+			continue;
+		memcpy(e->build_id, buf + desc_off, nh.n_descsz);
+		e->build_id_len = nh.n_descsz;
+		return true;
+	}
+	return false;
+}
+
+static bool phdr_build_id(struct elf_file *e)
+{
+	size_t n, i, seen = 0;
+	GElf_Phdr ph;
+	Elf_Data *d;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return false;
+	for (i = 0; i < n && seen < NOTES_MAX; i++) {
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_NOTE || !ph.p_filesz ||
+		    ph.p_filesz > NOTE_MAX_SIZE)
+			continue;
+		seen++;
+		d = elf_getdata_rawchunk(e->elf, ph.p_offset, ph.p_filesz,
+					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		if (notes_build_id(e, d))
+			return true;
+	}
+	return false;
+}
+
+static void shdr_build_id(struct elf_file *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t seen = 0;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn)) && seen < NOTES_MAX) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !sh.sh_size ||
+		    sh.sh_size > NOTE_MAX_SIZE)
+			continue;
+		seen++;
+		if (notes_build_id(e, elf_getdata(scn, NULL)))
+			return;
+	}
+}
+
+/* Program headers first (what the loader sees), then sections (debug files). */
+static void read_build_id(struct elf_file *e)
+{
+	if (!phdr_build_id(e))
+		shdr_build_id(e);
+}
+
+static int open_elf(struct elf_file *e, int fd)
+{
+	struct stat st;
+
+	e->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (e->fd < 0)
+		return -errno;
+	if (fstat(e->fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		return -EINVAL;
+	elf_version(EV_CURRENT);
+	/* Not ELF_C_READ_MMAP: data is read with pread, so a file that shrinks while we
+	 * read it is an error instead of a SIGBUS. */
+	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->eh))
+		return -EINVAL;
+	return 0;
+}
+
+struct elf_file *elf_file__open(int fd)
+{
+	struct elf_file *e = calloc(1, sizeof(*e));
+	int err;
+
+	if (!e) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	e->fd = -1;
+	e->index = calloc(1, sizeof(*e->index));
+	err = e->index ? open_elf(e, fd) : -ENOMEM;
+	if (err) {
+		elf_file__free(e);
+		errno = -err;
+		return NULL;
+	}
+	read_segments(e);
+	read_build_id(e);
+	return e;
+}
+
+void elf_file__free(struct elf_file *e)
+{
+	if (!e)
+		return;
+	if (e->index)
+		free(e->index->slots);
+	free(e->index);
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e);
+}
+
+uint16_t elf_file__machine(const struct elf_file *e)
+{
+	return e->eh.e_machine;
+}
+
+uint16_t elf_file__type(const struct elf_file *e)
+{
+	return e->eh.e_type;
+}
+
+bool elf_file__is_64le(const struct elf_file *e)
+{
+	return e->eh.e_ident[EI_CLASS] == ELFCLASS64 && e->eh.e_ident[EI_DATA] == ELFDATA2LSB;
+}
+
+const struct elf_segment *elf_file__segments(const struct elf_file *e, size_t *n)
+{
+	*n = e->nsegs;
+	return e->segs;
+}
+
+/* Pass 0 takes the executable segments, pass 1 the others. */
+static bool in_pass(const struct elf_segment *s, int pass)
+{
+	return pass == 0 ? (s->flags & PF_X) != 0 : !(s->flags & PF_X);
+}
+
+/* Does the mapping at file offset pgoff start in s's file range (rounded down to its
+ * page, as the loader maps it)? */
+static bool holds_page(const struct elf_segment *s, uint64_t pgoff)
+{
+	uint64_t page = s->offset & ~4095ULL, span;
+
+	if (pgoff < page)
+		return false;
+	if (__builtin_add_overflow(s->filesz, s->offset - page, &span))
+		span = UINT64_MAX;
+	return pgoff - page < span;
+}
+
+bool elf_segments__vaddr_bias(const struct elf_segment *segs, size_t n, uint64_t start,
+			      uint64_t pgoff, uint64_t *bias)
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct elf_segment *s = &segs[i];
+
+			if (!in_pass(s, pass) || !holds_page(s, pgoff))
+				continue;
+			/* Unsigned wrap-around is the arithmetic wanted here. */
+			*bias = start - pgoff + s->offset - s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool elf_file__vaddr_bias(const struct elf_file *e, uint64_t start, uint64_t pgoff, uint64_t *bias)
+{
+	return elf_segments__vaddr_bias(e->segs, e->nsegs, start, pgoff, bias);
+}
+
+bool elf_segments__off_to_vaddr(const struct elf_segment *segs, size_t n, uint64_t off,
+				uint64_t *vaddr)
+{
+	int pass;
+
+	/* Executable segments first, so they win where segments overlap. */
+	for (pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct elf_segment *s = &segs[i];
+
+			if (!in_pass(s, pass))
+				continue;
+			if (off >= s->offset && off - s->offset < s->filesz) {
+				*vaddr = off - s->offset + s->vaddr;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+bool elf_file__off_to_vaddr(const struct elf_file *e, uint64_t off, uint64_t *vaddr)
+{
+	return elf_segments__off_to_vaddr(e->segs, e->nsegs, off, vaddr);
+}
+
+bool elf_file__vaddr_to_off(const struct elf_file *e, uint64_t vaddr, uint64_t *off)
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < e->nsegs; i++) {
+			const struct elf_segment *s = &e->segs[i];
+
+			if (!in_pass(s, pass))
+				continue;
+			if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+				*off = vaddr - s->vaddr + s->offset;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+size_t elf_file__build_id(const struct elf_file *e, const uint8_t **id)
+{
+	*id = e->build_id;
+	return e->build_id_len;
+}
+
+void elf_file__build_id_hex(const struct elf_file *e, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < e->build_id_len; i++) {
+		out[2 * i] = digits[e->build_id[i] >> 4];
+		out[2 * i + 1] = digits[e->build_id[i] & 0xf];
+	}
+	out[2 * e->build_id_len] = '\0';
+}
+
+static void section_fill(Elf_Scn *scn, const GElf_Shdr *sh, struct elf_section *out)
+{
+	*out = (struct elf_section){
+	    .index = elf_ndxscn(scn),
+	    .addr = sh->sh_addr,
+	    .offset = sh->sh_offset,
+	    .size = sh->sh_size,
+	    .type = sh->sh_type,
+	    .flags = sh->sh_flags,
+	};
+}
+
+/* The name of section sh, NULL when its index is not in the section name table. */
+static const char *section_name(const struct elf_file *e, const GElf_Shdr *sh)
+{
+	size_t strndx;
+
+	if (elf_getshdrstrndx(e->elf, &strndx))
+		return NULL;
+	return elf_strptr(e->elf, strndx, sh->sh_name); /* bounds-checked by libelf */
+}
+
+int elf_file__section(const struct elf_file *e, const char *name, struct elf_section *out)
+{
+	Elf_Scn *scn = NULL;
+	const char *s;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(s = section_name(e, &sh)) || strcmp(s, name))
+			continue;
+		section_fill(scn, &sh, out);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_file__section_by_type(const struct elf_file *e, uint32_t type, struct elf_section *out)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+			continue;
+		section_fill(scn, &sh, out);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Reads the size a GNU-compressed (.zdebug) section claims. Returns false when its data
+ * has no "ZLIB" header: not compressed, or decompressed by an earlier call. */
+static bool zdebug_size(Elf_Scn *scn, uint64_t *size)
+{
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	const uint8_t *p;
+	int i;
+
+	if (!d || !d->d_buf || d->d_size < 12 || memcmp(d->d_buf, "ZLIB", 4))
+		return false;
+	p = (const uint8_t *)d->d_buf + 4;
+	*size = 0;
+	for (i = 0; i < 8; i++)
+		*size = *size << 8 | p[i];
+	return true;
+}
+
+/* Decompresses scn in place (libelf keeps the result) when it is compressed and its
+ * decompressed size is at most max. */
+static int decompress(const struct elf_file *e, Elf_Scn *scn, const GElf_Shdr *sh, size_t max)
+{
+	const char *name = section_name(e, sh);
+	uint64_t zsize;
+	GElf_Chdr ch;
+
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		if (!gelf_getchdr(scn, &ch) || ch.ch_size > max)
+			return -EFBIG;
+		return elf_compress(scn, 0, 0) < 0 ? -EINVAL : 0;
+	}
+	if (name && !strncmp(name, ".zdebug", 7) && zdebug_size(scn, &zsize)) {
+		if (zsize > max)
+			return -EFBIG;
+		return elf_compress_gnu(scn, 0, 0) < 0 ? -EINVAL : 0;
+	}
+	return sh->sh_size > max ? -EFBIG : 0;
+}
+
+int elf_file__section_data(const struct elf_file *e, const struct elf_section *s, size_t max,
+			   const void **data, size_t *size)
+{
+	Elf_Scn *scn = elf_getscn(e->elf, s->index);
+	GElf_Shdr sh;
+	Elf_Data *d;
+	int err;
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return -EINVAL;
+	if (sh.sh_type == SHT_NOBITS || !sh.sh_size)
+		return -ENOENT;
+	/* A second call finds the section decompressed: SHF_COMPRESSED cleared, or no
+	 * "ZLIB" header left; the size check below still applies. */
+	err = decompress(e, scn, &sh, max);
+	if (err)
+		return err;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size || d->d_size > max)
+		return -EINVAL;
+	*data = d->d_buf;
+	*size = d->d_size;
+	return 0;
+}
+
+/* ---- symbols by name ---- */
+
+/* Loads the first section of type with its string table. Leaves t empty when there is
+ * none or it is malformed: a missing table is no error. */
+static void sym_table_load(const struct elf_file *e, uint32_t type, struct sym_table *t)
+{
+	size_t ent = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
+	struct elf_section sec;
+	Elf_Scn *scn, *str;
+	GElf_Shdr sh, ssh;
+	Elf_Data *d, *sd;
+	const char *end;
+
+	if (!ent || elf_file__section_by_type(e, type, &sec))
+		return;
+	scn = elf_getscn(e->elf, sec.index);
+	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_link)
+		return;
+	str = elf_getscn(e->elf, sh.sh_link);
+	if (!str || !gelf_getshdr(str, &ssh) || ssh.sh_type != SHT_STRTAB)
+		return;
+	d = elf_getdata(scn, NULL);
+	sd = elf_getdata(str, NULL);
+	if (!d || !d->d_buf || d->d_type != ELF_T_SYM || !sd || !sd->d_buf || !sd->d_size)
+		return;
+	end = memrchr(sd->d_buf, 0, sd->d_size);
+	if (!end)
+		return;
+	t->syms = d;
+	t->strs = sd->d_buf;
+	t->nstrs = end - t->strs + 1;
+	t->nsyms = d->d_size / ent;
+	if (t->nsyms > SYM_INDEX_MAX)
+		t->nsyms = SYM_INDEX_MAX;
+}
+
+/* The name of symbol i of t, NULL when it is undefined or unnamed. */
+static const char *sym_name(const struct sym_table *t, size_t i, GElf_Sym *st)
+{
+	if (!gelf_getsym(t->syms, (int)i, st) || st->st_shndx == SHN_UNDEF || !st->st_name ||
+	    st->st_name >= t->nstrs)
+		return NULL;
+	return t->strs + st->st_name;
+}
+
+static uint32_t name_hash(const char *name)
+{
+	return (uint32_t)(hash_bytes(name, strlen(name), 0) >> 32);
+}
+
+/* The slot holding name, or the empty slot where it would go. */
+static uint64_t *index_slot(const struct sym_index *x, const char *name, uint32_t h)
+{
+	size_t i = h & x->mask;
+	GElf_Sym st;
+
+	for (;; i = (i + 1) & x->mask) {
+		uint64_t v = x->slots[i];
+		const char *other;
+
+		if (!v)
+			return &x->slots[i];
+		if ((uint32_t)(v >> 32) != h)
+			continue;
+		other = sym_name(&x->tabs[(v >> 31) & 1], (uint32_t)(v & 0x7fffffff) - 1, &st);
+		if (other && !strcmp(other, name))
+			return &x->slots[i];
+	}
+}
+
+/* Indexes every defined, named symbol; the first of a name (symtab before dynsym) wins. */
+static int index_build(const struct elf_file *e, struct sym_index *x)
+{
+	size_t total, cap = 16, t, i;
+	GElf_Sym st;
+
+	sym_table_load(e, SHT_SYMTAB, &x->tabs[0]);
+	sym_table_load(e, SHT_DYNSYM, &x->tabs[1]);
+	total = x->tabs[0].nsyms + x->tabs[1].nsyms;
+	while (cap < 2 * total) /* load factor at most 1/2; total < 2^31 */
+		cap *= 2;
+	x->slots = calloc(cap, sizeof(*x->slots));
+	if (!x->slots)
+		return -ENOMEM;
+	x->mask = cap - 1;
+	for (t = 0; t < SYM_TABLES; t++) {
+		for (i = 0; i < x->tabs[t].nsyms; i++) {
+			const char *name = sym_name(&x->tabs[t], i, &st);
+			uint32_t h;
+			uint64_t *slot;
+
+			if (!name)
+				continue;
+			h = name_hash(name);
+			slot = index_slot(x, name, h);
+			if (!*slot)
+				*slot = (uint64_t)h << 32 | (uint64_t)t << 31 | (i + 1);
+		}
+	}
+	return 0;
+}
+
+int elf_file__symbol(const struct elf_file *e, const char *name, uint64_t *value, uint64_t *size)
+{
+	struct sym_index *x = e->index;
+	uint64_t v;
+	GElf_Sym st;
+	uint32_t h;
+
+	if (!x->built) {
+		x->built = true;
+		x->err = index_build(e, x);
+	}
+	if (x->err)
+		return x->err;
+	h = name_hash(name);
+	v = *index_slot(x, name, h);
+	if (!v || !sym_name(&x->tabs[(v >> 31) & 1], (uint32_t)(v & 0x7fffffff) - 1, &st))
+		return -ENOENT;
+	if (value)
+		*value = st.st_value;
+	if (size)
+		*size = st.st_size;
+	return 0;
+}
+
+Elf *elf_file__elf(const struct elf_file *e)
+{
+	return e->elf;
+}
+
+int elf_file__fd(const struct elf_file *e)
+{
+	return e->fd;
+}

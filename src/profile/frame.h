@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The frame of a stack as the profile stores it, and the table of frame kinds: each kind's
+ * display name, OTLP profile.frame.type, flame-graph colour and tooltip, and what the
+ * folded and pprof writers add. Every exporter reads the table; none names a kind itself. */
+#ifndef EBPROF_PROFILE_FRAME_H
+#define EBPROF_PROFILE_FRAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum frame_kind {
+	FRAME_KERNEL,  /* addr is a kernel text address */
+	FRAME_NATIVE,  /* addr is a file offset inside the mapping's file */
+	FRAME_UNKNOWN, /* no file behind the address (anonymous memory, JIT code) */
+	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
+	FRAME_JVM,     /* addr is the line, the name "package.Class.method (File.java:LINE)" */
+	FRAME_KIND__COUNT,
+};
+
+/* Kinds past the native ones are runtimes' frames (src/interp/runtime.h): each named by
+ * its runtime, with no mapping behind it; a runtime's walker adds its kind above. */
+static inline bool frame_kind_is_runtime(uint32_t kind)
+{
+	return kind > FRAME_UNKNOWN;
+}
+
+struct frame {
+	uint64_t addr;	  /* file offset (native), kernel address, or raw address */
+	uint32_t file_id; /* files.h id for FRAME_NATIVE, else 0 */
+	uint32_t kind;	  /* enum frame_kind */
+};
+
+/* A flame-graph colour: hsl(hue + hue_span * s, sat %, light + light_span * s %), where s
+ * in [0, 1) is a hash of the frame's name, so a name keeps its colour and kinds stay apart. */
+struct frame_colour {
+	uint16_t hue, hue_span;
+	uint8_t sat, light, light_span;
+};
+
+struct frame_kind_info {
+	const char *name;      /* display name: flame-graph legend and CSS class, "native" */
+	const char *otlp_type; /* OTLP profile.frame.type (semantic conventions' values) */
+	const char *about;     /* flame-graph tooltip: "native frame" */
+	struct frame_colour colour;
+	const char *folded_suffix; /* appended to the name in folded stacks: "_[k]", or "" */
+	const char *pprof_file;	   /* pprof Function.filename of a frame without mapping, or
+				    * NULL for none */
+};
+
+/* The entry of kind; a kind outside the table gets FRAME_UNKNOWN's. Never NULL. */
+const struct frame_kind_info *frame_kind__info(uint32_t kind);
+
+#endif

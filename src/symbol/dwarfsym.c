@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: Apache-2.0
+/* DWARF lookup: address -> inline chain with files and lines. Opening reads only the unit
+ * headers and their address ranges; a unit's function ranges are indexed on its first
+ * lookup, and the inline chain is found by walking only the covering function's DIEs. */
+#include "symbol/dwarfsym.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbol/elfsym.h"
+#include "util/arena.h"
+#include "util/hmap.h"
+
+#define UNITS_MAX (1u << 22)	    /* units in one file; more is hostile */
+#define RANGES_PER_DIE_MAX 4096	    /* address ranges kept per unit or function DIE */
+#define DIE_VISITS_MAX (1u << 22)   /* DIEs visited to index one unit's functions */
+#define CHAIN_VISITS_MAX (1u << 16) /* DIEs visited to find one address's inline chain */
+#define NEST_MAX 64		    /* namespaces/classes or blocks nested: deeper is hostile */
+#define WALK_BACK 16		    /* preceding ranges tried when ranges nest or overlap */
+#define NAME_MAX_LEN 4096	    /* longer DWARF names are cut */
+#define LINE_ROW_BYTES 80 /* libdw's heap per line-table row used, with its tables (bench) */
+
+struct addr_range {
+	uint64_t lo, hi; /* [lo, hi) */
+	uint32_t idx;	 /* unit index (unit ranges) or function index (function ranges) */
+};
+
+struct unit {
+	Dwarf_Die top;	 /* the unit DIE; for a skeleton unit, its split unit */
+	Dwarf_Die lines; /* the DIE whose line table covers the addresses (the skeleton) */
+	Dwarf_Die *funcs;
+	struct addr_range *ranges; /* of funcs, sorted by lo */
+	uint32_t nfuncs, nranges;
+	bool indexed, failed;
+};
+
+struct name_ent {
+	const void *die; /* Dwarf_Die.addr: where the DIE is in the mapped file */
+	const char *name;
+};
+
+struct dwarf_syms {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	struct unit *units;
+	size_t nunits;
+	struct addr_range *ranges; /* of units, sorted by lo */
+	size_t nranges;
+	struct hmap names; /* struct name_ent by DIE */
+	struct arena arena;
+	size_t index_bytes, line_rows;
+};
+
+/* Growable array of addr_range, for both kinds of index. */
+struct range_vec {
+	struct addr_range *v;
+	size_t n, cap;
+};
+
+static int range_vec__push(struct range_vec *rv, uint64_t lo, uint64_t hi, uint32_t idx)
+{
+	struct addr_range *p;
+
+	if (rv->n == rv->cap) {
+		size_t cap = rv->cap ? rv->cap * 2 : 64;
+
+		p = reallocarray(rv->v, cap, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		rv->v = p;
+		rv->cap = cap;
+	}
+	rv->v[rv->n++] = (struct addr_range){lo, hi, idx};
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct addr_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	/* Wider first, so walking back from a match meets the inner range first. */
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;
+	return 0;
+}
+
+/* Appends die's address ranges (low/high pc or DW_AT_ranges) to rv, tagged idx. */
+static int push_die_ranges(struct range_vec *rv, Dwarf_Die *die, uint32_t idx)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int n = 0, err;
+
+	while (n < RANGES_PER_DIE_MAX && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		err = range_vec__push(rv, lo, hi, idx);
+		if (err)
+			return err;
+		n++;
+	}
+	return 0;
+}
+
+/* The innermost range of v covering va, or NULL. */
+static const struct addr_range *range_find(const struct addr_range *v, size_t n, uint64_t va)
+{
+	size_t lo = 0, hi = n, mid, k;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].lo <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; k < WALK_BACK && lo > 0; k++, lo--)
+		if (va < v[lo - 1].hi)
+			return &v[lo - 1];
+	return NULL;
+}
+
+static int add_unit(struct dwarf_syms *d, struct range_vec *rv, Dwarf_Die *cudie, Dwarf_Die *subdie,
+		    uint8_t unit_type)
+{
+	struct unit *u;
+
+	if (unit_type == DW_UT_type || unit_type == DW_UT_split_type ||
+	    dwarf_tag(cudie) == DW_TAG_partial_unit)
+		return 0; /* no code of their own */
+	if (unit_type == DW_UT_skeleton && (!subdie || !subdie->addr))
+		return 0; /* the .dwo file is missing: nothing to name from */
+	if (d->nunits >= UNITS_MAX)
+		return -E2BIG;
+	if ((d->nunits & (d->nunits - 1)) == 0) { /* grow at powers of two */
+		u = reallocarray(d->units, d->nunits ? d->nunits * 2 : 16, sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		d->units = u;
+	}
+	u = &d->units[d->nunits];
+	memset(u, 0, sizeof(*u));
+	u->lines = *cudie;
+	u->top = unit_type == DW_UT_skeleton ? *subdie : *cudie;
+	return push_die_ranges(rv, cudie, d->nunits++);
+}
+
+/* Reads every unit header and the unit's ranges: the whole file's index of units. */
+static int index_units(struct dwarf_syms *d)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	struct range_vec rv = {};
+	Dwarf_Half version;
+	uint8_t unit_type;
+	int err = 0, r;
+
+	while (!err &&
+	       (r = dwarf_get_units(d->dw, cu, &cu, &version, &unit_type, &cudie, &subdie)) == 0)
+		err = add_unit(d, &rv, &cudie, &subdie, unit_type);
+	if (err) {
+		free(rv.v);
+		return err;
+	}
+	if (rv.n)
+		qsort(rv.v, rv.n, sizeof(*rv.v), range_cmp);
+	d->ranges = rv.v;
+	d->nranges = rv.n;
+	d->index_bytes += rv.cap * sizeof(*rv.v) + d->nunits * sizeof(*d->units);
+	return d->nranges ? 0 : -ENODATA;
+}
+
+static int name_eq(const void *entry, const void *key)
+{
+	return ((const struct name_ent *)entry)->die == key;
+}
+
+struct dwarf_syms *dwarf_syms__open(int fd)
+{
+	struct dwarf_syms *d = calloc(1, sizeof(*d));
+	struct stat st;
+	int err = -EINVAL;
+
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	arena_init(&d->arena);
+	hmap_init(&d->names, name_eq);
+	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (d->fd < 0 || fstat(d->fd, &st) || !S_ISREG(st.st_mode))
+		goto fail;
+	elf_version(EV_CURRENT);
+	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
+		goto fail;
+	err = -ENODATA;
+	d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	if (!d->dw)
+		goto fail;
+	err = index_units(d);
+	if (err)
+		goto fail;
+	return d;
+fail:
+	dwarf_syms__free(d);
+	errno = -err;
+	return NULL;
+}
+
+void dwarf_syms__free(struct dwarf_syms *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nunits; i++) {
+		free(d->units[i].funcs);
+		free(d->units[i].ranges);
+	}
+	free(d->units);
+	free(d->ranges);
+	hmap_free(&d->names);
+	arena_free(&d->arena);
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d);
+}
+
+size_t dwarf_syms__memory(const struct dwarf_syms *d)
+{
+	if (!d)
+		return 0;
+	return sizeof(*d) + d->index_bytes + d->arena.total +
+	       d->names.cap * sizeof(struct hmap_slot) + d->line_rows * LINE_ROW_BYTES;
+}
+
+struct func_vec {
+	struct range_vec rv;
+	Dwarf_Die *v;
+	size_t n, cap;
+	uint32_t visits;
+};
+
+static int func_vec__add(struct func_vec *fv, Dwarf_Die *die)
+{
+	Dwarf_Die *p;
+
+	if (fv->n >= UINT32_MAX)
+		return -E2BIG;
+	if (fv->n == fv->cap) {
+		size_t cap = fv->cap ? fv->cap * 2 : 64;
+
+		p = reallocarray(fv->v, cap, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		fv->v = p;
+		fv->cap = cap;
+	}
+	fv->v[fv->n] = *die;
+	return push_die_ranges(&fv->rv, die, fv->n++);
+}
+
+static bool holds_functions(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_module ||
+	       tag == DW_TAG_interface_type;
+}
+
+/* Collects the subprograms with code below parent: at unit level, and inside namespaces
+ * and types (Rust and some C++ compilers put definitions there). Nested functions are
+ * reached through their outer function's chain, not indexed. */
+static int collect_funcs(struct func_vec *fv, Dwarf_Die *parent, int nest)
+{
+	Dwarf_Die child;
+	int r, tag, err;
+
+	if (nest > NEST_MAX)
+		return 0;
+	r = dwarf_child(parent, &child);
+	while (r == 0) {
+		if (++fv->visits > DIE_VISITS_MAX)
+			return -E2BIG;
+		tag = dwarf_tag(&child);
+		err = 0;
+		if (tag == DW_TAG_subprogram &&
+		    dwarf_hasattr(&child, DW_AT_low_pc) + dwarf_hasattr(&child, DW_AT_ranges))
+			err = func_vec__add(fv, &child);
+		else if (holds_functions(tag) && dwarf_haschildren(&child))
+			err = collect_funcs(fv, &child, nest + 1);
+		if (err)
+			return err;
+		r = dwarf_siblingof(&child, &child);
+	}
+	return r < 0 ? -EINVAL : 0;
+}
+
+static void count_line_rows(struct dwarf_syms *d, struct unit *u)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+
+	if (dwarf_getsrclines(&u->lines, &lines, &n) == 0)
+		d->line_rows += n;
+}
+
+/* Indexes unit u's functions on its first lookup. A unit that fails stays unindexed. */
+static int index_unit(struct dwarf_syms *d, struct unit *u)
+{
+	struct func_vec fv = {};
+	int err;
+
+	if (u->indexed || u->failed)
+		return u->failed ? -EINVAL : 0;
+	err = collect_funcs(&fv, &u->top, 0);
+	if (err || fv.rv.n > UINT32_MAX) {
+		free(fv.v);
+		free(fv.rv.v);
+		u->failed = true;
+		return err ? err : -E2BIG;
+	}
+	if (fv.rv.n)
+		qsort(fv.rv.v, fv.rv.n, sizeof(*fv.rv.v), range_cmp);
+	u->funcs = fv.v;
+	u->nfuncs = fv.n;
+	u->ranges = fv.rv.v;
+	u->nranges = fv.rv.n;
+	u->indexed = true;
+	d->index_bytes += fv.cap * sizeof(*fv.v) + fv.rv.cap * sizeof(*fv.rv.v);
+	count_line_rows(d, u);
+	return 0;
+}
+
+static bool is_block(int tag)
+{
+	return tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
+/* Finds the child of *scope whose code covers va among inlined calls and blocks (blocks
+ * without addresses are entered too: their children may have some). 1 found, 0 none. */
+static int covering_child(Dwarf_Die *scope, uint64_t va, Dwarf_Die *out, uint32_t *visits, int nest)
+{
+	Dwarf_Die child;
+	int r, tag;
+
+	r = dwarf_child(scope, &child);
+	for (; r == 0; r = dwarf_siblingof(&child, &child)) {
+		if (++*visits > CHAIN_VISITS_MAX)
+			return 0;
+		tag = dwarf_tag(&child);
+		if (tag != DW_TAG_inlined_subroutine && !is_block(tag))
+			continue;
+		if (dwarf_haspc(&child, va) == 1) {
+			*out = child;
+			return 1;
+		}
+		if (is_block(tag) && nest < NEST_MAX && !dwarf_hasattr(&child, DW_AT_low_pc) &&
+		    !dwarf_hasattr(&child, DW_AT_ranges) &&
+		    covering_child(&child, va, out, visits, nest + 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* Fills chain[] with the inlined calls covering va inside fn, outermost first. */
+static int inline_chain(Dwarf_Die *fn, uint64_t va, Dwarf_Die *chain, int max)
+{
+	Dwarf_Die scope = *fn, next;
+	uint32_t visits = 0;
+	int n = 0, nest;
+
+	for (nest = 0; nest < NEST_MAX && n < max; nest++) {
+		if (!covering_child(&scope, va, &next, &visits, 0))
+			break;
+		if (dwarf_tag(&next) == DW_TAG_inlined_subroutine)
+			chain[n++] = next;
+		scope = next;
+	}
+	return n;
+}
+
+static const char *die_string(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, name, &a));
+}
+
+/* The demangled linkage name (qualified, as the ELF symbols name it), else DW_AT_name. */
+static const char *function_name(struct dwarf_syms *d, Dwarf_Die *die)
+{
+	uint64_t h = hash_u64((uintptr_t)die->addr);
+	struct name_ent *e = hmap_find(&d->names, h, die->addr);
+	const char *ln, *name;
+	char *dem = NULL, *copy;
+	size_t len;
+
+	if (e)
+		return e->name;
+	ln = die_string(die, DW_AT_linkage_name);
+	if (!ln)
+		ln = die_string(die, DW_AT_MIPS_linkage_name);
+	if (ln)
+		dem = ebprof_demangle(ln);
+	name = dem ? dem : die_string(die, DW_AT_name);
+	if (!name)
+		name = ln ? ln : "[unknown]";
+	len = strnlen(name, NAME_MAX_LEN);
+	copy = arena_alloc(&d->arena, len + 1);
+	e = arena_alloc(&d->arena, sizeof(*e));
+	if (copy) {
+		memcpy(copy, name, len);
+		copy[len] = '\0';
+	}
+	free(dem);
+	if (!copy || !e)
+		return "[unknown]";
+	*e = (struct name_ent){die->addr, copy};
+	if (hmap_insert(&d->names, h, e))
+		return copy; /* named, just not cached */
+	return copy;
+}
+
+/* File and line of the call that inlined die, from its unit's file table. */
+static void call_site(Dwarf_Die *die, struct dwarf_line *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0;
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t nfiles;
+	const char *src;
+
+	out->file = "";
+	out->line = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line) == 0)
+		out->line = line > UINT32_MAX ? 0 : (uint32_t)line;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file) ||
+	    !dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) ||
+	    file >= nfiles)
+		return;
+	src = dwarf_filesrc(files, file, NULL, NULL);
+	if (src)
+		out->file = src;
+}
+
+/* File and line of va itself, from the unit's line table. */
+static void pc_line(struct unit *u, uint64_t va, struct dwarf_line *out)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(&u->lines, va);
+	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	int line = 0;
+
+	out->file = src ? src : "";
+	out->line = l && dwarf_lineno(l, &line) == 0 && line > 0 ? (uint32_t)line : 0;
+}
+
+/* Innermost first: out[0] is the deepest inlined function at va's own line; each next
+ * entry is the function that inlined the previous one, at that call's line. */
+static int fill_lines(struct dwarf_syms *d, struct unit *u, Dwarf_Die *fn, uint64_t va,
+		      bool inlines, struct dwarf_line *out, int max)
+{
+	Dwarf_Die chain[DWARF_LINES_MAX];
+	int n = inline_chain(fn, va, chain, max - 1 < DWARF_LINES_MAX ? max - 1 : DWARF_LINES_MAX);
+	int k;
+
+	if (!inlines) {
+		out[0].function = function_name(d, fn);
+		if (n)
+			call_site(&chain[0], &out[0]);
+		else
+			pc_line(u, va, &out[0]);
+		return 1;
+	}
+	pc_line(u, va, &out[0]);
+	for (k = 0; k < n; k++) {
+		Dwarf_Die *inner = &chain[n - 1 - k];
+
+		out[k].function = function_name(d, inner);
+		call_site(inner, &out[k + 1]);
+	}
+	out[n].function = function_name(d, fn);
+	return n + 1;
+}
+
+int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
+		       int max)
+{
+	const struct addr_range *ur, *fr;
+	struct unit *u;
+
+	if (!d || max < 1)
+		return 0;
+	ur = range_find(d->ranges, d->nranges, va);
+	if (!ur || ur->idx >= d->nunits)
+		return 0;
+	u = &d->units[ur->idx];
+	if (index_unit(d, u))
+		return 0;
+	fr = range_find(u->ranges, u->nranges, va);
+	if (!fr || fr->idx >= u->nfuncs)
+		return 0;
+	return fill_lines(d, u, &u->funcs[fr->idx], va, inlines, out, max);
+}

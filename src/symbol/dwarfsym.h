@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* DWARF lookup through libdw: an ELF virtual address -> the functions inlined at it,
+ * innermost first, each with its source file and line. DWARF 4 and 5, split units,
+ * compressed sections. Input files are treated as hostile; indexes are built lazily. */
+#ifndef EBPROF_SYMBOL_DWARFSYM_H
+#define EBPROF_SYMBOL_DWARFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DWARF_LINES_MAX 32 /* functions reported per address: deeper inlining is cut */
+
+struct dwarf_syms;
+
+/* One function at an address: the innermost is where the address is, each outer one is
+ * where the inner one was inlined (its call site). Strings are owned by the dwarf_syms
+ * and valid until dwarf_syms__free; file is the path the line table gives, "" if none. */
+struct dwarf_line {
+	const char *function;
+	const char *file;
+	uint32_t line; /* 0 when unknown */
+};
+
+/* Opens the DWARF of the ELF file on fd (a binary or its separate debug file). Works on a
+ * dup of fd that it keeps mapped. Returns NULL with errno set: ENODATA when the file has no
+ * usable .debug_info, EINVAL when it is not ELF, ENOMEM. */
+struct dwarf_syms *dwarf_syms__open(int fd);
+void dwarf_syms__free(struct dwarf_syms *d);
+
+/* Fills out[0..max) with the functions at ELF address va, innermost first; with inlines
+ * false, only the outermost one (the function the address belongs to, at the line of the
+ * call it was running). Returns how many lines, 0 when no function in the DWARF covers va.
+ * Writes indexes and caches to d: callers serialise lookups on one object. */
+int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
+		       int max);
+
+/* Bytes held for d's indexes and name cache, plus libdw's line tables of the units used
+ * (estimated per row). What dwarf_syms__free gives back. */
+size_t dwarf_syms__memory(const struct dwarf_syms *d);
+
+#endif

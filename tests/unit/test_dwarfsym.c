@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for the DWARF lookup: the inline_chain workload compiled here in every form
+ * the reader must handle (DWARF 4 and 5, compressed sections, split DWARF, clang without
+ * .debug_aranges, a separate debug file), its inline chain and lines checked at the call
+ * into the leaf; and files without DWARF or not ELF refused cleanly. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "shell.h"
+#include "symbol/dwarfsym.h"
+
+#define SRC "tests/workloads/inline_chain.c"
+
+static char tmpdir[] = "/tmp/test_dwarfsym.XXXXXX";
+static char src_path[4096];
+static uint32_t line_of[4]; /* call:leaf_hash, call:mix_word, call:mix_block, call:outer_work */
+
+/* Reads the lines the source marks "call:NAME" (what the chain must report). */
+static int read_markers(void)
+{
+	static const char *marks[] = {"call:leaf_hash", "call:mix_word", "call:mix_block",
+				      "call:outer_work"};
+	char buf[512];
+	uint32_t n = 0;
+	FILE *f = fopen(SRC, "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		for (int i = 0; i < 4; i++)
+			if (strstr(buf, marks[i]))
+				line_of[i] = n;
+	}
+	fclose(f);
+	return line_of[0] && line_of[1] && line_of[2] && line_of[3] ? 0 : -ENOENT;
+}
+
+/* Address and size of a function symbol, from nm. */
+static int nm_symbol(const char *bin, const char *name, uint64_t *addr, uint64_t *size)
+{
+	char cmd[8192], line[512], sym[256], type;
+	unsigned long long a, s;
+	int found = -ENOENT;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S %s", bin);
+	p = popen(cmd, "r");
+	if (!p)
+		return -errno;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type, sym) == 4 &&
+		    !strcmp(sym, name)) {
+			*addr = a;
+			*size = s;
+			found = 0;
+		}
+	pclose(p);
+	return found;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* Looks at every byte of outer_work for the call into leaf_hash: the chain there must be
+ * mix_word (at the call:leaf_hash line) <- mix_block <- outer_work, each at its line. */
+static void check_chain(struct dwarf_syms *d, const char *bin, const char *what)
+{
+	struct dwarf_line l[DWARF_LINES_MAX];
+	uint64_t addr = 0, size = 0, va;
+	bool seen = false;
+	int n;
+
+	CHECK(nm_symbol(bin, "outer_work", &addr, &size) == 0);
+	for (va = addr; va < addr + size && !seen; va++) {
+		n = dwarf_syms__lookup(d, va, true, l, DWARF_LINES_MAX);
+		if (n != 3 || l[0].line != line_of[0])
+			continue;
+		seen = true;
+		CHECK(!strcmp(l[0].function, "mix_word"));
+		CHECK(!strcmp(l[1].function, "mix_block"));
+		CHECK(!strcmp(l[2].function, "outer_work"));
+		CHECK(l[1].line == line_of[1]);
+		CHECK(l[2].line == line_of[2]);
+		for (int i = 0; i < 3; i++)
+			CHECK(ends_with(l[i].file, "inline_chain.c"));
+		/* Without inlines: only outer_work, at the line it calls mix_block. */
+		n = dwarf_syms__lookup(d, va, false, l, DWARF_LINES_MAX);
+		CHECK(n == 1 && !strcmp(l[0].function, "outer_work") && l[0].line == line_of[2]);
+	}
+	if (!seen)
+		fprintf(stderr, "  %s: no address in outer_work has the 3-deep chain\n", what);
+	CHECK(seen);
+	CHECK(nm_symbol(bin, "leaf_hash", &addr, &size) == 0);
+	n = dwarf_syms__lookup(d, addr + 4, true, l, DWARF_LINES_MAX);
+	CHECK(n == 1 && !strcmp(l[0].function, "leaf_hash"));
+	CHECK(dwarf_syms__memory(d) > 0);
+	CHECK(dwarf_syms__lookup(d, 0, true, l, DWARF_LINES_MAX) == 0);
+}
+
+/* Compiles the workload with cc and flags in tmpdir, opens dwarf_file's DWARF, checks. */
+static void check_build(const char *what, const char *cc, const char *flags, const char *post,
+			const char *dwarf_file)
+{
+	char bin[4096], dbg[4096];
+	struct dwarf_syms *d;
+	int fd;
+
+	snprintf(bin, sizeof(bin), "%s/%s", tmpdir, what);
+	snprintf(dbg, sizeof(dbg), "%s/%s%s", tmpdir, what, dwarf_file);
+	if (run("cd %s && %s %s %s -o %s", tmpdir, cc, flags, src_path, bin)) {
+		fprintf(stderr, "  %s: cannot build\n", what);
+		CHECK(0);
+		return;
+	}
+	if (post && run(post, bin, bin)) {
+		CHECK(0);
+		return;
+	}
+	fd = open(dbg, O_RDONLY);
+	CHECK(fd >= 0);
+	d = dwarf_syms__open(fd);
+	close(fd);
+	if (!d) {
+		fprintf(stderr, "  %s: no DWARF: %s\n", what, strerror(errno));
+		CHECK(0);
+		return;
+	}
+	check_chain(d, bin, what);
+	dwarf_syms__free(d);
+}
+
+static void test_dwarf4(void)
+{
+	check_build("dwarf4", "gcc", "-O2 -gdwarf-4", NULL, "");
+}
+
+static void test_dwarf5(void)
+{
+	check_build("dwarf5", "gcc", "-O2 -gdwarf-5", NULL, "");
+}
+
+static void test_compressed(void)
+{
+	check_build("zlib", "gcc", "-O2 -g -gz=zlib", NULL, "");
+	CHECK(run("readelf -SW %s/zlib | grep debug_info | grep -q C", tmpdir) == 0);
+}
+
+/* The skeleton unit in the binary, the rest in the .dwo next to it. */
+static void test_split(void)
+{
+	check_build("split", "gcc", "-O2 -g -gsplit-dwarf", NULL, "");
+	CHECK(run("ls %s/*.dwo >/dev/null 2>&1", tmpdir) == 0);
+}
+
+/* clang writes no .debug_aranges: units are found by their own ranges. */
+static void test_clang(void)
+{
+	check_build("clang", "clang", "-O2 -g -Wno-unknown-attributes", NULL, "");
+}
+
+/* A stripped binary's DWARF lives in the debug file objcopy keeps. */
+static void test_debug_file(void)
+{
+	check_build("stripped", "gcc", "-O2 -g", "objcopy --only-keep-debug %s %s.debug", ".debug");
+}
+
+static void test_no_dwarf(void)
+{
+	char bin[4096];
+	int fd;
+
+	snprintf(bin, sizeof(bin), "%s/nodebug", tmpdir);
+	CHECK(run("gcc -O2 -g0 %s -o %s", src_path, bin) == 0);
+	fd = open(bin, O_RDONLY);
+	errno = 0;
+	CHECK(dwarf_syms__open(fd) == NULL && errno == ENODATA);
+	close(fd);
+	fd = open(SRC, O_RDONLY);
+	errno = 0;
+	CHECK(dwarf_syms__open(fd) == NULL && errno == EINVAL);
+	close(fd);
+	CHECK(dwarf_syms__open(-1) == NULL);
+	CHECK(dwarf_syms__lookup(NULL, 0, true, NULL, 0) == 0);
+	dwarf_syms__free(NULL);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir) || !realpath(SRC, src_path) || read_markers()) {
+		printf("FAIL test_dwarfsym: setup (run from the source tree)\n");
+		return 1;
+	}
+	RUN_TEST(test_dwarf4);
+	RUN_TEST(test_dwarf5);
+	RUN_TEST(test_compressed);
+	RUN_TEST(test_split);
+	if (has_tool("clang"))
+		RUN_TEST(test_clang);
+	else
+		SKIP_TEST(test_clang, "no clang");
+	RUN_TEST(test_debug_file);
+	RUN_TEST(test_no_dwarf);
+	run("rm -rf %s", tmpdir);
+	HARNESS_EXIT();
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for the shared ELF view (src/elf/elf_file.c): this binary's own symbols and
+ * load bias against /proc/self/maps, a stripped library's .dynsym, compressed sections,
+ * build ids against readelf, and hostile input (not ELF, truncated, mutated). */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elf_file.h"
+#include "harness.h"
+#include "shell.h"
+
+#define FLIP_ROUNDS 200
+
+static char tmpdir[] = "/tmp/test_elf_file.XXXXXX";
+
+/* Local (in .symtab only), kept whole by noinline and the volatile pointer below. */
+static __attribute__((noinline, used)) int elf_file_test_local(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 5 + 2;
+}
+
+static int (*volatile local_ptr)(int) = elf_file_test_local;
+
+static struct elf_file *open_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elf_file *e;
+
+	if (fd < 0)
+		return NULL;
+	e = elf_file__open(fd);
+	close(fd); /* the view keeps its own descriptor */
+	return e;
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+/* The mapping of /proc/self/maps holding addr: its start and file offset. */
+static int map_of(uintptr_t addr, uint64_t *start, uint64_t *pgoff)
+{
+	unsigned long s, end, off;
+	char line[4352];
+	int err = -ENOENT;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &s, &end, &off) != 3 || addr < s || addr >= end)
+			continue;
+		*start = s;
+		*pgoff = off;
+		err = 0;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+static void test_self(void)
+{
+	struct elf_file *e = open_path("/proc/self/exe");
+	uint64_t value = 0, size = 0, start = 0, pgoff = 0, bias = 0, va;
+	uintptr_t fn = (uintptr_t)local_ptr;
+	const struct elf_segment *segs;
+	size_t n;
+
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	CHECK(elf_file__machine(e) == EM_X86_64);
+	CHECK(elf_file__is_64le(e));
+	CHECK(elf_file__type(e) == ET_DYN || elf_file__type(e) == ET_EXEC);
+	segs = elf_file__segments(e, &n);
+	CHECK(n >= 2 && segs[0].offset == 0);
+	CHECK(elf_file__symbol(e, "elf_file_test_local", &value, &size) == 0);
+	CHECK(size > 0);
+	CHECK(map_of(fn, &start, &pgoff) == 0);
+	CHECK(elf_file__vaddr_bias(e, start, pgoff, &bias));
+	CHECK(value + bias == fn);
+	/* The same answer from a copy of the segments, after the file is gone. */
+	CHECK(elf_segments__vaddr_bias(segs, n, start, pgoff, &va) && va == bias);
+	/* File offset of the function -> its ELF address. */
+	CHECK(elf_file__off_to_vaddr(e, fn - start + pgoff, &va) && va == value);
+	CHECK(elf_file__vaddr_to_off(e, value, &va) && va == fn - start + pgoff);
+	CHECK(!elf_file__vaddr_to_off(e, UINT64_MAX - 1, &va));
+	CHECK(elf_file__symbol(e, "main", &value, NULL) == 0);
+	CHECK(elf_file__symbol(e, "elf_file_test_no_such_symbol", &value, NULL) == -ENOENT);
+	CHECK(elf_file__symbol(e, "", NULL, NULL) == -ENOENT);
+	elf_file__free(e);
+}
+
+/* A library stripped of .symtab: globals are found through .dynsym, locals are gone. */
+static void test_dynsym(void)
+{
+	char src[4200], lib[4200], stripped[4200];
+	struct elf_file *e, *s;
+	uint64_t v1 = 0, v2 = 0, sz = 0;
+	FILE *f;
+
+	tmp_path(src, sizeof(src), "lib.c");
+	tmp_path(lib, sizeof(lib), "lib.so");
+	tmp_path(stripped, sizeof(stripped), "lib.stripped.so");
+	f = fopen(src, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("static int hidden(int x) { return x + 1; }\n"
+	      "int exported(int x) { return hidden(x) * 2; }\n"
+	      "int (*keep)(int) = hidden;\n",
+	      f);
+	fclose(f);
+	CHECK(run("cc -O1 -shared -fPIC -Wl,--build-id %s -o %s", src, lib) == 0);
+	CHECK(run("objcopy --strip-all %s %s", lib, stripped) == 0);
+	e = open_path(lib);
+	s = open_path(stripped);
+	CHECK(e && s);
+	if (e && s) {
+		struct elf_section sec;
+
+		CHECK(elf_file__symbol(e, "exported", &v1, &sz) == 0 && sz > 0);
+		CHECK(elf_file__symbol(s, "exported", &v2, NULL) == 0 && v1 == v2);
+		CHECK(elf_file__symbol(e, "hidden", NULL, NULL) == 0);
+		CHECK(elf_file__symbol(s, "hidden", NULL, NULL) == -ENOENT);
+		CHECK(elf_file__section(s, ".symtab", &sec) == -ENOENT);
+		CHECK(elf_file__section(s, ".dynsym", &sec) == 0 && sec.type == SHT_DYNSYM);
+	}
+	elf_file__free(e);
+	elf_file__free(s);
+}
+
+/* Reads what readelf says the build id is ("" when none). */
+static void readelf_build_id(const char *path, char *out, size_t len)
+{
+	char cmd[4400];
+	FILE *p;
+
+	out[0] = '\0';
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null | sed -n 's/.*Build ID: //p'",
+		 path);
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (!fgets(out, (int)len, p))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+}
+
+static void test_build_id(void)
+{
+	char want[256], got[2 * ELF_BUILD_ID_MAX + 1], lib[4200];
+	struct elf_file *e;
+	const uint8_t *id;
+
+	tmp_path(lib, sizeof(lib), "lib.so");
+	readelf_build_id(lib, want, sizeof(want));
+	e = open_path(lib);
+	CHECK(e && want[0]);
+	if (!e)
+		return;
+	CHECK(elf_file__build_id(e, &id) == 20);
+	elf_file__build_id_hex(e, got);
+	CHECK(!strcmp(got, want));
+	elf_file__free(e);
+}
+
+/* Section data equals the file's bytes; compressed sections come back decompressed and
+ * bounded by max. */
+static void test_sections(void)
+{
+	char src[4200], obj[4200], gnu[4200];
+	const void *data = NULL;
+	struct elf_section sec;
+	struct elf_file *e;
+	size_t size = 0;
+	FILE *f;
+
+	tmp_path(src, sizeof(src), "lib.c");
+	tmp_path(obj, sizeof(obj), "z.so");
+	tmp_path(gnu, sizeof(gnu), "zgnu.so");
+	CHECK(run("cc -O1 -g -gz=zlib -shared -fPIC %s -o %s", src, obj) == 0);
+	e = open_path(obj);
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	CHECK(elf_file__section(e, ".debug_info", &sec) == 0);
+	CHECK(sec.flags & SHF_COMPRESSED);
+	CHECK(elf_file__section_data(e, &sec, 16, &data, &size) == -EFBIG);
+	CHECK(elf_file__section_data(e, &sec, 1 << 20, &data, &size) == 0);
+	CHECK(size > sec.size);
+	/* Again: already decompressed, same answer. */
+	CHECK(elf_file__section_data(e, &sec, 1 << 20, &data, &size) == 0 && size > sec.size);
+	CHECK(elf_file__section(e, ".text", &sec) == 0 && sec.type == SHT_PROGBITS);
+	CHECK(elf_file__section_data(e, &sec, 1 << 20, &data, &size) == 0 && size == sec.size);
+	f = fopen(obj, "rb");
+	if (f) {
+		unsigned char buf[64];
+		size_t n = size < sizeof(buf) ? size : sizeof(buf);
+
+		CHECK(fseek(f, (long)sec.offset, SEEK_SET) == 0 && fread(buf, 1, n, f) == n);
+		CHECK(!memcmp(buf, data, n));
+		fclose(f);
+	}
+	CHECK(elf_file__section(e, ".bss", &sec) != 0 ||
+	      elf_file__section_data(e, &sec, 1 << 20, &data, &size) == -ENOENT);
+	elf_file__free(e);
+	/* GNU's older .zdebug form, where binutils can still write it. */
+	if (run("objcopy --compress-debug-sections=zlib-gnu %s %s 2>/dev/null", obj, gnu))
+		return;
+	e = open_path(gnu);
+	CHECK(e && elf_file__section(e, ".zdebug_info", &sec) == 0);
+	if (e && !elf_file__section(e, ".zdebug_info", &sec))
+		CHECK(elf_file__section_data(e, &sec, 1 << 20, &data, &size) == 0 &&
+		      size > sec.size);
+	elf_file__free(e);
+}
+
+static int memfd_with(const void *buf, size_t len)
+{
+	int fd = memfd_create("elf_file_test", MFD_CLOEXEC);
+
+	if (fd >= 0 && len && write(fd, buf, len) != (ssize_t)len) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Every call of the API on whatever opens; must neither crash nor leak (ASan in fuzz). */
+static void exercise(const void *buf, size_t len)
+{
+	static const char *const names[] = {".text", ".eh_frame", ".debug_info", ".dynsym"};
+	struct elf_section sec;
+	struct elf_file *e;
+	const void *data;
+	uint64_t v, bias;
+	size_t size, i;
+	int fd = memfd_with(buf, len);
+
+	if (fd < 0)
+		return;
+	e = elf_file__open(fd);
+	close(fd);
+	if (!e)
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!elf_file__section(e, names[i], &sec))
+			elf_file__section_data(e, &sec, 1 << 20, &data, &size);
+	elf_file__symbol(e, "main", &v, NULL);
+	elf_file__symbol(e, "malloc", &v, NULL);
+	elf_file__vaddr_bias(e, 0x400000, 0x1000, &bias);
+	elf_file__off_to_vaddr(e, 0x1000, &v);
+	elf_file__vaddr_to_off(e, v, &v);
+	elf_file__free(e);
+}
+
+static void *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	void *buf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || !(buf = malloc(st.st_size)) ||
+	    read(fd, buf, st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	} else {
+		*len = st.st_size;
+	}
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+static void test_hostile(void)
+{
+	static const char not_elf[] = "\177ELF but not really";
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	char lib[4200];
+	size_t len = 0, i;
+	unsigned char *buf;
+	int fd;
+
+	CHECK(elf_file__open(-1) == NULL && errno == EBADF);
+	fd = memfd_with(not_elf, sizeof(not_elf));
+	CHECK(fd >= 0 && elf_file__open(fd) == NULL && errno == EINVAL);
+	close(fd);
+	fd = memfd_with(NULL, 0);
+	CHECK(fd >= 0 && elf_file__open(fd) == NULL && errno == EINVAL);
+	close(fd);
+	tmp_path(lib, sizeof(lib), "z.so");
+	buf = read_whole(lib, &len);
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	for (i = 1; i <= 64; i++)
+		exercise(buf, len * i / 65);
+	for (i = 0; i < FLIP_ROUNDS; i++) {
+		unsigned char *copy = malloc(len);
+		size_t k;
+
+		if (!copy)
+			break;
+		memcpy(copy, buf, len);
+		for (k = 0; k < 8; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			copy[(seed >> 33) % len] ^= (unsigned char)(seed >> 13);
+		}
+		exercise(copy, len);
+		free(copy);
+	}
+	free(buf);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		printf("FAIL test_elf_file: mkdtemp\n");
+		return 1;
+	}
+	RUN_TEST(test_self);
+	if (has_tool("cc") && has_tool("objcopy") && has_tool("readelf")) {
+		RUN_TEST(test_dynsym);
+		RUN_TEST(test_build_id);
+		RUN_TEST(test_sections);
+		RUN_TEST(test_hostile);
+	} else {
+		SKIP_TEST(test_dynsym, "cc, objcopy or readelf missing");
+	}
+	run("rm -rf %s", tmpdir);
+	HARNESS_EXIT();
+}

@@ -1,0 +1,3 @@
+module ebprof.test/cgo
+
+go 1.19

@@ -1,0 +1,3 @@
+module ebprof.test/chain
+
+go 1.19
