@@ -26,6 +26,7 @@
 #define RINGBUF_MAX (64u << 20)
 #define RINGBUF_SAMPLE 4096 /* a record is 1.1 KiB plus 16 bytes a user frame */
 #define RECORD_RINGBUF_SECONDS 0.25
+#define RINGBUF_EVENTS (8u << 20) /* with probes, off-CPU or allocations: record's old size */
 #define DEFAULT_UNWIND_MEMORY (32u << 20)
 #define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
 #define BTF_CACHE_DIR "/var/cache/ebprof/btf"
@@ -385,6 +386,21 @@ static uint64_t ringbuf_bytes(unsigned long freq, double seconds)
 	return size;
 }
 
+/* Events come at their own rate, in bursts the sampling rate says nothing about (2,000
+ * probe hits within milliseconds, a context switch storm for off-CPU): with any, the
+ * ring buffer is at least RINGBUF_EVENTS. */
+static uint64_t ringbuf_size(const struct session_opts *o)
+{
+	uint64_t size;
+
+	if (o->ringbuf)
+		return o->ringbuf;
+	size = ringbuf_bytes(o->freq, o->ringbuf_seconds);
+	if ((o->nprobes || o->off_cpu_ppm || o->alloc.mode != ALLOC_OFF) && size < RINGBUF_EVENTS)
+		size = RINGBUF_EVENTS;
+	return size;
+}
+
 static int start(struct session *s, const struct session_opts *o)
 {
 	struct sampler_opts so = {
@@ -392,7 +408,7 @@ static int start(struct session *s, const struct session_opts *o)
 	    .pids = o->pids,
 	    .npids = o->npids,
 	    .follow_children = o->cmd != NULL,
-	    .ringbuf_bytes = o->ringbuf ? o->ringbuf : ringbuf_bytes(o->freq, o->ringbuf_seconds),
+	    .ringbuf_bytes = ringbuf_size(o),
 	    .unwind_rows = o->unwind_memory / sizeof(struct unwind_row),
 	    .alloc_markers = o->alloc.mode == ALLOC_PRELOAD,
 	    .alloc_kernel = o->alloc.mode == ALLOC_KERNEL,

@@ -75,7 +75,7 @@ enum session_opt {
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
 	"      --ringbuf SIZE   BPF ring buffer, a power of two (default: every CPU's\n"      \
 	"                       samples at 4K each for 0.25s (record) or one interval\n"      \
-	"                       (agent), from 256K to 64M)\n"                                 \
+	"                       (agent), from 256K to 64M; 8M at least with events)\n"        \
 	"      --unwind-memory SIZE\n"                                                        \
 	"                       kernel memory for unwind tables (default 32M); when full,\n"  \
 	"                       tables no process uses are evicted\n"                         \
