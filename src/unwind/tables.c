@@ -9,6 +9,8 @@
  * are evicted, least recently released first. */
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +23,7 @@
 #include "unwind/cfi.h"
 #include "unwind/gorows.h"
 #include "unwind/tables.h"
+#include "util/crash.h"
 #include "util/log.h"
 
 struct extent {
@@ -28,9 +31,25 @@ struct extent {
 	uint32_t count;
 };
 
+/* Putting a chunk in the array of maps makes the kernel wait for an RCU grace period (no
+ * running program may still see the slot empty): 5-30 ms each on a busy 2-CPU host, which
+ * a start-up building the tables of every process paid a dozen times in a row (a large
+ * table spans several chunks), doubling its build time. So the chunks a table needs are
+ * made on threads of their own at once, which wait out one grace period together, and
+ * when the pool grows the next chunk is made ahead: at most one empty chunk waits. */
+struct chunk_job {
+	pthread_t thread;
+	bool running; /* started and not joined yet */
+	int chunks_fd;
+	uint32_t slot, rows;
+	int fd; /* the result: the chunk, or -1 with err */
+	int err;
+};
+
 struct chunk {
 	int fd;	       /* -1 while the chunk does not exist */
 	uint32_t used; /* rows of live tables in it */
+	struct chunk_job job;
 };
 
 struct table_pool {
@@ -92,11 +111,17 @@ struct table_pool *table_pool__new(int chunks_fd, uint32_t nchunks, uint32_t chu
 	return p;
 }
 
+static int job_finish(struct table_pool *p, uint32_t i);
+
 /* The kernel frees a chunk once the array of maps and every descriptor let it go. */
 void table_pool__free(struct table_pool *p)
 {
 	if (!p)
 		return;
+	for (uint32_t i = 0; i < p->nchunks; i++) {
+		if (p->chunks[i].job.running)
+			job_finish(p, i); /* then closed below */
+	}
 	for (uint32_t i = 0; i < p->by_file_cap; i++)
 		free(p->by_file[i]);
 	for (uint32_t i = 0; i < p->nchunks; i++) {
@@ -110,25 +135,91 @@ void table_pool__free(struct table_pool *p)
 	free(p);
 }
 
-/* Creates chunk i and puts it in the array of maps. Returns 0 or a negative errno. */
-static int chunk_create(struct table_pool *p, uint32_t i)
+/* Creates a chunk of rows rows and puts it in slot of the array of maps chunks_fd.
+ * Returns 0 with its descriptor in *out, or a negative errno. */
+static int chunk_make(int chunks_fd, uint32_t slot, uint32_t rows, int *out)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(uint32_t),
-				sizeof(struct unwind_row), 1u << p->chunk_shift, &opts);
+				sizeof(struct unwind_row), rows, &opts);
 	int err;
 
 	if (fd < 0)
 		return -errno;
-	err = bpf_map_update_elem(p->chunks_fd, &i, &fd, BPF_ANY) ? -errno : 0;
+	err = bpf_map_update_elem(chunks_fd, &slot, &fd, BPF_ANY) ? -errno : 0;
 	if (err) {
 		close(fd);
 		return err;
 	}
+	*out = fd;
+	return 0;
+}
+
+static void chunk_adopt(struct table_pool *p, uint32_t i, int fd)
+{
 	p->chunks[i].fd = fd;
 	if (++p->st.chunks > p->st.chunks_peak)
 		p->st.chunks_peak = p->st.chunks;
+}
+
+static void *job_main(void *arg)
+{
+	struct chunk_job *j = arg;
+
+	pthread_setname_np(pthread_self(), "ebprof-chunk");
+	j->err = chunk_make(j->chunks_fd, j->slot, j->rows, &j->fd);
+	return NULL;
+}
+
+/* Starts making chunk i on a thread, unless it exists or is being made. */
+static void job_start(struct table_pool *p, uint32_t i)
+{
+	struct chunk_job *j = &p->chunks[i].job;
+
+	if (p->chunks[i].fd >= 0 || j->running)
+		return;
+	*j = (struct chunk_job){
+	    .chunks_fd = p->chunks_fd, .slot = i, .rows = 1u << p->chunk_shift, .fd = -1};
+	j->running = !crash__thread_create(&j->thread, job_main, j);
+}
+
+/* Makes chunk i exist: waits for its thread if one was started, else makes it now.
+ * Returns 0 or a negative errno. */
+static int job_finish(struct table_pool *p, uint32_t i)
+{
+	struct chunk_job *j = &p->chunks[i].job;
+	int fd, err;
+
+	if (p->chunks[i].fd >= 0 && !j->running)
+		return 0;
+	if (j->running) {
+		pthread_join(j->thread, NULL);
+		j->running = false;
+		fd = j->fd;
+		err = j->err;
+	} else {
+		err = chunk_make(p->chunks_fd, i, 1u << p->chunk_shift, &fd);
+	}
+	if (err)
+		return err;
+	chunk_adopt(p, i, fd);
 	return 0;
+}
+
+/* Starts making the lowest missing chunk, unless one is being made or an empty one is
+ * there already. */
+static void ahead_start(struct table_pool *p)
+{
+	uint32_t slot = UINT32_MAX;
+
+	for (uint32_t i = 0; i < p->nchunks; i++) {
+		if (p->chunks[i].job.running || (p->chunks[i].fd >= 0 && !p->chunks[i].used))
+			return;
+		if (p->chunks[i].fd < 0 && slot == UINT32_MAX)
+			slot = i;
+	}
+	if (slot != UINT32_MAX)
+		job_start(p, slot);
 }
 
 static void chunk_destroy(struct table_pool *p, uint32_t i)
@@ -162,24 +253,40 @@ static void chunks_put(struct table_pool *p, uint32_t first, uint32_t count)
  * Returns 0 or a negative errno, with nothing held. */
 static int chunks_get(struct table_pool *p, uint32_t first, uint32_t count)
 {
+	uint32_t lo = first >> p->chunk_shift, hi = (first + count - 1) >> p->chunk_shift;
 	uint32_t mask = (1u << p->chunk_shift) - 1, done = 0;
+	bool grew = false;
 	int err = 0;
 
-	while (done < count) {
+	if (!count)
+		return 0;
+	for (uint32_t i = lo; i <= hi; i++) {
+		grew |= p->chunks[i].fd < 0;
+		job_start(p, i);
+	}
+	for (uint32_t i = lo; i <= hi; i++) {
+		int e = job_finish(p, i);
+
+		err = err ? err : e;
+	}
+	while (!err && done < count) {
 		uint32_t at = first + done, i = at >> p->chunk_shift;
 		uint32_t n = mask - (at & mask) + 1;
 
 		if (n > count - done)
 			n = count - done;
-		if (p->chunks[i].fd < 0)
-			err = chunk_create(p, i);
-		if (err)
-			break;
 		p->chunks[i].used += n;
 		done += n;
 	}
-	if (err)
-		chunks_put(p, first, done);
+	if (err) {
+		/* What was made for this table alone goes again. */
+		for (uint32_t i = lo; i <= hi; i++) {
+			if (p->chunks[i].fd >= 0 && !p->chunks[i].used)
+				chunk_destroy(p, i);
+		}
+	} else if (grew) {
+		ahead_start(p);
+	}
 	return err;
 }
 
