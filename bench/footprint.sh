@@ -100,7 +100,7 @@ bin_of() { [ "$1" = before ] && echo "$BASE" || echo "$EBPROF"; }
 
 record_arm() { # ARM HZ SECONDS LABEL
 	case $1 in
-	ebprof | before) run "$4" 1 "$(bin_of "$1")" record -F "$2" -d "$3" -o "$TMP/$4.d" ;;
+	ebprof | before) run "$4" 1 "$(bin_of "$1")" record -v -F "$2" -d "$3" -o "$TMP/$4.d" ;;
 	perf) run "$4" 1 perf --buildid-dir "$TMP/buildid" record -q -g -a -F "$2" \
 		-o "$TMP/$4.data" -- sleep "$3" ;;
 	profile) run "$4" 1 "${PROFILE[@]}" -F "$2" -f "$3" ;;
@@ -179,6 +179,13 @@ echo
 echo "== Where the memory goes (resident set at its largest, by owner; BPF kernel memory)"
 for l in rec99-ebprof rec999-ebprof agent-ebprof; do [ -f "$TMP/$l.fp" ] && grep -v "fp: " "$TMP/$l.fp"; done
 [ -f "$TMP/rec99-profile.fp" ] && grep -v "fp: " "$TMP/rec99-profile.fp" | head -8
+echo
+echo "== Where record's CPU goes (main thread by phase: poll = drain and ingest, report = symbolize, write = encode and write)"
+for l in rec99-ebprof rec999-ebprof; do
+	printf '  %s: %s; process %s s user, %s s sys\n' "$l" \
+		"$(sed -n 's/^ebprof: record_cpu_ms //p' "$TMP/$l.err" | head -1)" "$(timev "$l" 2)" "$(timev "$l" 3)"
+	sed -nE "s/.*fp: $l thread name=([^ ]+) cpu_s=([0-9.]+)/    thread \1: \2 s/p" "$TMP/$l.fp"
+done
 echo
 echo "== Where the agent's CPU goes"
 grep -h "agent_cpu_ms" "$TMP/agent-ebprof.err" | sed 's/^ebprof: /main thread by phase, /' || true
