@@ -5,49 +5,31 @@
 # (EBPROF_RUNTIMES=none: the native walker alone); (2) the BPF cost of one sample of a
 # Python process whose stack is DEPTH Python frames deep (bench/python/deep.py), with
 # and without the Python walker, and with PYBENCH_BASE=REV also of the ebprof built
-# from that git revision (before/after a change), all in one run. Run as root:
+# from that git revision (before/after a change), all in one run (bench/walker_lib.sh).
+# Run as root:
 #   sudo bench/python.sh                     # about 3 minutes
 #   sudo PYBENCH_REPEAT=1 bench/python.sh    # quick check
 #   sudo PYBENCH_BASE=main~3 bench/python.sh # beside an older build
-set -euo pipefail
-
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+NAME=python
 SECS=${PYBENCH_SECONDS:-8}         # each recording of part 2
 REPEAT=${PYBENCH_REPEAT:-3}        # repeats (medians)
 DEPTHS=${PYBENCH_DEPTHS:-1 50}     # Python frames of deep.py's stack
+WARM=2                             # tables built, the process described
 PY=${PYBENCH_PYTHON:-/usr/bin/python3}
+WORKLOAD=("$PY" "$ROOT/bench/python/deep.py")
+NAMED_RE='spin \(deep\.py'
+DEPTH_LABEL="Python depth"
+. "$ROOT/bench/walker_lib.sh"
+command -v "$PY" >/dev/null || die "$PY is missing"
 
-die() {
-	echo "python bench: $*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "run as root (it loads BPF programs and reads BPF stats)"
-for v in bpftool jq make "$PY"; do command -v "$v" >/dev/null || die "$v is missing"; done
-[ "$SECS" -ge 5 ] || die "PYBENCH_SECONDS must be at least 5"
-
-TMP=$(mktemp -d /dev/shm/ebprof-python-bench.XXXXXX)
-STATS_BEFORE=$(sysctl -n kernel.bpf_stats_enabled)
-EP=
-cleanup() {
-	[ -n "$EP" ] && kill "$EP" 2>/dev/null
-	sysctl -qw kernel.bpf_stats_enabled="$STATS_BEFORE"
-	[ -d "$TMP/base" ] && git -C "$ROOT" worktree remove --force "$TMP/base"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-# Arms: as built, without the Python walker, and optionally an older build.
 make -s -C "$ROOT" all >"$TMP/build.log" 2>&1 || die "make failed: $(tail -3 "$TMP/build.log")"
 declare -A BIN=([python]=$ROOT/build/ebprof [native]=$ROOT/build/ebprof)
 declare -A ENVS=([python]= [native]=EBPROF_RUNTIMES=none)
 ARMS="native python"
 if [ -n "${PYBENCH_BASE:-}" ]; then
-	git -C "$ROOT" worktree add -q --detach "$TMP/base" "$PYBENCH_BASE" || die "no revision $PYBENCH_BASE"
-	make -s -C "$TMP/base" all >"$TMP/build.log" 2>&1 || die "make of $PYBENCH_BASE failed"
-	BIN[base]=$TMP/base/build/ebprof ENVS[base]= ARMS="base native python"
+	bench_base "$PYBENCH_BASE" base
+	ENVS[base]= ARMS="base native python"
 fi
 
 arm_name() {
@@ -58,98 +40,5 @@ arm_name() {
 	esac
 }
 
-# ---- 1. verification ----
-echo "== 1. verification of a CPU sample's programs (ebprof record -v -d 1, $REPEAT runs each)"
-printf '| %-28s | %-34s | %14s | %16s |\n' arm program "verified insns" "verify ms (med)"
-echo "|------------------------------|------------------------------------|---------------:|-----------------:|"
-for b in $ARMS; do
-	: >"$TMP/verify.$b"
-	for _ in $(seq "$REPEAT"); do
-		env ${ENVS[$b]} "${BIN[$b]}" record -v -d 1 -o "$TMP/v" 2>&1 >/dev/null |
-			sed -n 's/.*name=\([^ ]*\) .*verified_insns=\([0-9]*\) .*verify_ms=\([0-9.]*\).*/\1 \2 \3/p' |
-			grep -E 'on_cpu_sample|_perf ' >>"$TMP/verify.$b"
-	done
-	[ -s "$TMP/verify.$b" ] || die "no verifier figures from the $b arm"
-	for p in $(cut -d' ' -f1 "$TMP/verify.$b" | sort -u); do
-		printf '| %-28s | %-34s | %14s | %16s |\n' "$(arm_name $b)" "$p" \
-			"$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/verify.$b" | median)" \
-			"$(awk -v p="$p" '$1 == p { print $3 }' "$TMP/verify.$b" | median)"
-	done
-done
-
-# ---- 2. BPF cost per sample ----
-prog_of() { # the id of EP's on_cpu_sample
-	local ids
-	ids=$(cat /proc/"$EP"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | jq -sc .)
-	bpftool prog show -j | jq -r --argjson ids "$ids" \
-		'.[] | select(.name == "on_cpu_sample" and (.id as $i | $ids | index([$i]))) | .id' | head -1
-}
-map_of() { # the counters map of program $1
-	local m
-	for m in $(bpftool prog show id "$1" -j | jq -r '.map_ids[]?'); do
-		[ "$(bpftool map show id "$m" -j | jq -r .name)" = counters ] && echo "$m" && return 0
-	done
-	return 1
-}
-# "run_time_ns run_cnt samples filtered" (counters 0 and 1 of bpf/ebprof_shared.h)
-snapshot() {
-	echo "$(bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns) \(.run_cnt)"')" \
-		"$(bpftool map dump id "$2" -j | jq -r 'def s(k): [.[].formatted | select(.key == k) | .values[].value] | add // 0; "\(s(0)) \(s(1))"')"
-}
-
-echo
-echo "== 2. BPF cost of one sample (ebprof record -F 999 -- $PY deep.py DEPTH $SECS)"
-sysctl -qw kernel.bpf_stats_enabled=1
-: >"$TMP/cost"
-for rep in $(seq "$REPEAT"); do
-	for d in $DEPTHS; do
-		for b in $ARMS; do
-			env ${ENVS[$b]} "${BIN[$b]}" record -F 999 -o "$TMP/out" -- "$PY" "$ROOT/bench/python/deep.py" \
-				"$d" "$SECS" >"$TMP/out.log" 2>&1 &
-			EP=$!
-			prog='' map=''
-			for _ in $(seq 300); do
-				prog=$(prog_of) && [ -n "$prog" ] && map=$(map_of "$prog") && break
-				sleep 0.02
-			done
-			[ -n "$map" ] || die "ebprof did not load: $(tail -3 "$TMP/out.log")"
-			sleep 2 # tables built, the process described
-			a=$(snapshot "$prog" "$map")
-			sleep $((SECS - 4))
-			z=$(snapshot "$prog" "$map")
-			wait "$EP" || die "ebprof failed: $(tail -3 "$TMP/out.log")"
-			EP=
-			# The window's run time over the runs that unwound (not filtered out).
-			line=$(awk -v a="$a" -v z="$z" -v d="$d" -v b="$b" 'BEGIN { split(a, x); split(z, y)
-				t = y[1] - x[1]; n = y[2] - x[2]; s = y[3] - x[3]; f = y[4] - x[4]
-				if (s - f > 0) printf "%s %s %.0f %d\n", d, b, t / (s - f), s - f }')
-			py=$(grep -cE 'spin \(deep\.py' "$TMP/out/stacks.folded" || true)
-			if [ -n "$line" ]; then
-				echo "$line" >>"$TMP/cost"
-				read -r _ _ c n <<<"$line"
-				echo "  rep $rep depth $d $b: $c ns per unwound sample ($n samples; $py distinct stacks in spin)"
-			else
-				echo "  rep $rep depth $d $b: no unfiltered sample in the window (snapshots: '$a' / '$z')"
-			fi
-		done
-	done
-done
-echo
-printf '| %-12s | %-28s | %-16s | %-16s |\n' "Python depth" arm "ns per sample" "vs native alone"
-echo "|--------------|------------------------------|------------------|------------------|"
-for d in $DEPTHS; do
-	n=$(awk -v d="$d" '$1 == d && $2 == "native" { print $3 }' "$TMP/cost" | median)
-	for b in $ARMS; do
-		c=$(awk -v d="$d" -v b="$b" '$1 == d && $2 == b { print $3 }' "$TMP/cost" | median)
-		printf '| %-12s | %-28s | %-16s | %-16s |\n' "$d" "$(arm_name $b)" "$c" \
-			"$(awk -v n="$n" -v c="$c" 'BEGIN { if (n > 0) printf "%.2fx", c / n; else print "-" }')"
-	done
-done
-cat <<'EOT'
-
-ns per unwound sample: on_cpu_sample's run_time_ns (the kernel counts a tail-called
-program's time in the program that started the chain) over the window (2 s after the start to
-2 s before the end) divided by the samples it did not filter out (counters CTR_SAMPLES -
-CTR_FILTERED), so the cheap runs on the other CPU's processes are charged to those runs;
-medians over the repeats. Filtered runs cost a few hundred ns and are not subtracted.
-EOT
+bench_verify
+bench_cost

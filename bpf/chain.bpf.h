@@ -20,13 +20,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CTR__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SCRATCH__COUNT);
 	__type(key, __u32);
 	__type(value, struct chain_slot);
@@ -56,12 +49,62 @@ CHAIN_PROG_ARRAY(walkers_uprobe);
 CHAIN_PROG_ARRAY(walkers_tp);
 CHAIN_PROG_ARRAY(walkers_rawtp);
 
-static __always_inline void count(__u32 id)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &id);
+/* A walker's own per-CPU counters (enum RUNTIME_counter, summed by its userspace half
+ * with counters__sum()): the map and fn(id), which adds one. */
+#define CHAIN_COUNTERS(map, fn, n)                         \
+	struct {                                           \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);   \
+		__uint(max_entries, n);                    \
+		__type(key, __u32);                        \
+		__type(value, __u64);                      \
+	} map SEC(".maps");                                \
+	static __always_inline void fn(__u32 id)           \
+	{                                                  \
+		__u64 *v = bpf_map_lookup_elem(&map, &id); \
+                                                           \
+		if (v)                                     \
+			*v += 1;                           \
+	}
 
-	if (v)
-		*v += 1;
+CHAIN_COUNTERS(counters, count, CTR__COUNT);
+
+/* When a process last caused a notice of a kind (pid | kind << 28), to rate-limit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} notice_times SEC(".maps");
+
+#define CHAIN_NOTICE_INTERVAL_NS 100000000ULL
+
+/* Tells userspace about pid, at most once per 100 ms per process and kind: an "unknown
+ * process" notice must not mute the "unknown mapping" that follows when the process was
+ * described before ld.so had mapped its libraries. It wakes userspace at once (see
+ * on_exec): notices are rare and every ms before the tracker acts is a sample without
+ * its stack. Any walker may send one: an unknown mapping asks for the process to be
+ * described again, which is also how a runtime found still starting is looked at again. */
+static __always_inline void notice(__u32 type, __u32 pid, __u64 addr)
+{
+	__u32 key = pid | type << 28; /* pids fit in 22 bits (PID_MAX_LIMIT) */
+	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&notice_times, &key);
+	struct notice_record n = {.type = type, .pid = pid, .addr = addr};
+
+	if (last && now - *last < CHAIN_NOTICE_INTERVAL_NS)
+		return;
+	bpf_map_update_elem(&notice_times, &key, &now, BPF_ANY);
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
+		count(CTR_NOTICES_LOST);
+}
+
+/* The in-order part of the user stack ends here (stop: enum unw_step); the deferred
+ * runtimes append after it. Anything but the stack's end marks the sample incomplete. */
+static __always_inline void chain_stack_ends(struct chain_slot *s, __u32 stop)
+{
+	s->r.ustack_inorder = s->r.ustack_len;
+	s->r.stop_reason = stop;
+	if (stop != UNW_STEP_END)
+		s->r.flags |= SAMPLE_F_USER_INCOMPLETE;
 }
 
 static __always_inline int read_user(void *dst, __u32 size, __u64 addr)

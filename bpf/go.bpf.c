@@ -23,25 +23,12 @@ struct {
 } pid_to_go SEC(".maps");
 
 /* What this walker could not do, per CPU (enum go_counter, printed by go.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GO_CTR__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} go_counters SEC(".maps");
+CHAIN_COUNTERS(go_counters, go_count, GO_CTR__COUNT);
 
 struct go_string {
 	__u64 ptr;
 	__u64 len;
 };
-
-static __always_inline void go_count(__u32 id)
-{
-	__u64 *v = bpf_map_lookup_elem(&go_counters, &id);
-
-	if (v)
-		*v += 1;
-}
 
 /* Appends one string as a frame; false when the record is full. */
 static __always_inline bool push_string(struct sample_record *r, const struct go_string *s,

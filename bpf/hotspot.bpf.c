@@ -22,12 +22,7 @@ struct {
 	__type(value, struct hs_proc);
 } pid_to_hotspot SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, HS_CTR__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} hotspot_counters SEC(".maps");
+CHAIN_COUNTERS(hotspot_counters, hs_count, HS_CTR__COUNT);
 
 /* A code blob's header, read whole: too big for the stack next to the loop's state. */
 struct hs_scratch {
@@ -40,24 +35,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hs_scratch);
 } hotspot_scratch SEC(".maps");
-
-/* When a process last asked for a description from here, to ask at most every 200 ms. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u64);
-} hotspot_notice_times SEC(".maps");
-
-#define HS_NOTICE_INTERVAL_NS 200000000ULL
-
-static __always_inline void hs_count(__u32 id)
-{
-	__u64 *v = bpf_map_lookup_elem(&hotspot_counters, &id);
-
-	if (v)
-		*v += 1;
-}
 
 struct hs_walk {
 	struct hs_regs regs;
@@ -98,28 +75,12 @@ static long hs_frame_cb(__u32 i, void *arg)
 	return 0;
 }
 
-/* The code cache is claimed but not described (the JVM was still starting when it was
- * last described): ask the tracker for another look, as an unknown mapping does. */
-static __always_inline void hs_notice(__u32 pid, __u64 pc)
-{
-	struct notice_record n = {.type = RECORD_UNKNOWN_MAPPING, .pid = pid, .addr = pc};
-	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&hotspot_notice_times, &pid);
-
-	if (last && now - *last < HS_NOTICE_INTERVAL_NS)
-		return;
-	bpf_map_update_elem(&hotspot_notice_times, &pid, &now, BPF_ANY);
-	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
-		count(CTR_NOTICES_LOST);
-}
-
 /* The Java part of the stack cannot go on: the stack ends here, incomplete. */
 static __always_inline int hs_cut(void *ctx, const struct chain c, struct chain_slot *s,
 				  __u32 counter)
 {
 	hs_count(counter);
-	s->r.ustack_inorder = s->r.ustack_len;
-	s->r.stop_reason = UNW_STEP_BAD_FRAME;
-	s->r.flags |= SAMPLE_F_USER_INCOMPLETE;
+	chain_stack_ends(s, UNW_STEP_BAD_FRAME);
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
@@ -133,8 +94,10 @@ static __always_inline int hotspot_walk(void *ctx, const struct chain c)
 	if (!s)
 		return 0;
 	w.p = bpf_map_lookup_elem(&pid_to_hotspot, &s->w.pid);
+	/* The code cache is claimed but not described (the JVM was still starting when it
+	 * was last described): ask the tracker for another look, as an unknown mapping does. */
 	if (!w.p)
-		hs_notice(s->w.pid, s->w.regs.pc);
+		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
 	if (!w.p || !scratch)
 		return hs_cut(ctx, c, s, HS_CTR_NO_PROC);
 	hs_count(HS_CTR_WALKS);

@@ -32,20 +32,7 @@ struct {
 } python_threads SEC(".maps");
 
 /* What this walker could not do, per CPU (enum py_counter, printed by python.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PY_CTR__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} python_counters SEC(".maps");
-
-static __always_inline void py_count(__u32 id)
-{
-	__u64 *v = bpf_map_lookup_elem(&python_counters, &id);
-
-	if (v)
-		*v += 1;
-}
+CHAIN_COUNTERS(python_counters, py_count, PY_CTR__COUNT);
 
 /* Fields of a frame read whole into buf: the index is masked so the verifier sees it
  * inside the array (variable-offset stack reads need a bounded, initialized range). */

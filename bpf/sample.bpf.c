@@ -27,8 +27,6 @@ const volatile __u64 wakeup_bytes = 2 << 20;
  * in parts per million; a sampled block's time is scaled up by 1e6 / off_cpu_ppm. */
 const volatile __u32 off_cpu_event = 0;
 const volatile __u32 off_cpu_ppm = 1000000;
-/* Minimum gap between two notices about one process. */
-const volatile __u64 notice_interval_ns = 100000000;
 /* What the kernel has, from userspace's feature probes (src/loader/features.c): with 0
  * the call is dead code, which the verifier drops before it looks at helpers. */
 const volatile __u32 have_task_pt_regs = 1;  /* bpf_task_pt_regs, 5.15 */
@@ -91,14 +89,6 @@ struct {
 	__type(value, struct sample_record);
 } off_cpu_pending SEC(".maps");
 
-/* When a process last caused a notice of a kind (pid | kind << 28), to rate-limit. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u64);
-} notice_times SEC(".maps");
-
 static __always_inline const struct unwind_row *pool_row(__u32 idx)
 {
 	__u32 chunk = idx >> unwind_chunk_shift;
@@ -122,24 +112,6 @@ static __always_inline int wanted(__u32 pid)
 	if (!filter_pids)
 		return 1;
 	return bpf_map_lookup_elem(&profiled_pids, &pid) != NULL;
-}
-
-/* Tells userspace about pid, at most once per notice_interval_ns per process and kind:
- * an "unknown process" notice must not mute the "unknown mapping" that follows when
- * the process was described before ld.so had mapped its libraries. It wakes userspace
- * at once (see on_exec): notices are rare and every ms before the tracker acts is a
- * sample without its stack. */
-static __always_inline void notice(__u32 type, __u32 pid, __u64 addr)
-{
-	__u32 key = pid | type << 28; /* pids fit in 22 bits (PID_MAX_LIMIT) */
-	__u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&notice_times, &key);
-	struct notice_record n = {.type = type, .pid = pid, .addr = addr};
-
-	if (last && now - *last < notice_interval_ns)
-		return;
-	bpf_map_update_elem(&notice_times, &key, &now, BPF_ANY);
-	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
-		count(CTR_NOTICES_LOST);
 }
 
 /* The native walker's loop state: the loop callback reads it through its context. */
@@ -296,18 +268,13 @@ __noinline int native_frame(__u32 slot)
 /* The in-order walk is over: say how it ended, then run the deferred runtimes. */
 static __always_inline void walk_ended(struct chain_slot *s, __u32 stop)
 {
-	struct sample_record *r = &s->r;
-
-	r->ustack_inorder = r->ustack_len;
-	r->stop_reason = stop;
+	chain_stack_ends(s, stop);
 	if (stop == UNW_STEP_NO_ROW)
 		count(CTR_NO_ROW);
 	else if (stop == UNW_STEP_READ_FAULT)
 		count(CTR_READ_FAULT);
 	else if (stop == UNW_STEP_BAD_FRAME)
 		count(CTR_BAD_FRAME);
-	if (stop != UNW_STEP_END)
-		r->flags |= SAMPLE_F_USER_INCOMPLETE;
 }
 
 /* The native walker: from the registers in the walk state, up to the stack's end, a

@@ -19,6 +19,7 @@
 
 #include "go_proc.h"
 #include "interp/runtime.h"
+#include "loader/counters.h"
 #include "profile/labels.h"
 #include "profile/profile.h"
 #include "sample.h"
@@ -362,21 +363,6 @@ static unsigned int go_labels(void *priv, uint32_t pid, const struct user_frame 
 
 /* ---- the registry's entry ---- */
 
-static void walker_counters(const struct go *g, uint64_t out[GO_CTR__COUNT])
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
-
-	for (uint32_t id = 0; id < GO_CTR__COUNT; id++) {
-		out[id] = 0;
-		if (!vals || bpf_map_lookup_elem(g->counters_fd, &id, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			out[id] += vals[c];
-	}
-	free(vals);
-}
-
 static void go_print_stats(void *priv, FILE *out)
 {
 	struct go *g = priv;
@@ -384,7 +370,7 @@ static void go_print_stats(void *priv, FILE *out)
 
 	if (!g->st.processes && !g->st.unknown_release)
 		return;
-	walker_counters(g, c);
+	counters__sum(g->counters_fd, c, GO_CTR__COUNT);
 	fprintf(out,
 		"  go: %llu processes (%llu of a release whose labels are not known); %llu samples "
 		"with labels, %llu labels read (%llu of an exited process, as read before), "

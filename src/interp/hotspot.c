@@ -21,10 +21,12 @@
 #include "interp/hotspot_method.h"
 #include "interp/hotspot_names.h"
 #include "interp/runtime.h"
+#include "loader/counters.h"
 #include "profile/profile.h"
 #include "profile/report.h"
 #include "sample.h"
 #include "util/arena.h"
+#include "util/functab.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -45,11 +47,6 @@ struct hs_process {
 	struct hs_names *names;
 };
 
-struct hs_func {
-	uint32_t id;
-	char *func, *file;
-};
-
 struct hotspot_stats {
 	uint64_t processes, unusable; /* JVMs described; JVMs whose tables lacked something */
 };
@@ -57,9 +54,8 @@ struct hotspot_stats {
 struct hotspot {
 	pthread_mutex_t lock; /* the tracker's thread and ingest share everything below */
 	int map_fd, counters_fd;
-	struct hmap files, procs, funcs_by_name;
-	struct hs_func **funcs; /* by id; 0 is "?" */
-	uint32_t nfuncs, funcs_cap;
+	struct hmap files, procs;
+	struct functab funcs; /* (method, file) by id; 0 could not be named */
 	struct hotspot_stats st;
 	struct hs_names_stats gone; /* names statistics of processes forgotten */
 };
@@ -74,13 +70,6 @@ static int proc_eq(const void *e, const void *k)
 	return ((const struct hs_process *)e)->pid == *(const uint32_t *)k;
 }
 
-static int func_eq(const void *e, const void *k)
-{
-	const struct hs_func *a = e, *b = k;
-
-	return !strcmp(a->func, b->func) && !strcmp(a->file, b->file);
-}
-
 static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct hs_process *p = ctx;
@@ -91,42 +80,6 @@ static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-/* The id of (func, file), added when new; 0 when the table is full or on ENOMEM. */
-static uint32_t intern_func(struct hotspot *hs, const char *func, const char *file)
-{
-	struct hs_func key = {.func = (char *)func, .file = (char *)file}, *f;
-	uint64_t h = hash_bytes(file, strlen(file), hash_bytes(func, strlen(func), 0));
-
-	f = hmap_find(&hs->funcs_by_name, h, &key);
-	if (f)
-		return f->id;
-	if (hs->nfuncs >= MAX_FUNCS)
-		return 0;
-	if (hs->nfuncs == hs->funcs_cap) {
-		uint32_t cap = hs->funcs_cap ? hs->funcs_cap * 2 : 64;
-		struct hs_func **v = realloc(hs->funcs, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		hs->funcs = v;
-		hs->funcs_cap = cap;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return 0;
-	f->func = strdup(func);
-	f->file = strdup(file);
-	f->id = hs->nfuncs;
-	if (!f->func || !f->file || hmap_insert(&hs->funcs_by_name, h, f)) {
-		free(f->func);
-		free(f->file);
-		free(f);
-		return 0;
-	}
-	hs->funcs[hs->nfuncs++] = f;
-	return f->id;
 }
 
 static void add_names_stats(struct hs_names_stats *to, const struct hs_names_stats *s)
@@ -166,11 +119,7 @@ static int hotspot_init(const struct runtime_env *env, struct bpf_object *obj, v
 	hs->counters_fd = bpf_map__fd(ctrs);
 	hmap_init(&hs->files, file_eq);
 	hmap_init(&hs->procs, proc_eq);
-	hmap_init(&hs->funcs_by_name, func_eq);
-	hs->nfuncs = 1; /* id 0: a frame that could not be named */
-	hs->funcs_cap = 64;
-	hs->funcs = calloc(hs->funcs_cap, sizeof(*hs->funcs));
-	if (!hs->funcs) {
+	if (functab__init(&hs->funcs, MAX_FUNCS)) {
 		hotspot_free(hs);
 		return -ENOMEM;
 	}
@@ -194,15 +143,7 @@ static void hotspot_free(void *priv)
 	hmap_free(&hs->files);
 	hmap_for_each(&hs->procs, i) free_process(hs, hs->procs.slots[i].entry);
 	hmap_free(&hs->procs);
-	hmap_free(&hs->funcs_by_name);
-	for (uint32_t i = 1; i < hs->nfuncs; i++) {
-		if (!hs->funcs[i])
-			continue;
-		free(hs->funcs[i]->func);
-		free(hs->funcs[i]->file);
-		free(hs->funcs[i]);
-	}
-	free(hs->funcs);
+	functab__free(&hs->funcs);
 	pthread_mutex_destroy(&hs->lock);
 	free(hs);
 }
@@ -364,9 +305,10 @@ static unsigned int hotspot_ingest(void *priv, uint32_t pid, const struct user_f
 		k = hs_names__frame(p->names, uf->addr, uf->pad & UF_DATA_MASK, nf,
 				    max < HS_INLINE_MAX ? (int)max : HS_INLINE_MAX);
 	for (int i = 0; i < k; i++)
-		out[i] = (struct frame){.kind = FRAME_JVM,
-					.file_id = intern_func(hs, nf[i].func, nf[i].file),
-					.addr = (uint64_t)nf[i].line};
+		out[i] =
+		    (struct frame){.kind = FRAME_JVM,
+				   .file_id = functab__intern(&hs->funcs, nf[i].func, nf[i].file),
+				   .addr = (uint64_t)nf[i].line};
 	pthread_mutex_unlock(&hs->lock);
 	if (k > 0)
 		return (unsigned int)k;
@@ -379,31 +321,14 @@ static unsigned int hotspot_ingest(void *priv, uint32_t pid, const struct user_f
 static const char *hotspot_name(void *priv, const struct frame *f, struct arena *a)
 {
 	const struct hotspot *hs = priv;
-	const struct hs_func *fn;
-
 	/* Read at report time, under the tracker's lock: no function is being added. */
-	if (!f->file_id || f->file_id >= hs->nfuncs)
+	const struct functab_entry *fn = functab__get(&hs->funcs, f->file_id);
+
+	if (!fn)
 		return "[jvm: unreadable code]";
-	fn = hs->funcs[f->file_id];
 	if (!fn->file[0])
 		return fn->func;
 	return arena_printf(a, "%s (%s:%llu)", fn->func, fn->file, (unsigned long long)f->addr);
-}
-
-/* The walker's counters, summed over CPUs. */
-static void walker_counters(const struct hotspot *hs, uint64_t out[HS_CTR__COUNT])
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
-
-	for (uint32_t id = 0; id < HS_CTR__COUNT; id++) {
-		out[id] = 0;
-		if (!vals || bpf_map_lookup_elem(hs->counters_fd, &id, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			out[id] += vals[c];
-	}
-	free(vals);
 }
 
 static void hotspot_print_stats(void *priv, FILE *out)
@@ -423,7 +348,7 @@ static void hotspot_print_stats(void *priv, FILE *out)
 	pthread_mutex_unlock(&hs->lock);
 	if (!hs->st.processes && !hs->st.unusable)
 		return;
-	walker_counters(hs, c);
+	counters__sum(hs->counters_fd, c, HS_CTR__COUNT);
 	fprintf(out,
 		"  hotspot: %llu JVMs (%llu unusable); %llu walks into the code cache, cut: %llu "
 		"without a description, %llu in no code blob, %llu unreadable, %llu impossible "

@@ -19,16 +19,19 @@
 #include "interp/python_lines.h"
 #include "interp/python_offsets.h"
 #include "interp/runtime.h"
+#include "loader/counters.h"
 #include "profile/profile.h"
 #include "python.skel.h"
 #include "sample.h"
 #include "util/arena.h"
+#include "util/functab.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
 #define MAX_SEGS 8
 #define MAX_LINETABLE (64 << 10) /* bytes of a line table read */
 #define MAX_CODES (64 << 10)	 /* code objects cached per process; then it starts over */
+#define MAX_FUNCS (1 << 20)	 /* distinct (qualname, file) names kept; then "unreadable" */
 #define CODE_HEAD 256		 /* bytes of a code object read: every field used lies there */
 
 /* What a mapped file is, decided once per file id. */
@@ -61,12 +64,6 @@ struct py_process {
 	struct hmap codes; /* struct py_code by addr */
 };
 
-struct py_func {
-	uint32_t id;
-	char *qualname;
-	char *file;
-};
-
 struct python {
 	pthread_mutex_t lock; /* everything below: the tracker's thread and ingest share it */
 	struct proc_table *procs;
@@ -74,9 +71,7 @@ struct python {
 	int counters_fd;   /* python_counters: what the walker could not do */
 	struct hmap files; /* struct py_file by file id */
 	struct hmap procs_by_pid;
-	struct hmap funcs_by_name;
-	struct py_func **funcs; /* by id; funcs[0] stands for unreadable code */
-	uint32_t nfuncs, funcs_cap;
+	struct functab funcs; /* (qualname, file) by id; 0 stands for unreadable code */
 	struct python_stats st;
 };
 
@@ -95,52 +90,6 @@ static int code_eq(const void *e, const void *k)
 	return ((const struct py_code *)e)->addr == *(const uint64_t *)k;
 }
 
-static int func_eq(const void *e, const void *k)
-{
-	const struct py_func *a = e, *b = k;
-
-	return !strcmp(a->qualname, b->qualname) && !strcmp(a->file, b->file);
-}
-
-static uint64_t func_hash(const char *qualname, const char *file)
-{
-	return hash_bytes(file, strlen(file), hash_bytes(qualname, strlen(qualname), 0));
-}
-
-/* Returns the id of (qualname, file), adding it when new; 0 on ENOMEM. */
-static uint32_t intern_func(struct python *py, const char *qualname, const char *file)
-{
-	struct py_func key = {.qualname = (char *)qualname, .file = (char *)file}, *f;
-	uint64_t h = func_hash(qualname, file);
-
-	f = hmap_find(&py->funcs_by_name, h, &key);
-	if (f)
-		return f->id;
-	if (py->nfuncs == py->funcs_cap) {
-		uint32_t cap = py->funcs_cap * 2;
-		struct py_func **v = realloc(py->funcs, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		py->funcs = v;
-		py->funcs_cap = cap;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return 0;
-	f->qualname = strdup(qualname);
-	f->file = strdup(file);
-	f->id = py->nfuncs;
-	if (!f->qualname || !f->file || hmap_insert(&py->funcs_by_name, h, f)) {
-		free(f->qualname);
-		free(f->file);
-		free(f);
-		return 0;
-	}
-	py->funcs[py->nfuncs++] = f;
-	return f->id;
-}
-
 struct python *python__new(struct proc_table *procs, int pid_to_python_fd, int counters_fd)
 {
 	struct python *py = calloc(1, sizeof(*py));
@@ -153,11 +102,7 @@ struct python *python__new(struct proc_table *procs, int pid_to_python_fd, int c
 	py->counters_fd = counters_fd;
 	hmap_init(&py->files, file_eq);
 	hmap_init(&py->procs_by_pid, proc_eq);
-	hmap_init(&py->funcs_by_name, func_eq);
-	py->funcs_cap = 64;
-	py->funcs = calloc(py->funcs_cap, sizeof(*py->funcs));
-	py->nfuncs = 1; /* id 0: code that could not be read */
-	if (!py->funcs) {
+	if (functab__init(&py->funcs, MAX_FUNCS)) {
 		python__free(py);
 		return NULL;
 	}
@@ -192,13 +137,7 @@ void python__free(struct python *py)
 	hmap_free(&py->files);
 	hmap_for_each(&py->procs_by_pid, i) free_process(py->procs_by_pid.slots[i].entry);
 	hmap_free(&py->procs_by_pid);
-	hmap_free(&py->funcs_by_name);
-	for (uint32_t i = 1; i < py->nfuncs; i++) {
-		free(py->funcs[i]->qualname);
-		free(py->funcs[i]->file);
-		free(py->funcs[i]);
-	}
-	free(py->funcs);
+	functab__free(&py->funcs);
 	pthread_mutex_destroy(&py->lock);
 	free(py);
 }
@@ -586,7 +525,7 @@ static int read_code(struct python *py, const struct py_process *p, uint64_t add
 	c->addr = addr;
 	c->tag = (uint16_t)first;
 	c->firstlineno = first;
-	c->func = intern_func(py, name, file);
+	c->func = functab__intern(&py->funcs, name, file);
 	return 0;
 }
 
@@ -663,14 +602,12 @@ static unsigned int python_ingest(void *priv, uint32_t pid, const struct user_fr
 static const char *python_name(void *priv, const struct frame *f, struct arena *a)
 {
 	const struct python *py = priv;
-	const char *qualname = "[python: unreadable code]", *file = "?";
-
 	/* Read at report time, under the tracker's lock: no function is being added. */
-	if (f->file_id && f->file_id < py->nfuncs) {
-		qualname = py->funcs[f->file_id]->qualname;
-		file = py->funcs[f->file_id]->file;
-	}
-	return arena_printf(a, "%s (%s:%llu)", qualname, base_name(file),
+	const struct functab_entry *fn = functab__get(&py->funcs, f->file_id);
+
+	if (!fn)
+		return "[python: unreadable code]";
+	return arena_printf(a, "%s (%s:%llu)", fn->func, base_name(fn->file),
 			    (unsigned long long)f->addr);
 }
 
@@ -681,22 +618,6 @@ void python__stats(struct python *py, struct python_stats *out)
 	pthread_mutex_unlock(&py->lock);
 }
 
-/* The walker's counters, summed over CPUs. */
-static void walker_counters(const struct python *py, uint64_t out[PY_CTR__COUNT])
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
-
-	for (uint32_t id = 0; id < PY_CTR__COUNT; id++) {
-		out[id] = 0;
-		if (!vals || bpf_map_lookup_elem(py->counters_fd, &id, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			out[id] += vals[c];
-	}
-	free(vals);
-}
-
 void python__print_stats(struct python *py, FILE *out)
 {
 	uint64_t c[PY_CTR__COUNT];
@@ -705,7 +626,7 @@ void python__print_stats(struct python *py, FILE *out)
 	python__stats(py, &s);
 	if (!s.processes && !s.unknown_version)
 		return;
-	walker_counters(py, c);
+	counters__sum(py->counters_fd, c, PY_CTR__COUNT);
 	if (c[PY_CTR_NO_THREAD] || c[PY_CTR_READ_FAULT])
 		fprintf(out,
 			"  python unwinding: %llu eval loops without a thread state (kept native), "

@@ -17,12 +17,13 @@
 #include <bpf/bpf.h>
 
 #include "chain.h"
-#include "loader/walkers.h"
+#include "loader/counters.h"
 #include "loader/cpus.h"
 #include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "loader/sampler.h"
+#include "loader/walkers.h"
 #include "sample.h"
 #include "sample.skel.h"
 #include "util/log.h"
@@ -544,24 +545,7 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 
 int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT])
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals;
-
-	if (ncpu < 0)
-		return ncpu;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (uint32_t id = 0; id < CTR__COUNT; id++) {
-		out[id] = 0;
-		if (bpf_map__lookup_elem(s->skel->maps.counters, &id, sizeof(id), vals,
-					 ncpu * sizeof(*vals), 0))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			out[id] += vals[c];
-	}
-	free(vals);
-	return 0;
+	return counters__sum(bpf_map__fd(s->skel->maps.counters), out, CTR__COUNT);
 }
 
 void sampler__maps(const struct sampler *s, struct sampler_maps *out)

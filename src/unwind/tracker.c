@@ -84,29 +84,27 @@ void tracker__notice(struct tracker *t, uint32_t type, uint32_t pid)
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* Waits for a request, at most until EXPIRE_EVERY_NS from now. Returns false to stop;
- * r->type is 0 when the wait timed out. */
-static bool next_request(struct tracker *t, struct request *r)
+/* Takes the oldest request; with wait, sleeps until there is one, at most until
+ * EXPIRE_EVERY_NS from now. False when there is none (the wait timed out, or without
+ * wait) or the tracker stops. */
+static bool next_request(struct tracker *t, struct request *r, bool wait)
 {
 	uint64_t until = now_ns() + EXPIRE_EVERY_NS;
 	struct timespec ts = {(time_t)(until / 1000000000ULL), (long)(until % 1000000000ULL)};
+	bool got = false;
 
-	r->type = 0;
 	pthread_mutex_lock(&t->lock);
-	while (!t->len && !t->stop)
+	while (wait && !t->len && !t->stop)
 		if (pthread_cond_timedwait(&t->wake, &t->lock, &ts) == ETIMEDOUT)
 			break;
-	if (t->stop || !t->len) {
-		bool more = !t->stop;
-
-		pthread_mutex_unlock(&t->lock);
-		return more;
+	if (t->len && !t->stop) {
+		*r = t->queue[t->head];
+		t->head = (t->head + 1) % QUEUE_LEN;
+		t->len--;
+		got = true;
 	}
-	*r = t->queue[t->head];
-	t->head = (t->head + 1) % QUEUE_LEN;
-	t->len--;
 	pthread_mutex_unlock(&t->lock);
-	return true;
+	return got;
 }
 
 static void release_held(struct tracker *t, uint32_t pid)
@@ -233,12 +231,21 @@ static void *tracker_main(void *arg)
 	struct request r;
 
 	pthread_setname_np(pthread_self(), "ebprof-tracker"); /* for ps and bench/ */
-	for (size_t i = 0; i < t->nscan && !stopping(t); i++)
-		describe(t, t->scan[i]);
-	while (next_request(t, &r)) {
+	/* Requests go before the rest of the scan: a notice names a process that is being
+	 * sampled now, the scan one that merely exists (on a host of hundreds of processes
+	 * the scan takes seconds). A process a notice described is not described again. */
+	for (size_t i = 0; i < t->nscan && !stopping(t); i++) {
+		uint32_t pid = t->scan[i];
+
+		while (next_request(t, &r, false))
+			handle(t, &r);
+		if (!hmap_find(&t->held, hash_u64(pid), &pid))
+			describe(t, pid);
+	}
+	while (!stopping(t)) {
 		uint64_t now;
 
-		if (r.type)
+		if (next_request(t, &r, true))
 			handle(t, &r);
 		now = now_ns();
 		if (now - t->expired_at >= EXPIRE_EVERY_NS) {

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # What every libFuzzer harness script shares (sourced): settings, building a harness with
 # ASan/UBSan, and a bounded run that fails on any crash, leak, timeout or OOM.
-# The sourcing script sets NAME (the harness, tests/fuzz/NAME.c) and out (its work dir).
+# The sourcing script sets NAME (the harness, tests/fuzz/NAME.c) and out (its work dir),
+# defines seed() (writes seed inputs into $out/seeds) and dictionary() (prints a libFuzzer
+# dictionary), and calls fuzz_all.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -46,4 +48,16 @@ fuzz_run() {
 	fi
 	grep -E '^(Done|stat::number_of_executed_units)' "$log"
 	echo "PASS $NAME"
+}
+
+# fuzz_all SOURCES... [-- LIBS...]: builds the harness, has seed() fill $out/seeds (emptied
+# first, so a changed seed set leaves no stale file) and dictionary() write the dictionary,
+# then fuzzes.
+fuzz_all() {
+	fuzz_build "$@"
+	rm -rf "$out/seeds"
+	mkdir -p "$out/seeds" "$out/corpus" || fail "cannot create corpus dirs"
+	seed
+	dictionary >"$out/$NAME.dict" || fail "cannot write $out/$NAME.dict"
+	fuzz_run "$out/$NAME.dict"
 }

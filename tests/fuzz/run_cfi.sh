@@ -39,8 +39,6 @@ seed_program() {
 
 seed() {
 	local dir=$out/seeds f libc i=0
-	rm -rf "$dir"
-	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
 	command -v readelf >/dev/null || fail "readelf not installed"
 	seed_program "$dir"
 	libc=$(ldd /bin/true 2>/dev/null | awk '/libc\.so/ { print $3 }')
@@ -57,7 +55,7 @@ seed() {
 
 # Tokens the mutator cannot guess byte by byte: augmentations, the PLT expression, escapes.
 dictionary() {
-	cat >"$out/cfi.dict" <<'DICT'
+	cat <<'DICT'
 magic="\x7fELF\x02\x01\x01"
 aug_zr="zR\x00"
 aug_zplr="zPLR\x00"
@@ -74,7 +72,4 @@ restore="\x0b"
 DICT
 }
 
-fuzz_build src/unwind/cfi.c src/elf/elf_file.c src/util/hmap.c -- -lelf
-seed
-dictionary
-fuzz_run "$out/cfi.dict"
+fuzz_all src/unwind/cfi.c src/elf/elf_file.c src/util/hmap.c -- -lelf

@@ -12,8 +12,6 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 
 seed() {
 	local dir=$out/seeds src=tests/workloads/inline_chain.c
-	rm -rf "$dir"
-	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
 	gcc -O2 -gdwarf-4 "$src" -o "$dir/dwarf4" || fail "cannot build seeds"
 	gcc -O2 -gdwarf-5 "$src" -o "$dir/dwarf5"
 	gcc -O2 -g -gz=zlib "$src" -o "$dir/zlib"
@@ -26,7 +24,7 @@ seed() {
 
 # Section names and forms the mutator cannot guess byte by byte.
 dictionary() {
-	cat >"$out/dwarf.dict" <<'DICT'
+	cat <<'DICT'
 magic="\x7fELF\x02\x01\x01"
 info=".debug_info"
 abbrev=".debug_abbrev"
@@ -43,8 +41,5 @@ zlib="ZLIB"
 DICT
 }
 
-fuzz_build src/symbol/dwarfsym.c src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c \
+fuzz_all src/symbol/dwarfsym.c src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c \
 	-- -ldw -lelf -liberty
-seed
-dictionary
-fuzz_run "$out/dwarf.dict"

@@ -39,8 +39,6 @@ PROG
 
 seed() {
 	local dir=$out/seeds f libc libelf i=0
-	rm -rf "$dir"
-	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
 	seed_program "$dir"
 	libc=$(ldd /bin/true 2>/dev/null | awk '/libc\.so/ { print $3 }')
 	libelf=$(ldd "$bin" 2>/dev/null | awk '/libelf/ { print $3 }')
@@ -57,7 +55,7 @@ seed() {
 
 # Tokens the mutator cannot guess byte by byte: section names, note owner, mangling prefixes.
 dictionary() {
-	cat >"$out/elf.dict" <<'DICT'
+	cat <<'DICT'
 magic="\x7fELF\x02\x01\x01"
 symtab=".symtab"
 dynsym=".dynsym"
@@ -76,7 +74,4 @@ subst="S0_I"
 DICT
 }
 
-fuzz_build src/symbol/elfsym.c src/elf/elf_file.c src/util/hmap.c -- -lelf -liberty
-seed
-dictionary
-fuzz_run "$out/elf.dict"
+fuzz_all src/symbol/elfsym.c src/elf/elf_file.c src/util/hmap.c -- -lelf -liberty

@@ -31,8 +31,6 @@ PY
 
 seed() {
 	local dir=$out/seeds v d go n=0
-	rm -rf "$dir"
-	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
 	while read -r v d go; do
 		for b in chain cgo; do
 			seed_from "$d/$b" "$go" "$dir/$v.$b" && n=$((n + 1))
@@ -42,7 +40,7 @@ seed() {
 }
 
 dictionary() {
-	cat >"$out/go.dict" <<'DICT'
+	cat <<'DICT'
 magic120="\xf1\xff\xff\xff\x00\x00\x01\x08"
 magic118="\xf0\xff\xff\xff\x00\x00\x01\x08"
 magic116="\xfa\xff\xff\xff\x00\x00\x01\x08"
@@ -50,7 +48,4 @@ none="\xff\xff\xff\xff"
 DICT
 }
 
-fuzz_build src/symbol/gopclntab.c src/util/arena.c src/util/hmap.c -- -lelf
-seed
-dictionary
-fuzz_run "$out/go.dict"
+fuzz_all src/symbol/gopclntab.c src/util/arena.c src/util/hmap.c -- -lelf

@@ -14,8 +14,6 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 # test_hotspot_stream.c), and a scope record chain.
 seed() {
 	local dir=$out/seeds
-	rm -rf "$dir"
-	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
 	printf '\000\070\000\000\000\006\211\377\114\002\071\000' >"$dir/lines17"
 	printf '\001\070\000\000\000\006\211\377\115\003\071\000' >"$dir/lines21"
 	printf '\001\001\000\000\000\000\006\003\006\000\001\002\023' >"$dir/scopes"
@@ -23,7 +21,7 @@ seed() {
 }
 
 dictionary() {
-	cat >"$out/hotspot.dict" <<'DICT'
+	cat <<'DICT'
 pair="\xff"
 structs="gHotSpotVMStructs"
 nm="nmethod::_method"
@@ -32,8 +30,5 @@ release="Abstract_VM_Version"
 DICT
 }
 
-fuzz_build src/interp/hotspot_stream.c src/interp/hotspot_vm.c src/interp/hotspot_layout.c \
+fuzz_all src/interp/hotspot_stream.c src/interp/hotspot_vm.c src/interp/hotspot_layout.c \
 	src/interp/hotspot_method.c src/util/hmap.c
-seed
-dictionary
-fuzz_run "$out/hotspot.dict"

@@ -14,8 +14,6 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 # function, an ASCII and a UCS-4 str, and a 3.13 debug-offsets header.
 seed() {
 	local dir=$out/seeds
-	rm -rf "$dir"
-	mkdir -p "$dir" "$out/corpus" || fail "cannot create corpus dirs"
 	printf '\000\002\002\000\000\000\020\000\000\000\200\000\330\014\015\200\105\335\015\022\220\061\211\130' >"$dir/lines311"
 	printf '\000\000\002\000\000\000\006\000\000\000\001\003\002\001\004\001' >"$dir/lnotab"
 	{ printf '\001'; head -c 16 /dev/zero; printf '\005\000\000\000\000\000\000\000'
@@ -27,7 +25,7 @@ seed() {
 }
 
 dictionary() {
-	cat >"$out/python.dict" <<'DICT'
+	cat <<'DICT'
 magic="xdebugpy"
 v313="\xf0\x00\x0d\x03"
 compact_ascii="\x64\x00\x00\x00"
@@ -39,7 +37,4 @@ no_line="\x80"
 DICT
 }
 
-fuzz_build src/interp/python_lines.c src/interp/python_offsets.c
-seed
-dictionary
-fuzz_run "$out/python.dict"
+fuzz_all src/interp/python_lines.c src/interp/python_offsets.c
