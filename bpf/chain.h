@@ -35,14 +35,17 @@ struct walk_state {
 	 * does a few frames per program and tail-calls itself): zero when it first runs,
 	 * zeroed again by it when it hands over for good. */
 	__u64 rt[4];
+	/* The walker the native walker handed the registers to at a UNW_MARK_WALK range
+	 * (0: none, the in-order walk is over): a runtime whose walker also runs deferred
+	 * (unw_proc.always) tells its two calls apart by it and clears it. */
+	__u32 handover;
 	/* Without bpf_loop, where the native walker's frames are a global function's
 	 * (which takes no pointers before 5.12): the unw_proc as a plain number (0: the
 	 * process is not described), its mapping count, how the walk stopped, and the
 	 * searches' state (struct unw_copy_search, unw_search), in map memory for the
 	 * verifier's sake (see unwind_step.h). */
-	__u64 proc_addr;
 	__u32 nmaps;
-	__u32 handover;
+	__u64 proc_addr;
 	__u64 search[14];
 };
 

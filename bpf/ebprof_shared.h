@@ -47,6 +47,7 @@ enum walker {
 	WALKER_PYTHON,	   /* CPython: eval-loop activations -> Python frames */
 	WALKER_GO,	   /* Go: the running goroutine's pprof labels, after every walk */
 	WALKER_HOTSPOT,	   /* HotSpot JVM: walks the code cache's frames in place */
+	WALKER_V8,	   /* V8 (Node.js): walks the builtins' and JIT code's frames in place */
 	WALKER__COUNT,
 };
 

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The Go walker, run after the native walk of every sample of a Go process
- * (unw_proc.always): Go frames are native code, named from the pclntab in userspace;
- * what only the sample's moment knows is the pprof labels (pprof.Do) of the goroutine
- * the thread was running. It finds the thread's g in its TLS, that M's current
- * goroutine, its labels, and appends each label's key and value as a pair of frames
- * (address and length of the string; userspace reads the bytes). */
+/* The Go walker. Go frames are native code, named from the pclntab in userspace; the
+ * walker does two things the native walker cannot. Handed the registers at
+ * runtime.asmcgocall (claimed UNW_MARK_WALK), it crosses a cgo call from the system stack
+ * back to the goroutine's (bpf/go_cgo_step.h), and at runtime.systemstack the runtime's
+own switches to it (systemstack, morestack), and hands them back. Run after the native
+ * walk of every sample of a Go process (unw_proc.always), it reads what only the
+ * sample's moment knows, the pprof labels (pprof.Do) of the goroutine the thread was
+ * running: it finds the thread's g in its TLS, that M's current goroutine, its labels,
+ * and appends each label's key and value as a pair of frames (address and length of the
+ * string; userspace reads the bytes). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "chain.bpf.h"
 #include "go_proc.h"
+
+#define GO_READ_USER(dst, size, addr) read_user((dst), (size), (addr))
+#include "go_cgo_step.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -147,22 +154,90 @@ static __always_inline int map_labels(struct sample_record *r, __u64 lm)
 	return w.n;
 }
 
-/* The labels pointer of the goroutine the sampled thread runs (m.curg: also while the
- * thread is on g0 or the signal stack on that goroutine's behalf); 0 when none. */
-static __always_inline __u64 curg_labels(const struct go_proc *gp)
+/* The goroutine the sampled thread runs (m.curg: also while the thread is on g0 or the
+ * signal stack on that goroutine's behalf); 0 when none. */
+static __always_inline __u64 thread_curg(const struct go_proc *gp)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u64 fs = BPF_CORE_READ(task, thread.fsbase), g = 0, m = 0, curg = 0, lm = 0;
+	__u64 fs = BPF_CORE_READ(task, thread.fsbase), g = 0, m = 0, curg = 0;
 
 	if (!fs || read_user(&g, sizeof(g), fs + gp->tls_g) || !g) {
 		go_count(GO_CTR_NO_G);
 		return 0;
 	}
 	if (read_user(&m, sizeof(m), g + gp->g_m) || !m ||
-	    read_user(&curg, sizeof(curg), m + gp->m_curg) || !curg ||
-	    read_user(&lm, sizeof(lm), curg + gp->g_labels))
+	    read_user(&curg, sizeof(curg), m + gp->m_curg))
 		return 0; /* no M (exiting), or an idle M: no goroutine */
+	return curg;
+}
+
+/* The labels pointer of the goroutine the sampled thread runs; 0 when none. */
+static __always_inline __u64 curg_labels(const struct go_proc *gp)
+{
+	__u64 curg = thread_curg(gp), lm = 0;
+
+	if (!curg || read_user(&lm, sizeof(lm), curg + gp->g_labels))
+		return 0;
 	return lm;
+}
+
+/* The in-order walk cannot go on past asmcgocall: the stack ends here, incomplete. */
+static __always_inline int cgo_cut(void *ctx, const struct chain c, struct chain_slot *s,
+				   __u32 counter, __u32 stop)
+{
+	go_count(counter);
+	chain_stack_ends(s, stop);
+	return chain_next(ctx, c, s, chain_deferred(&s->w));
+}
+
+/* Handed the registers at asmcgocall or systemstack: records its frame (the native walker
+ * stopped before it) and gives the native walker its caller, on the goroutine's stack. */
+static __always_inline int cgo_cross(void *ctx, const struct chain c, struct chain_slot *s,
+				     const struct go_proc *gp)
+{
+	struct sample_record *r = &s->r;
+	struct unw_regs regs = s->w.regs;
+	__u32 n = r->ustack_len;
+	int step, kind;
+
+	s->w.handover = 0; /* from here on this walker runs as the deferred one */
+	/* A pc it does not own: handing it back would bounce until the budget ends. */
+	if (!gp)
+		return cgo_cut(ctx, c, s, GO_CTR_CGO_BAD, UNW_STEP_BAD_FRAME);
+	if (regs.pc >= gp->ss_lo && regs.pc < gp->ss_hi)
+		kind = GO_SWITCH_SYSTEMSTACK;
+	else if (regs.pc >= gp->ms_lo && regs.pc < gp->ms_hi)
+		kind = GO_SWITCH_MORESTACK;
+	else if (regs.pc >= gp->cgo_lo && regs.pc < gp->cgo_hi)
+		kind = GO_SWITCH_CGO;
+	else
+		return cgo_cut(ctx, c, s, GO_CTR_CGO_BAD, UNW_STEP_BAD_FRAME);
+	if (n >= UNW_MAX_FRAMES) {
+		r->flags |= SAMPLE_F_USER_TRUNCATED;
+		chain_stack_ends(s, UNW_STEP_END);
+		return chain_next(ctx, c, s, chain_deferred(&s->w));
+	}
+	/* The mask restates the bound for the verifier, which lost it through the map. */
+	r->ustack[n & (UNW_MAX_FRAMES - 1)] = (struct user_frame){
+	    .addr = (regs.pc_exact ? regs.pc : regs.pc - 1) - gp->sw_off_bias,
+	    .file_id = gp->sw_file_id,
+	};
+	r->ustack_len = n + 1;
+	step = go_cgo_step(gp, thread_curg(gp), &regs, kind);
+	if (step == GO_CGO_LEAF)
+		return cgo_cut(ctx, c, s, GO_CTR_CGO_LEAF, UNW_STEP_NO_ROW);
+	if (step == GO_CGO_FAULT)
+		return cgo_cut(ctx, c, s, GO_CTR_CGO_FAULT, UNW_STEP_READ_FAULT);
+	if (step != GO_CGO_NEXT)
+		return cgo_cut(ctx, c, s, GO_CTR_CGO_BAD, UNW_STEP_BAD_FRAME);
+	if (kind == GO_SWITCH_SYSTEMSTACK)
+		go_count(GO_CTR_SYSTEMSTACK);
+	else if (kind == GO_SWITCH_MORESTACK)
+		go_count(GO_CTR_MORESTACK);
+	else
+		go_count(GO_CTR_CGO);
+	s->w.regs = regs;
+	return chain_next(ctx, c, s, WALKER_NATIVE);
 }
 
 static __always_inline int go_walk(void *ctx, const struct chain c)
@@ -175,6 +250,8 @@ static __always_inline int go_walk(void *ctx, const struct chain c)
 	if (!s)
 		return 0;
 	gp = bpf_map_lookup_elem(&pid_to_go, &s->w.pid);
+	if (s->w.handover == WALKER_GO)
+		return cgo_cross(ctx, c, s, gp);
 	lm = gp && gp->labels_kind != GO_LABELS_NONE ? curg_labels(gp) : 0;
 	if (lm && gp->labels_kind == GO_LABELS_SLICE)
 		n = slice_labels(&s->r, lm);

@@ -296,6 +296,7 @@ static __always_inline int native_walk(void *ctx, const struct chain c)
 	 * stack truncated instead of passing it off as complete. */
 	bpf_loop(UNW_MAX_FRAMES + 1, unwind_frame, &u, 0);
 	s->w.regs = u.regs;
+	s->w.handover = u.handover; /* tells the walker handed over that it was */
 	if (u.handover)
 		return chain_next(ctx, c, s, u.handover);
 	walk_ended(s, u.stop);

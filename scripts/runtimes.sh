@@ -12,8 +12,8 @@ roots=${EBPROF_ROOTS:-/var/cache/ebprof}
 # Headless JDKs and no recommends: a JDK with its recommends is ~3x the download.
 declare -A pkgs=(
 	[bullseye]="openjdk-11-jdk-headless nodejs"
-	[bookworm]="openjdk-17-jdk-headless nodejs"
-	[trixie]="python3.13 openjdk-21-jdk-headless openjdk-25-jdk-headless nodejs"
+	[bookworm]="openjdk-17-jdk-headless nodejs libnode-dev"
+	[trixie]="python3.13 openjdk-21-jdk-headless openjdk-25-jdk-headless nodejs libnode-dev"
 )
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie)

@@ -111,6 +111,7 @@ done
 [ -x tests/fuzz/run_dwarfsym.sh ] && run fuzz/dwarfsym tests/fuzz/run_dwarfsym.sh
 [ -x tests/fuzz/run_gopclntab.sh ] && run fuzz/gopclntab tests/fuzz/run_gopclntab.sh
 [ -x tests/fuzz/run_hotspot.sh ] && run fuzz/hotspot tests/fuzz/run_hotspot.sh
+[ -x tests/fuzz/run_v8.sh ] && run fuzz/v8 tests/fuzz/run_v8.sh
 
 if ! selected format; then
 	:

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The Go runtime in the registry: Go frames are native (named from the pclntab by the
  * symbolizer); this file finds Go binaries and their release, tells the Go walker
- * (bpf/go.bpf.c) where the running goroutine's pprof labels are, and reads the label
- * strings the walker pointed at while the process lives. */
+ * (bpf/go.bpf.c) where the running goroutine's pprof labels are and where cgo calls
+ * switch stacks (claiming runtime.asmcgocall), and reads the label strings the walker
+ * pointed at while the process lives. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -18,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "go_proc.h"
+#include "interp/go_cgo.h"
 #include "interp/runtime.h"
 #include "loader/counters.h"
 #include "profile/labels.h"
@@ -52,10 +54,12 @@ struct go_file {
 	uint32_t file_id;
 	uint8_t minor; /* 0: unknown release */
 	int64_t tls_g;
+	struct go_cgo_switch cgo; /* runtime.asmcgocall; cgo.len 0: none */
 };
 
 struct go_stats {
 	uint64_t processes, unknown_release, label_reads, label_read_failures, label_from_cache;
+	uint64_t cgo_claimed; /* processes whose cgo calls the walker crosses */
 };
 
 /* A label string read before, by (pid, address, length): what a sample ingested after
@@ -238,8 +242,16 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 	if (gf) {
 		gf->file_id = f->file_id;
 		inspect(elf, f->fd, gf);
-		pr_debug("go: %s is Go 1.%u, g at fs%+lld", f->path, gf->minor,
-			 (long long)gf->tls_g);
+		if (f->elf)
+			go_cgo__find(f->fd, f->elf, &gf->cgo);
+		pr_debug("go: %s is Go 1.%u, g at fs%+lld; asmcgocall: %llu bytes, frame %u, g "
+			 "at sp+%u and depth at sp+%u%s; systemstack: %llu bytes, frame %u; "
+			 "morestack: %llu bytes, g.sched.bp at %u",
+			 f->path, gf->minor, (long long)gf->tls_g, (unsigned long long)gf->cgo.len,
+			 gf->cgo.frame, gf->cgo.g, gf->cgo.depth,
+			 gf->cgo.slots_from_code ? "" : " (not found in its code)",
+			 (unsigned long long)gf->cgo.ss_len, gf->cgo.ss_frame,
+			 (unsigned long long)gf->cgo.ms_len, gf->cgo.sched_bp);
 	}
 	elf_end(elf);
 	if (!gf)
@@ -262,6 +274,55 @@ static const struct go_layout *layout_of(uint8_t minor)
 	return NULL;
 }
 
+/* Claims [off, off + len) of gf's file in the mapping that holds it (UNW_MARK_WALK): the
+ * native walker hands the Go walker the registers there. Returns its process address,
+ * 0 when no mapping holds it or marks is full; gp gets the mapping's bias. */
+static uint64_t claim_code(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
+			   uint64_t off, uint64_t len, struct go_proc *gp,
+			   struct runtime_marks *marks)
+{
+	for (uint32_t i = 0; i < n && len && marks->n < RUNTIME_MAX_MARKS; i++) {
+		const struct proc_mapping *m = &maps[i];
+
+		if (m->file_id != gf->file_id || off < m->pgoff ||
+		    off + len > m->pgoff + (m->end - m->start))
+			continue;
+		gp->sw_off_bias = m->start - m->pgoff;
+		gp->sw_file_id = gf->file_id;
+		marks->m[marks->n].start = off + gp->sw_off_bias;
+		marks->m[marks->n].end = off + len + gp->sw_off_bias;
+		marks->m[marks->n++].mark = UNW_MARK_WALK;
+		return off + gp->sw_off_bias;
+	}
+	return 0;
+}
+
+/* Claims the stack switches the Go walker crosses: asmcgocall when its saved words are
+ * known for the release, systemstack, morestack. Returns whether asmcgocall was claimed. */
+static bool claim_switches(const struct go_file *gf, const struct proc_mapping *maps, uint32_t n,
+			   struct go_proc *gp, struct runtime_marks *marks)
+{
+	const struct go_cgo_switch *sw = &gf->cgo;
+	uint8_t slot_g, slot_depth;
+
+	gp->ss_lo = claim_code(gf, maps, n, sw->ss_off, sw->ss_len, gp, marks);
+	gp->ss_hi = gp->ss_lo ? gp->ss_lo + sw->ss_len : 0;
+	gp->ss_frame = sw->ss_frame;
+	gp->sched_bp = go_cgo__sched_bp_of(gf->minor, sw);
+	gp->ms_lo = claim_code(gf, maps, n, sw->ms_off, sw->ms_len, gp, marks);
+	gp->ms_hi = gp->ms_lo ? gp->ms_lo + sw->ms_len : 0;
+	if (go_cgo__layout(gf->minor, sw, &slot_g, &slot_depth))
+		return false;
+	gp->cgo_lo = claim_code(gf, maps, n, sw->off, sw->len, gp, marks);
+	if (!gp->cgo_lo)
+		return false;
+	gp->cgo_hi = gp->cgo_lo + sw->len;
+	gp->cgo_g = slot_g;
+	gp->cgo_depth = slot_depth;
+	gp->cgo_frame = sw->frame;
+	return true;
+}
+
 static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps, uint32_t n,
 		       struct runtime_marks *marks)
 {
@@ -269,7 +330,7 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 	const struct go_layout *l = NULL;
 	struct go_file gf = {0};
 	struct go_proc gp = {0}, old;
-	bool known;
+	bool known, cgo;
 
 	pthread_mutex_lock(&g->lock);
 	for (uint32_t i = 0; i < n && !gf.file_id; i++) {
@@ -293,11 +354,14 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 			      .m_curg = l->m_curg,
 			      .g_labels = l->g_labels,
 			      .labels_kind = l->kind};
+	cgo = claim_switches(&gf, maps, n, &gp, marks);
 	known = !bpf_map_lookup_elem(g->procs_fd, &pid, &old); /* described again: same process */
 	if (bpf_map_update_elem(g->procs_fd, &pid, &gp, BPF_ANY))
 		return -errno;
 	if (!known)
 		__atomic_add_fetch(&g->st.processes, 1, __ATOMIC_RELAXED);
+	if (!known && cgo)
+		__atomic_add_fetch(&g->st.cgo_claimed, 1, __ATOMIC_RELAXED);
 	marks->always = true; /* labels are read on every sample of the process */
 	return 0;
 }
@@ -375,13 +439,21 @@ static void go_print_stats(void *priv, FILE *out)
 		"  go: %llu processes (%llu of a release whose labels are not known); %llu samples "
 		"with labels, %llu labels read (%llu of an exited process, as read before), "
 		"%llu unreadable; walker: %llu threads without a g, %llu reads failed, %llu "
-		"labels without room, %llu label maps too big\n",
+		"labels without room, %llu label maps too big; stack switches: %llu processes "
+		"with the switches claimed, %llu cgo, %llu systemstack and %llu morestack calls "
+		"crossed, "
+		"stacks cut at a "
+		"switch: %llu sampled in it, %llu saved words did not check out, %llu "
+		"unreadable\n",
 		(unsigned long long)g->st.processes, (unsigned long long)g->st.unknown_release,
 		(unsigned long long)c[GO_CTR_LABELS], (unsigned long long)g->st.label_reads,
 		(unsigned long long)g->st.label_from_cache,
 		(unsigned long long)g->st.label_read_failures, (unsigned long long)c[GO_CTR_NO_G],
 		(unsigned long long)c[GO_CTR_READ_FAULT], (unsigned long long)c[GO_CTR_NO_ROOM],
-		(unsigned long long)c[GO_CTR_BIG_MAP]);
+		(unsigned long long)c[GO_CTR_BIG_MAP], (unsigned long long)g->st.cgo_claimed,
+		(unsigned long long)c[GO_CTR_CGO], (unsigned long long)c[GO_CTR_SYSTEMSTACK],
+		(unsigned long long)c[GO_CTR_MORESTACK], (unsigned long long)c[GO_CTR_CGO_LEAF],
+		(unsigned long long)c[GO_CTR_CGO_BAD], (unsigned long long)c[GO_CTR_CGO_FAULT]);
 }
 
 static int go_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)

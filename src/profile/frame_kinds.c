@@ -49,6 +49,14 @@ static const struct frame_kind_info kinds[FRAME_KIND__COUNT] = {
 	    .colour = {150, 25, 50, 55, 8}, /* teal: between unknown's green and kernel's blue */
 	    .folded_suffix = "",
 	},
+    [FRAME_V8] =
+	{
+	    .name = "v8js",
+	    .otlp_type = "v8js",
+	    .about = "JavaScript frame (V8)",
+	    .colour = {275, 25, 55, 60, 8}, /* violet: apart from every other kind's hue */
+	    .folded_suffix = "",
+	},
 };
 
 const struct frame_kind_info *frame_kind__info(uint32_t kind)

@@ -806,6 +806,60 @@ int go_table__each_sp(struct go_table *t, go_sp_fn fn, void *ctx)
 	return 0;
 }
 
+/* Reads the name of function f into buf (NUL-terminated, cut at GO_FUNC_NAME_MAX): only
+ * for assembly functions (all before 1.17, which has no flags), the callers' only use
+ * being the runtime's stack switches. False when f is not one or its name is unreadable. */
+static bool asm_func_name(const struct go_table *t, const struct go_func *f,
+			  char buf[GO_FUNC_NAME_MAX + 2])
+{
+	uint64_t at = t->funcnames.start + (uint64_t)f->nameoff;
+	size_t n;
+
+	if ((t->ver != GO_116 && !(f->flag & GO_FUNC_ASM)) || f->nameoff < 0 ||
+	    at >= t->funcnames.end)
+		return false;
+	n = t->funcnames.end - at < GO_FUNC_NAME_MAX + 1 ? t->funcnames.end - at
+							 : GO_FUNC_NAME_MAX + 1;
+	if (!read_in(t, t->funcnames, at, buf, n))
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+int go_table__asm_funcs(const struct go_table *t, const char *const *names, size_t n,
+			struct go_func_range *out)
+{
+	char buf[GO_FUNC_NAME_MAX + 2];
+	size_t found = 0;
+	struct go_func f;
+
+	memset(out, 0, n * sizeof(*out));
+	for (uint32_t i = 0; t && i < t->nfunc && found < n; i++) {
+		if (t->entries[i] == t->entries[i + 1] || !read_func(t, i, &f) ||
+		    !asm_func_name(t, &f, buf))
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			if (out[k].end || strlen(names[k]) > GO_FUNC_NAME_MAX ||
+			    strcmp(buf, names[k]))
+				continue;
+			out[k] = (struct go_func_range){f.entry, f.end};
+			found++;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}
+
+int go_table__asm_func(const struct go_table *t, const char *name, uint64_t *entry, uint64_t *end)
+{
+	struct go_func_range r;
+
+	if (go_table__asm_funcs(t, &name, 1, &r))
+		return -ENOENT;
+	*entry = r.entry;
+	*end = r.end;
+	return 0;
+}
+
 const char *go_table__version(const struct go_table *t)
 {
 	static const char *const names[] = {

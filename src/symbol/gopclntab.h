@@ -64,6 +64,20 @@ typedef int (*go_sp_fn)(void *ctx, const struct go_sp_range *r);
  * range with sp = -1. */
 int go_table__each_sp(struct go_table *t, go_sp_fn fn, void *ctx);
 
+/* The ELF address range [*entry, *end) of the assembly function called name (such as
+ * "runtime.asmcgocall"): a scan of every function record, for the few the runtime's
+ * walker must know. Returns 0, or -ENOENT when there is none (or it is not assembly). */
+#define GO_FUNC_NAME_MAX 64
+int go_table__asm_func(const struct go_table *t, const char *name, uint64_t *entry, uint64_t *end);
+
+/* The same for n names in one pass over the functions: out[k] is names[k]'s range, {0, 0}
+ * when there is none. Returns 0 when any was found, else -ENOENT. */
+struct go_func_range {
+	uint64_t entry, end;
+};
+int go_table__asm_funcs(const struct go_table *t, const char *const *names, size_t n,
+			struct go_func_range *out);
+
 /* Whether the ELF file has the note with Go's build id, as every Go binary does. */
 bool go_elf__has_note(Elf *elf);
 

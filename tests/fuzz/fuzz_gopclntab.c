@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "interp/go_cgo.h"
 #include "symbol/gopclntab.h"
 
 #define TEXT_VA 0x400000ull
@@ -136,6 +137,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink += strlen(l[k].function) + strlen(l[k].file) + l[k].line;
 	}
 	sink += strlen(go_table__version(t)) + go_table__has_inline(t);
+	{
+		uint64_t entry = 0, end = 0;
+
+		uint8_t g = 0, depth = 0;
+
+		sink += go_table__asm_func(t, "runtime.asmcgocall", &entry, &end) + entry + end;
+		/* The input as asmcgocall's and morestack's code (go_cgo.c reads at most 512
+		 * bytes). */
+		sink += go_cgo__slots(data, size < 512 ? size : 512, &g, &depth) + g + depth;
+		sink += go_cgo__sched_bp(data, size < 512 ? size : 512);
+	}
 	{
 		size_t ranges = 0;
 

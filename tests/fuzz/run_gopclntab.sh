@@ -48,4 +48,5 @@ none="\xff\xff\xff\xff"
 DICT
 }
 
-fuzz_all src/symbol/gopclntab.c src/util/arena.c src/util/hmap.c -- -lelf
+fuzz_all src/symbol/gopclntab.c src/interp/go_cgo.c src/elf/elf_file.c src/util/arena.c \
+	src/util/hmap.c -- -lelf

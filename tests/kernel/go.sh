@@ -3,8 +3,10 @@
 # Go stacks for every installed toolchain (tests/workloads/go/build.sh: Debian's 1.19,
 # backports' 1.21-1.23, the module proxy's 1.24 and newest), plain and stripped, all four
 # binaries of a version in one recording: the chain with its inlined middle function and
-# lines, cgo's Go -> C -> Go callback with the C frames in call order, and pprof labels
-# set with pprof.Do on one goroutine's samples and not on the other's.
+# lines, cgo's Go -> C -> Go callback with the C frames in call order and the whole stack
+# continuous across the switch to the system stack, the collector's marking on the
+# system stack (systemstack) and stack growth's (morestack) joined to their goroutines,
+# and pprof labels set with pprof.Do on one goroutine's samples and not on the other's.
 # EBPROF_GO_VERSIONS='go1.19 go1.24' limits the versions.
 . "$(dirname "$0")/lib.sh"
 
@@ -39,8 +41,28 @@ CHAIN+="main\.parse \(main\.go:$PARSE\) \[inlined\];main\.scan \(main\.go:[0-9]+
 # or not, stripped), asmcgocall.
 CALLBACK="runtime\.asmcgocall \([^;]*\);([^;]*;){2,4}crosscall2 \([^;]*\);"
 CALLBACK+="runtime\.cgocallback \([^;]*\);.*main\.goLeaf \(main\.go:[0-9]+\)( |;[^;]*_\[k\])"
-# ... and the Go frames before the call into C, across the g0 stack switch.
-CONTINUOUS="main\.goLoop \([^;]*\);main\._Cfunc_c_spin \([^;]*\);runtime\.cgocall .*c_spin"
+# The whole stack in call order, across the switch to the system stack: from the root
+# (runtime.goexit) through the Go caller and asmcgocall to C (the cgo wrapper, named or
+# not, stripped), and from there either the C leaf (c_spin) or the callback (crosscall2
+# ... goLeaf). END: the leaf frame's end (the count, or the kernel's frames).
+END="( [0-9]+\$|;[^;]*_\[k\])"
+CGO_ROOT="^[^;]*;runtime\.goexit \([^;]*\);runtime\.main \([^;]*\);main\.main \([^;]*\);"
+CGO_ROOT+="main\.goLoop \([^;]*\);main\._Cfunc_c_spin \([^;]*\);runtime\.cgocall \([^;]*\);"
+CGO_ROOT+="runtime\.asmcgocall \([^;]*\);[^;]*;"
+GO_LEAF="main\.goLeaf \(main\.go:[0-9]+\)$END"
+CONTINUOUS="$CGO_ROOT([^;]*$END|([^;]*;){1,3}crosscall2 \([^;]*\);runtime\.cgocallback .*$GO_LEAF)"
+# The leaf samples: in goLeaf, or in the C function asmcgocall called (two frames below it).
+CGO_LEAVES="$GO_LEAF|runtime\.asmcgocall \([^;]*\);[^;]*;[^;]*$END"
+
+# The collector's marking (gcDrain, on g0's stack) under systemstack, joined to the
+# goroutine that switched (a mark worker, or an allocation's assist): its root is goexit.
+GC_DRAIN="runtime\.gcDrainN? \("
+SYSTEMSTACK="^[^;]*;runtime\.goexit \(.*;runtime\.systemstack \([^;]*\);.*$GC_DRAIN"
+# Stack growth (newstack copying the stack, on g0's) under morestack, joined to the
+# goroutine whose prologue called it.
+COPYSTACK="runtime\.newstack \([^;]*\);runtime\.copystack \("
+MORESTACK="^[^;]*;runtime\.goexit \([^;]*\);main\.grow\.func[0-9]+ \(.*;main\.deep \([^;]*\);"
+MORESTACK+="runtime\.morestack \([^;]*\);$COPYSTACK"
 
 # labels NAME PROFILE GO: in go tool pprof's traces, the weight of main.labeled's and
 # main.unlabeled's stacks with and without tenant=acme (and endpoint=/v1/orders).
@@ -76,9 +98,12 @@ while read -r v dir go; do
 	n=${n%.*} # 1.23
 	OUT=$TMP/$v
 	ln -sf "$dir/chain.stripped" "$TMP/golabels" # a comm of its own for the labels run
+	ln -sf "$dir/chain.stripped" "$TMP/gogc"     # ... and for the collector's
+	ln -sf "$dir/chain.stripped" "$TMP/gogrow"   # ... and for stack growth
 	"$EBPROF" record -F 199 -o "$OUT" -- sh -c "'$dir/chain' chain $SECS & '$dir/chain.stripped' \
 		chain $SECS & '$dir/cgo' $SECS & '$dir/cgo.stripped' $SECS & \
-		'$TMP/golabels' labels $SECS & wait" \
+		'$TMP/golabels' labels $SECS & '$TMP/gogc' gc $SECS & '$TMP/gogrow' grow $SECS & \
+		wait" \
 		>"$TMP/$v.stdout" 2>"$TMP/$v.stderr"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -92,10 +117,12 @@ while read -r v dir go; do
 	for comm in cgo cgo.stripped; do
 		expect "go_cgo_callback_${n}_$comm" "C frames between Go and the callback" "$comm" \
 			"$CALLBACK" "main\.goLeaf \(main\.go:[0-9]+\)( |;[^;]*_\[k\])"
+		expect "go_cgo_continuous_${n}_$comm" "Go -> C (-> Go) whole, in call order" "$comm" \
+			"$CONTINUOUS" "$CGO_LEAVES"
 	done
+	expect "go_systemstack_$n" "the collector's g0 frames under their goroutine" gogc \
+		"$SYSTEMSTACK" "$GC_DRAIN"
+	expect "go_morestack_$n" "stack growth's g0 frames under their goroutine" gogrow \
+		"$MORESTACK" "$COPYSTACK"
 	labels "go_labels_$n" "$OUT/profile.pb.gz" "$go"
-	# Not yet: the native walker stops at asmcgocall, on the g0 stack; going on from the
-	# goroutine's saved registers (g.sched) needs the thread's g, read by a Go walker.
-	hit=$(folded_match "$OUT/stacks.folded" cgo "$CONTINUOUS")
-	echo "SKIP go_cgo_continuous_$n: Go -> C -> Go in one stack needs the Go walker ($hit samples have it)"
 done <<<"$versions"

@@ -40,6 +40,18 @@ I='([^;]* \[inlined\];)*'
 # ratio A B: prints 100*A/B as an integer (0 when B is 0).
 pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 
+# wait_sampling PID: waits (up to 60 s) until process PID, an ebprof recording, holds a
+# perf event: the sampler opens and attaches one per CPU at once, so from then on it
+# samples, however long a loaded machine took to verify its programs.
+wait_sampling() {
+	for _ in $(seq 600); do
+		ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'perf_event\]' && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # The ids of every BPF program, map and link in the kernel, one line each.
 bpf_ids() { bpftool prog show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'
 	echo maps

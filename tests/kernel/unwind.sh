@@ -68,9 +68,10 @@ fi
 
 # A process started while a whole-system recording runs is described from the notice
 # its first sample raises: its stacks are complete well within a second.
-"$EBPROF" record --no-lines -F 199 -d 3 -o "$TMP/late" >/dev/null 2>"$TMP/late.err" &
+"$EBPROF" record --no-lines -F 199 -d 4 -o "$TMP/late" >/dev/null 2>"$TMP/late.err" &
 rec=$!
-sleep 0.5
+wait_sampling $rec
+sleep 0.3
 "$W/nofp_qsort" 2
 wait $rec
 total=$(folded_count "$TMP/late/stacks.folded" nofp_qsort)

@@ -99,8 +99,10 @@ static void test_folded(void)
 		fclose(f);
 	CHECK(buf != NULL);
 	for (uint32_t k = 0; buf && k < FRAME_KIND__COUNT; k++) {
-		snprintf(want, sizeof(want), ";%s%s", names[k], frame_kind__info(k)->folded_suffix);
-		CHECK(strstr(buf, want) != NULL);
+		int n = snprintf(want, sizeof(want), ";%s%s", names[k],
+				 frame_kind__info(k)->folded_suffix);
+
+		CHECK(n > 0 && (size_t)n < sizeof(want) && strstr(buf, want) != NULL);
 	}
 	CHECK(buf && strstr(buf, "frame_kernel_[k]"));
 	free(buf);

@@ -104,14 +104,22 @@ static uint64_t file_offset(const char *path, uint64_t va)
 	return off;
 }
 
+/* The ELF address of sym in t's binary bin, from go tool nm. */
+static uint64_t symbol_vaddr(const struct toolchain *t, const char *bin, const char *sym)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "'%s' tool nm '%s/%s' | awk '$3 == \"%s\" && !n++ { print $1 }'",
+		 t->go, t->dir, bin, sym);
+	return hex_from(cmd);
+}
+
 static uint64_t symbol_offset(const struct toolchain *t, const char *bin, const char *sym)
 {
-	char cmd[4096], path[2048];
+	char path[2048];
 
 	snprintf(path, sizeof(path), "%s/%s", t->dir, bin);
-	snprintf(cmd, sizeof(cmd), "'%s' tool nm '%s' | awk '$3 == \"%s\" && !n++ { print $1 }'",
-		 t->go, path, sym);
-	return file_offset(path, hex_from(cmd));
+	return file_offset(path, symbol_vaddr(t, bin, sym));
 }
 
 /* The return address of serve's call to scan, minus one: a pc in parse's inlined code. */
@@ -227,7 +235,7 @@ static void test_cgo(void)
 	for (int i = 0; i < ntcs; i++) {
 		const struct toolchain *t = &tcs[i];
 		uint64_t leaf = symbol_offset(t, "cgo", "main.goLeaf");
-		uint64_t c = symbol_offset(t, "cgo", "c_spin");
+		uint64_t c = symbol_offset(t, "cgo", "c_spin"), entry, end;
 		struct go_table *g;
 
 		snprintf(path, sizeof(path), "%s/cgo.stripped", t->dir);
@@ -242,6 +250,14 @@ static void test_cgo(void)
 		      l[0].line >= marked_line("cgo", "goLeafEntry") &&
 		      l[0].line <= marked_line("cgo", "goLeaf"));
 		CHECK(go_table__lookup(g, c, l, GO_INLINE_MAX) == 0);
+		/* The stack switch the Go walker claims, found by name: the assembly itself,
+		 * not the ABI wrapper of the same name (nm's runtime.asmcgocall). */
+		entry = end = 0;
+		CHECK(go_table__asm_func(g, "runtime.asmcgocall", &entry, &end) == 0);
+		CHECK(entry && entry == symbol_vaddr(t, "cgo", "runtime.asmcgocall.abi0") &&
+		      end > entry && end - entry < 512);
+		CHECK(go_table__asm_func(g, "main.goLeaf", &entry, &end) == -ENOENT);
+		CHECK(go_table__asm_func(g, "runtime.asmcgocal", &entry, &end) == -ENOENT);
 		go_table__free(g);
 	}
 }

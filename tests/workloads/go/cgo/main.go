@@ -49,7 +49,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cgo: bad SECONDS:", err)
 		os.Exit(2)
 	}
-	time.Sleep(300 * time.Millisecond) // let the profiler describe the process first
+	time.Sleep(600 * time.Millisecond) // let the profiler describe the process first
 	goLoop(time.Now().Add(time.Duration(secs * float64(time.Second))))
 	fmt.Println(sink)
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Go workload for ebprof's Go tests: a call chain whose middle function is inlined
 // (serve -> parse [inlined] -> scan), and the same work in two goroutines, one of them
-// under pprof labels. The "// line:NAME" comments mark the lines the tests expect.
-// Usage: chain chain SECONDS | chain labels SECONDS
+// under pprof labels; garbage collection, whose marking runs on the system stack
+// (runtime.systemstack); and goroutines whose stacks grow (runtime.morestack). The
+// "// line:NAME" comments mark the lines the tests expect.
+// Usage: chain chain|labels|gc|grow SECONDS
 package main
 
 import (
@@ -66,9 +68,57 @@ func labels(deadline time.Time) {
 	wg.Wait()
 }
 
+// node is pointer-heavy, so marking the live ones is real work for the collector.
+type node struct {
+	next *node
+	refs [6]*int
+}
+
+var live []*node
+var garbage *node
+
+// churn keeps 16 MB of nodes live and allocates garbage pointing into them, so the
+// collector runs back to back, marking on the system stack.
+//
+//go:noinline
+func churn(deadline time.Time) {
+	live = make([]*node, 1<<18)
+	for i := range live {
+		live[i] = &node{}
+	}
+	for time.Now().Before(deadline) {
+		for i := 0; i < 4096; i++ {
+			garbage = &node{next: live[i]}
+		}
+	}
+}
+
+// deep recurses with 4 KB frames, so a new goroutine's stack grows (and is copied) six
+// times on the way down, and the stack stays short enough to be recorded whole.
+//
+//go:noinline
+func deep(n int) int {
+	var pad [512]int
+
+	pad[n%512] = n
+	if n == 0 {
+		return pad[0]
+	}
+	return deep(n-1) + pad[(n*7)%512]
+}
+
+//go:noinline
+func grow(deadline time.Time) {
+	for time.Now().Before(deadline) {
+		done := make(chan int)
+		go func() { done <- deep(100) }()
+		sink += <-done
+	}
+}
+
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: chain chain|labels SECONDS")
+		fmt.Fprintln(os.Stderr, "usage: chain chain|labels|gc|grow SECONDS")
 		os.Exit(2)
 	}
 	secs, err := strconv.ParseFloat(os.Args[2], 64)
@@ -77,14 +127,19 @@ func main() {
 		os.Exit(2)
 	}
 	// The profiler describes a process (unwind tables) just after exec: work starts
-	// once that is done, so the tests see the work, not the start-up.
-	time.Sleep(300 * time.Millisecond)
+	// once that is done, so the tests see the work, not the start-up (seven processes at
+	// once in tests/kernel/go.sh: 300 ms were too few on a loaded machine).
+	time.Sleep(600 * time.Millisecond)
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	switch os.Args[1] {
 	case "chain":
 		sink += serve(deadline)
 	case "labels":
 		labels(deadline)
+	case "gc":
+		churn(deadline)
+	case "grow":
+		grow(deadline)
 	default:
 		fmt.Fprintln(os.Stderr, "chain: unknown mode", os.Args[1])
 		os.Exit(2)
