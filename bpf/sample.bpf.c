@@ -53,13 +53,30 @@ struct {
 	__type(value, struct unw_table);
 } unwind_tables SEC(".maps");
 
-/* The shared pool of compiled CFI rows of every table. */
-struct {
+/* The shared pool of compiled CFI rows of every table, in chunks that userspace creates
+ * when a table first needs one and frees when its last table is evicted: the kernel
+ * memory follows the tables in use, not the budget. Pool row i is row
+ * i & (chunk rows - 1) of chunk i >> unwind_chunk_shift. */
+struct unwind_rows_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1 << 20); /* sized by userspace from the memory budget */
+	/* Userspace writes rows with memcpy through a mapping; BPF_F_INNER_MAP (5.10) lets
+	 * the chunks have another size than this template, which is all it costs. */
+	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	__uint(max_entries, 1);
+	/* Sizes, not types: clang emits a pointee of a map-in-map template as a forward
+	 * declaration, whose size libbpf cannot know. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct unwind_row));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 32); /* chunks: sized by userspace from the memory budget */
 	__type(key, __u32);
-	__type(value, struct unwind_row);
+	__array(values, struct unwind_rows_chunk);
 } unwind_rows SEC(".maps");
+
+const volatile __u32 unwind_chunk_shift = 16;
 
 /* Threads blocked now, by thread id (never by CPU: a thread often wakes on another CPU
  * than the one it blocked on): the record taken when it blocked, sent when it runs
@@ -74,7 +91,11 @@ struct {
 
 static __always_inline const struct unwind_row *pool_row(__u32 idx)
 {
-	return bpf_map_lookup_elem(&unwind_rows, &idx);
+	__u32 chunk = idx >> unwind_chunk_shift;
+	__u32 row = idx & ((1u << unwind_chunk_shift) - 1);
+	void *rows = bpf_map_lookup_elem(&unwind_rows, &chunk);
+
+	return rows ? bpf_map_lookup_elem(rows, &row) : NULL;
 }
 
 #define UNW_READ_USER(dst, size, addr) read_user(dst, size, addr)

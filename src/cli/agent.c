@@ -57,7 +57,14 @@ struct agent {
 	uint64_t empty_intervals;
 	uint64_t encode_failures;
 	struct proc_prune_stats pruned; /* exited processes and unmapped files let go */
+	/* CPU of the main thread by phase, printed with -v (bench/footprint.sh reads it) */
+	uint64_t cpu_poll_ns, cpu_report_ns, cpu_encode_ns, cpu_forget_ns;
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	return session__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 static void usage(FILE *out)
 {
@@ -146,21 +153,6 @@ static int parse_otlp(struct agent_opts *o, int c, const char *arg)
 	return 1;
 }
 
-/* The ring buffer holds what every CPU samples during one interval at a generous 4 KiB
- * a sample (a record is 1.1 KiB plus 16 bytes a user frame), so even an export that
- * stalls the main thread for a whole interval loses nothing. At the agent's 20 Hz that
- * is far below record's fixed 8 MiB on small hosts, and grows with large ones. */
-static uint64_t ringbuf_bytes(unsigned long freq)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t want = (uint64_t)(cpus > 0 ? cpus : 1) * freq * 4096 * (uint64_t)DEFAULT_INTERVAL;
-	uint64_t size = 256 << 10;
-
-	while (size < want && size < (64ULL << 20))
-		size <<= 1;
-	return size;
-}
-
 static int parse_args(int argc, char **argv, struct agent_opts *o)
 {
 	static const struct option longopts[] = {
@@ -186,7 +178,9 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	o->s.by_cpu = true;
 	o->s.keep_times = true;
 	o->s.continuous = true;
-	o->s.ringbuf = 0; /* sized below from the CPUs and the frequency, unless given */
+	/* An export that stalls the main thread for a whole interval loses nothing: at the
+	 * agent's 20 Hz that is still far below a megabyte on small hosts. */
+	o->s.ringbuf_seconds = DEFAULT_INTERVAL;
 	otlp_flags__init(&o->otlp);
 	optind = 1;
 	while (!err &&
@@ -225,8 +219,6 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	}
 	if (err)
 		fprintf(stderr, "Try 'ebprof agent --help'.\n");
-	else if (!o->s.ringbuf)
-		o->s.ringbuf = ringbuf_bytes(o->s.freq);
 	return err;
 }
 
@@ -287,7 +279,7 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 /* Ends the interval: sends what it holds and starts the next one empty. */
 static void export_interval(struct agent *a)
 {
-	uint64_t end_ns;
+	uint64_t end_ns, t0, t1;
 	struct report *r = NULL;
 	uint8_t *buf = NULL;
 	size_t len = 0;
@@ -308,7 +300,10 @@ static void export_interval(struct agent *a)
 		a->empty_intervals++;
 		goto next;
 	}
+	t0 = thread_cpu_ns();
 	r = build_report(a, end_ns);
+	t1 = thread_cpu_ns();
+	a->cpu_report_ns += t1 - t0;
 	if (!r) {
 		a->encode_failures++;
 		pr_warn("interval %llu lost: building the report: %s",
@@ -316,6 +311,7 @@ static void export_interval(struct agent *a)
 		goto next;
 	}
 	err = otlp__encode(r, &a->enc, &buf, &len);
+	a->cpu_encode_ns += thread_cpu_ns() - t1;
 	if (err) {
 		a->encode_failures++;
 		pr_warn("interval %llu lost: encoding: %s", (unsigned long long)a->intervals,
@@ -330,11 +326,13 @@ static void export_interval(struct agent *a)
 		pr_warn("interval %llu not sent: %s", (unsigned long long)a->intervals,
 			strerror(-err));
 next:
+	t0 = thread_cpu_ns();
 	report__free(r);
 	profile__clear(&a->s->profile);
 	proc_info_cache__age(&a->procs);
 	/* What exited processes left is exported now: let their entries and files go. */
 	proc_table__prune(&a->s->procs, &a->pruned);
+	a->cpu_forget_ns += thread_cpu_ns() - t0;
 	a->interval_start_ns = end_ns;
 	a->interval_start_unix_ns = end_ns + a->s->ingest.mono_to_unix_ns;
 }
@@ -353,7 +351,10 @@ static int run(struct agent *a, const struct agent_opts *o)
 	int n;
 
 	while (!session_stop_signal) {
+		uint64_t t0 = thread_cpu_ns();
+
 		n = session__poll(a->s, POLL_MS);
+		a->cpu_poll_ns += thread_cpu_ns() - t0;
 		if (n < 0 && n != -EINTR) {
 			pr_err("reading samples: %s", strerror(-n));
 			return n;
@@ -473,6 +474,11 @@ out:
 	cerr = otlp_client__close(a.client, (unsigned)(o.flush * 1000), &st);
 	if (a.s && !err)
 		print_summary(&a, &st);
+	if (a.s && log_verbose)
+		fprintf(stderr,
+			"ebprof: agent_cpu_ms poll=%.1f report=%.1f encode=%.1f forget=%.1f\n",
+			a.cpu_poll_ns / 1e6, a.cpu_report_ns / 1e6, a.cpu_encode_ns / 1e6,
+			a.cpu_forget_ns / 1e6);
 	if (cerr == -ETIMEDOUT)
 		pr_warn("the collector did not take the last export(s) within %gs", o.flush);
 	session__free(a.s);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ebprof's entry point: dispatches the verb (record, check) in the style of perf. */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,11 @@ int main(int argc, char **argv)
 {
 	const char *verb = argc > 1 ? argv[1] : NULL;
 
+	/* glibc raises its mmap threshold to the size of each large block freed, so after
+	 * one big unwind table every later buffer below that size stays in a thread's
+	 * arena when freed: 9 of a recording's 15 MiB of heap here. A fixed threshold
+	 * keeps large buffers mapped only while they live. */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	crash__install();
 	if (!verb) {
 		usage(stderr);

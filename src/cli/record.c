@@ -159,13 +159,27 @@ static int prepare_outdir(const char *dir)
 	return 0;
 }
 
+/* CPU of the main thread by phase, printed with -v (bench/footprint.sh reads it):
+ * poll = drain and ingest, report = symbolize, write = encode and write the files. */
+static struct {
+	uint64_t poll_ns, report_ns, write_ns;
+} cpu;
+
+static uint64_t thread_cpu_ns(void)
+{
+	return session__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 static int run_loop(struct session *s, const struct record_opts *o)
 {
 	uint64_t deadline = o->seconds > 0 ? s->start_ns + (uint64_t)(o->seconds * 1e9) : 0;
+	uint64_t t0;
 	int n;
 
 	while (!session_stop_signal) {
+		t0 = thread_cpu_ns();
 		n = session__poll(s, POLL_MS);
+		cpu.poll_ns += thread_cpu_ns() - t0;
 		if (n < 0 && n != -EINTR) {
 			pr_err("reading samples: %s", strerror(-n));
 			return n;
@@ -401,6 +415,7 @@ static int finish(struct session *rec, const struct record_opts *o)
 {
 	struct symbolizer sym;
 	struct report *r;
+	uint64_t t0, t1;
 	int err;
 
 	session__symbolizer(rec, &sym, session__ksyms(rec));
@@ -409,6 +424,7 @@ static int finish(struct session *rec, const struct record_opts *o)
 	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))
 		pr_warn("in-use profile incomplete: out of memory");
 	fetch_debug_files(&sym);
+	t0 = thread_cpu_ns();
 	r = report__build(&rec->profile, &sym, 1000000000ULL / o->s.freq, rec->start_unix_ns,
 			  rec->end_ns - rec->start_ns);
 	if (!r) {
@@ -416,7 +432,10 @@ static int finish(struct session *rec, const struct record_opts *o)
 		return -ENOMEM;
 	}
 	startup__mark(EXIT_REPORTED);
+	t1 = thread_cpu_ns();
+	cpu.report_ns += t1 - t0;
 	err = write_outputs(r, o);
+	cpu.write_ns += thread_cpu_ns() - t1;
 	print_summary(rec, r, o);
 	print_debug_info(&sym);
 	startup__mark(EXIT_WRITTEN);
@@ -456,7 +475,10 @@ out:
 	session__free(s);
 	session_opts__free(&o.s);
 	startup__mark(EXIT_FREED);
-	if (log_verbose && recorded)
+	if (log_verbose && recorded) {
 		startup__print_exit();
+		fprintf(stderr, "ebprof: record_cpu_ms poll=%.1f report=%.1f write=%.1f\n",
+			cpu.poll_ns / 1e6, cpu.report_ns / 1e6, cpu.write_ns / 1e6);
+	}
 	return err ? 1 : 0;
 }

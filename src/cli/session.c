@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -21,7 +22,11 @@
 #include "unwind/native.h"
 #include "util/log.h"
 
-#define DEFAULT_RINGBUF (8u << 20)
+#define RINGBUF_MIN (256u << 10)
+#define RINGBUF_MAX (64u << 20)
+#define RINGBUF_SAMPLE 4096 /* a record is 1.1 KiB plus 16 bytes a user frame */
+#define RECORD_RINGBUF_SECONDS 0.25
+#define RINGBUF_EVENTS (8u << 20) /* with probes, off-CPU or allocations: record's old size */
 #define DEFAULT_UNWIND_MEMORY (32u << 20)
 #define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
 #define BTF_CACHE_DIR "/var/cache/ebprof/btf"
@@ -30,7 +35,7 @@ void session_opts__init(struct session_opts *o, unsigned long freq)
 {
 	*o = (struct session_opts){
 	    .freq = freq,
-	    .ringbuf = DEFAULT_RINGBUF,
+	    .ringbuf_seconds = RECORD_RINGBUF_SECONDS,
 	    .unwind_memory = DEFAULT_UNWIND_MEMORY,
 	};
 }
@@ -366,6 +371,36 @@ static int declare_events(struct session *s, const struct session_opts *o)
 	return 0;
 }
 
+/* The ring buffer is mapped into ebprof twice (the kernel maps its data pages two times
+ * so that records can wrap), so its size counts double in the resident set: hold what
+ * every CPU samples in `seconds` at a generous RINGBUF_SAMPLE bytes each, no more. The
+ * reader drains it at least every poll (100 ms) and when a quarter is full. */
+static uint64_t ringbuf_bytes(unsigned long freq, double seconds)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	double want = (double)(cpus > 0 ? cpus : 1) * freq * RINGBUF_SAMPLE * seconds;
+	uint64_t size = RINGBUF_MIN;
+
+	while (size < want && size < RINGBUF_MAX)
+		size <<= 1;
+	return size;
+}
+
+/* Events come at their own rate, in bursts the sampling rate says nothing about (2,000
+ * probe hits within milliseconds, a context switch storm for off-CPU): with any, the
+ * ring buffer is at least RINGBUF_EVENTS. */
+static uint64_t ringbuf_size(const struct session_opts *o)
+{
+	uint64_t size;
+
+	if (o->ringbuf)
+		return o->ringbuf;
+	size = ringbuf_bytes(o->freq, o->ringbuf_seconds);
+	if ((o->nprobes || o->off_cpu_ppm || o->alloc.mode != ALLOC_OFF) && size < RINGBUF_EVENTS)
+		size = RINGBUF_EVENTS;
+	return size;
+}
+
 static int start(struct session *s, const struct session_opts *o)
 {
 	struct sampler_opts so = {
@@ -373,7 +408,7 @@ static int start(struct session *s, const struct session_opts *o)
 	    .pids = o->pids,
 	    .npids = o->npids,
 	    .follow_children = o->cmd != NULL,
-	    .ringbuf_bytes = o->ringbuf,
+	    .ringbuf_bytes = ringbuf_size(o),
 	    .unwind_rows = o->unwind_memory / sizeof(struct unwind_row),
 	    .alloc_markers = o->alloc.mode == ALLOC_PRELOAD,
 	    .alloc_kernel = o->alloc.mode == ALLOC_KERNEL,

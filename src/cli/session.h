@@ -24,8 +24,9 @@ struct session_opts {
 	unsigned long freq;
 	uint32_t *pids; /* only these processes (NULL: the whole system); malloc'd */
 	size_t npids;
-	char **cmd; /* start this command and profile it and its children */
-	uint64_t ringbuf;
+	char **cmd;		/* start this command and profile it and its children */
+	uint64_t ringbuf;	/* 0: sized from the CPUs, the rate and ringbuf_seconds */
+	double ringbuf_seconds; /* of every CPU's samples at 4 KiB each the default holds */
 	uint64_t unwind_memory;
 	unsigned long load_jobs;
 	enum loader_order load_order;
@@ -72,8 +73,9 @@ enum session_opt {
 /* clang-format on */
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
-	"      --ringbuf SIZE   BPF ring buffer, a power of two (record: 8M; agent:\n"        \
-	"                       one interval of every CPU at 4K a sample)\n"                  \
+	"      --ringbuf SIZE   BPF ring buffer, a power of two (default: every CPU's\n"      \
+	"                       samples at 4K each for 0.25s (record) or one interval\n"      \
+	"                       (agent), from 256K to 64M; 8M at least with events)\n"        \
 	"      --unwind-memory SIZE\n"                                                        \
 	"                       kernel memory for unwind tables (default 32M); when full,\n"  \
 	"                       tables no process uses are evicted\n"                         \

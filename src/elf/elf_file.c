@@ -559,3 +559,8 @@ Elf *elf_file__elf(const struct elf_file *e)
 {
 	return e->elf;
 }
+
+int elf_file__fd(const struct elf_file *e)
+{
+	return e->fd;
+}

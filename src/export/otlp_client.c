@@ -312,6 +312,7 @@ static void *sender_main(void *arg)
 	struct otlp_client *c = arg;
 	struct item *it;
 
+	pthread_setname_np(pthread_self(), "ebprof-otlp"); /* for ps and bench/ */
 	while ((it = next_item(c))) {
 		deliver(c, it);
 		free_item(it);

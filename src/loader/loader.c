@@ -291,6 +291,8 @@ static void *worker(void *arg)
 	struct loader *l = arg;
 	size_t k;
 
+	if (gettid() != getpid()) /* the calling thread works in the pool too */
+		pthread_setname_np(pthread_self(), "ebprof-load"); /* for ps and bench/ */
 	while ((k = atomic_fetch_add(&l->next, 1)) < l->njobs)
 		job_run(&l->jobs[l->order[k]]);
 	return NULL;

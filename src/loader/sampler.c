@@ -183,6 +183,23 @@ static int select_programs(struct sampler *s, const struct sampler_opts *o)
 	return bpf_map__set_max_entries(s->skel->maps.off_cpu_pending, 1);
 }
 
+/* The row pool is at most UNWIND_MAX_CHUNKS chunks of at least 64 Ki rows (1 MiB), as
+ * many as fit the budget: small enough that an idle host holds a few, few enough that
+ * their descriptors stay a handful even with a budget of gigabytes. */
+#define UNWIND_MIN_CHUNK_SHIFT 16
+#define UNWIND_MAX_CHUNKS 64
+
+static int size_row_pool(struct sampler *s, uint32_t rows)
+{
+	uint32_t shift = UNWIND_MIN_CHUNK_SHIFT;
+
+	while (shift < 31 && (rows >> shift) > UNWIND_MAX_CHUNKS)
+		shift++;
+	s->skel->rodata->unwind_chunk_shift = shift;
+	return bpf_map__set_max_entries(s->skel->maps.unwind_rows,
+					rows >> shift ? rows >> shift : 1);
+}
+
 /* Which entry program types collect stacks in this session: each needs the walkers
  * of its type (a program array holds one type). */
 static chain_types entry_types(const struct sampler_opts *o)
@@ -285,12 +302,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	if (!err && !o->pids)
 		err = bpf_map__set_max_entries(s->skel->maps.profiled_pids, 1);
 	if (!err && o->unwind_rows)
-		err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, o->unwind_rows);
-	/* Userspace writes tables into the pool with memcpy through an mmap. */
-	if (!err)
-		err = bpf_map__set_map_flags(s->skel->maps.unwind_rows,
-					     bpf_map__map_flags(s->skel->maps.unwind_rows) |
-						 BPF_F_MMAPABLE);
+		err = size_row_pool(s, o->unwind_rows);
 	if (!err)
 		err = enable_alloc(s, o);
 	s->types = entry_types(o);
@@ -543,7 +555,8 @@ void sampler__maps(const struct sampler *s, struct sampler_maps *out)
 	    .unwind_tables = bpf_map__fd(s->skel->maps.unwind_tables),
 	    .unwind_tables_max = bpf_map__max_entries(s->skel->maps.unwind_tables),
 	    .unwind_rows = bpf_map__fd(s->skel->maps.unwind_rows),
-	    .unwind_rows_max = bpf_map__max_entries(s->skel->maps.unwind_rows),
+	    .unwind_chunks_max = bpf_map__max_entries(s->skel->maps.unwind_rows),
+	    .unwind_chunk_shift = s->skel->rodata->unwind_chunk_shift,
 	};
 }
 

@@ -42,8 +42,9 @@ struct sampler_maps {
 	int pid_to_mappings;
 	int unwind_tables;
 	uint32_t unwind_tables_max;
-	int unwind_rows;
-	uint32_t unwind_rows_max;
+	int unwind_rows;	     /* the array of row chunks */
+	uint32_t unwind_chunks_max;  /* its slots */
+	uint32_t unwind_chunk_shift; /* a chunk holds 1 << shift rows */
 };
 
 struct loader;

@@ -26,6 +26,7 @@ struct file_entry {
 	 * symbolizer and does not know what it holds. */
 	void (*syms_free)(struct elf_syms *syms);
 	int syms_err;
+	uint8_t unmapped_prunes;  /* prunes in a row that found no process mapping it */
 	struct dwarf_syms *dwarf; /* its DWARF (own or a debug file's), opened lazily */
 	void (*dwarf_free)(struct dwarf_syms *dwarf); /* as syms_free */
 	int dwarf_err;	     /* why there is none, so it is not retried per frame */

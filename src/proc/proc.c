@@ -306,7 +306,14 @@ void proc_table__prune(struct proc_table *t, struct proc_prune_stats *st)
 	for (uint32_t id = 1; id <= t->files->count; id++) {
 		struct file_entry *f = file_table__get(t->files, id);
 
+		if (f && mapped[id])
+			f->unmapped_prunes = 0;
 		if (!f || mapped[id] || id == t->vdso_file || (f->fd < 0 && !f->syms))
+			continue;
+		/* One interval's grace: a program run again and again (a cron job, a build
+		 * step) maps the file again before the next prune, and its symbols are not
+		 * parsed again every interval. */
+		if (++f->unmapped_prunes < 2)
 			continue;
 		file_entry__release(f);
 		st->files++;

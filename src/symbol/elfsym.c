@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ELF symbol reader: file offset -> function name for user-space frames, from .symtab and
  * .dynsym (plus separate debug files), with build id and .gnu_debuglink. Every offset, size
- * and index in the file is checked, because any user can put a file where we read it. */
+ * and index in the file is checked, because any user can put a file where we read it.
+ * Only addresses are kept in memory: a name is read from the file when a lookup first
+ * lands on its symbol (a profile names hundreds of a file's tens of thousands). */
 #include "symbol/elfsym.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <libiberty/demangle.h>
@@ -12,6 +15,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf/elf_file.h"
 
@@ -22,20 +26,33 @@
 #define LOOKUP_WALK_BACK 8	    /* preceding symbols tried for nested symbols */
 #define ARENA_MIN_BLOCK 4096
 #define ARENA_MAX_BLOCK (64 << 20)
-#define TAB_ARENA 0xff /* sym.name already points into the arena */
+#define MAX_SOURCES 4 /* string tables: .symtab's and .dynsym's of a file and its debug file */
+#define NAME_READ_CHUNK 4096 /* bytes read at a time until a name's NUL */
 
 enum sym_flags {
-	SYM_UNSIZED = 1,   /* st_size was 0: covers up to the next symbol */
-	SYM_DEMANGLED = 2, /* demangling was tried; name is final */
+	SYM_UNSIZED = 1, /* st_size was 0: covers up to the next symbol */
+	SYM_NAMED = 2,	 /* name was read (and demangling tried): name is final */
 };
 
 struct sym {
 	uint64_t addr;
-	const char *name;
+	union {
+		uint64_t off;	  /* without SYM_NAMED: index into string table `tab` */
+		const char *name; /* with SYM_NAMED: the final name, "" when unreadable */
+	};
 	uint32_t size; /* bytes covered; for SYM_UNSIZED a cap from its section, 0 = none */
 	uint8_t rank;  /* binding: global > weak > local */
 	uint8_t flags;
-	uint8_t tab; /* while loading: index of the string table name points into */
+	uint8_t tab; /* index in elf_syms.srcs */
+};
+
+/* A string table names are read from: section shndx of file fds[fd], size bytes from
+ * file offset start, the last one a NUL. */
+struct name_src {
+	uint8_t fd;
+	uint32_t shndx;
+	uint64_t start;
+	uint64_t size;
 };
 
 /* Names live in blocks that never move, so returned pointers stay valid until free. */
@@ -55,7 +72,10 @@ struct elf_syms {
 	size_t nr;
 	struct elf_segment segs[ELF_FILE_MAX_SEGMENTS]; /* to map file offsets to addresses */
 	size_t nr_segs;
-	struct arena names;
+	int fds[2]; /* the file and its debug file (dups, ours), -1 when none */
+	struct name_src srcs[MAX_SOURCES];
+	uint8_t nr_srcs;
+	struct arena names; /* names read so far */
 	char *debuglink;
 	char build_id[2 * ELF_BUILD_ID_MAX + 1];
 };
@@ -64,7 +84,7 @@ struct elf_syms {
 struct strtab {
 	const char *data;
 	size_t size;
-	const char *whole; /* arena copy of data, made only if names overlap heavily */
+	uint64_t start; /* file offset of data */
 };
 
 static char *arena_alloc(struct arena *a, size_t n)
@@ -117,8 +137,9 @@ static int strtab_load(Elf *elf, size_t idx, struct strtab *t)
 	Elf_Data *d;
 	const char *end;
 
+	/* Names are read back from the file at sh_offset: the bytes must be the section's. */
 	if (idx == 0 || !(scn = elf_getscn(elf, idx)) || !gelf_getshdr(scn, &sh) ||
-	    sh.sh_type != SHT_STRTAB)
+	    sh.sh_type != SHT_STRTAB || (sh.sh_flags & SHF_COMPRESSED))
 		return -EINVAL;
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf || !d->d_size || d->d_type != ELF_T_BYTE)
@@ -128,7 +149,7 @@ static int strtab_load(Elf *elf, size_t idx, struct strtab *t)
 		return -EINVAL;
 	t->data = d->d_buf;
 	t->size = end - t->data + 1;
-	t->whole = NULL;
+	t->start = sh.sh_offset;
 	return 0;
 }
 
@@ -201,6 +222,18 @@ static uint32_t unsized_cap(Elf *elf, const GElf_Sym *st)
 	return clip32(sh.sh_size - (st->st_value - sh.sh_addr));
 }
 
+/* Names of the symbols while a file loads: each source's string table, read. */
+struct load_ctx {
+	const char *data[MAX_SOURCES];
+	Elf *other; /* the first file, opened again to compare names when a debug file merges */
+};
+
+/* A symbol already looked up (before a debug file merged) has its final name. */
+static const char *load_name(const struct load_ctx *c, const struct sym *sym)
+{
+	return sym->flags & SYM_NAMED ? sym->name : c->data[sym->tab] + sym->off;
+}
+
 static void sym_add(struct elf_syms *s, Elf *elf, const GElf_Sym *st, const struct strtab *t,
 		    uint8_t tab)
 {
@@ -214,7 +247,7 @@ static void sym_add(struct elf_syms *s, Elf *elf, const GElf_Sym *st, const stru
 		return;
 	sym = &s->syms[s->nr++];
 	sym->addr = st->st_value;
-	sym->name = t->data + st->st_name;
+	sym->off = st->st_name;
 	sym->rank = bind_rank(GELF_ST_BIND(st->st_info));
 	sym->tab = tab;
 	sym->flags = st->st_size ? 0 : SYM_UNSIZED;
@@ -235,18 +268,21 @@ static int syms_reserve(struct elf_syms *s, size_t n)
 }
 
 /* Appends the function symbols of the first section of this type (only the first: copies
- * of one table under many headers must not multiply the work). */
-static int add_table(struct elf_syms *s, Elf *elf, Elf64_Word type, struct strtab *tabs,
-		     uint8_t tab)
+ * of one table under many headers must not multiply the work); its string table becomes
+ * a name source of file fds[fd]. */
+static int add_table(struct elf_syms *s, Elf *elf, Elf64_Word type, struct load_ctx *c, uint8_t fd)
 {
 	Elf_Scn *scn = find_section(elf, type);
 	size_t n, i, ent = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	struct strtab t;
+	uint8_t tab = s->nr_srcs;
 	GElf_Shdr sh;
 	Elf_Data *d;
 	GElf_Sym st;
 	int err;
 
-	if (!scn || !ent || !gelf_getshdr(scn, &sh) || strtab_load(elf, sh.sh_link, &tabs[tab]))
+	if (tab == MAX_SOURCES || !scn || !ent || !gelf_getshdr(scn, &sh) ||
+	    strtab_load(elf, sh.sh_link, &t))
 		return 0;
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf || d->d_type != ELF_T_SYM)
@@ -255,8 +291,11 @@ static int add_table(struct elf_syms *s, Elf *elf, Elf64_Word type, struct strta
 	err = syms_reserve(s, n);
 	if (err)
 		return err;
+	s->srcs[tab] = (struct name_src){fd, sh.sh_link, t.start, t.size};
+	s->nr_srcs++;
+	c->data[tab] = t.data;
 	for (i = 0; i < n && gelf_getsym(d, i, &st); i++)
-		sym_add(s, elf, &st, &tabs[tab], tab);
+		sym_add(s, elf, &st, &t, tab);
 	return 0;
 }
 
@@ -272,23 +311,24 @@ static size_t leading_underscores(const char *p)
 /* Among aliases of one address: a name before none, global before weak before local, then
  * the plainer name (fewer leading underscores: malloc over __libc_malloc), then the shorter.
  * Reads at most NAME_CMP_MAX bytes, so many aliases of one long name stay cheap. */
-static int sym_better_cmp(const struct sym *a, const struct sym *b)
+static int sym_better_cmp(const struct load_ctx *c, const struct sym *a, const struct sym *b)
 {
+	const char *na = load_name(c, a), *nb = load_name(c, b);
 	size_t ua, ub, la, lb;
 
-	if (!a->name[0] != !b->name[0])
-		return a->name[0] ? -1 : 1;
+	if (!na[0] != !nb[0])
+		return na[0] ? -1 : 1;
 	if (a->rank != b->rank)
 		return a->rank > b->rank ? -1 : 1;
-	ua = leading_underscores(a->name);
-	ub = leading_underscores(b->name);
+	ua = leading_underscores(na);
+	ub = leading_underscores(nb);
 	if (ua != ub)
 		return ua < ub ? -1 : 1;
-	la = strnlen(a->name, NAME_CMP_MAX);
-	lb = strnlen(b->name, NAME_CMP_MAX);
+	la = strnlen(na, NAME_CMP_MAX);
+	lb = strnlen(nb, NAME_CMP_MAX);
 	if (la != lb)
 		return la < lb ? -1 : 1;
-	return strncmp(a->name, b->name, NAME_CMP_MAX);
+	return strncmp(na, nb, NAME_CMP_MAX);
 }
 
 /* LSD radix sort by address, a byte a pass, skipping bytes that all addresses share; about
@@ -323,50 +363,10 @@ static int syms_sort(struct elf_syms *s)
 	return 0;
 }
 
-/* Copies one name into the arena. Names may share bytes, so copying each could cost far
- * more than the table; past a budget of the tables' size, the table is copied whole. */
-static int sym_copy_name(struct elf_syms *s, struct sym *sym, struct strtab *t, size_t *budget)
-{
-	size_t off = sym->name - t->data, len;
-	char *p;
-
-	if (!t->whole) {
-		len = strnlen(sym->name, *budget);
-		if (len < *budget) {
-			p = arena_alloc(&s->names, len + 1);
-			if (!p)
-				return -ENOMEM;
-			memcpy(p, sym->name, len + 1);
-			*budget -= len + 1;
-			sym->name = p;
-			sym->tab = TAB_ARENA;
-			return 0;
-		}
-		p = arena_alloc(&s->names, t->size);
-		if (!p)
-			return -ENOMEM;
-		memcpy(p, t->data, t->size);
-		t->whole = p;
-	}
-	sym->name = t->whole + off;
-	sym->tab = TAB_ARENA;
-	return 0;
-}
-
-/* Drops symbols whose names still point into the file, which is about to be unmapped. */
-static void syms_drop_unowned(struct elf_syms *s)
-{
-	size_t i, out = 0;
-
-	for (i = 0; i < s->nr; i++)
-		if (s->syms[i].tab == TAB_ARENA)
-			s->syms[out++] = s->syms[i];
-	s->nr = out;
-}
-
 /* Picks the best of the symbols at syms[i]'s address into *best, which inherits a size from
  * a sized alias. Returns the index past the group. */
-static size_t group_best(const struct elf_syms *s, size_t i, struct sym *best)
+static size_t group_best(const struct elf_syms *s, const struct load_ctx *c, size_t i,
+			 struct sym *best)
 {
 	uint32_t size = 0;
 	bool sized = false;
@@ -374,7 +374,7 @@ static size_t group_best(const struct elf_syms *s, size_t i, struct sym *best)
 
 	*best = s->syms[i];
 	for (j = i; j < s->nr && s->syms[j].addr == best->addr; j++) {
-		if (j > i && sym_better_cmp(&s->syms[j], best) < 0)
+		if (j > i && sym_better_cmp(c, &s->syms[j], best) < 0)
 			*best = s->syms[j];
 		if (!sized && !(s->syms[j].flags & SYM_UNSIZED)) {
 			sized = true;
@@ -388,26 +388,17 @@ static size_t group_best(const struct elf_syms *s, size_t i, struct sym *best)
 	return j;
 }
 
-/* Keeps one symbol per address and copies its name to the arena while the aliases' names
- * are still in cache. On failure drops the symbols left without a copy. */
-static int syms_dedup(struct elf_syms *s, struct strtab *tabs)
+/* Keeps one symbol per address. */
+static void syms_dedup(struct elf_syms *s, const struct load_ctx *c)
 {
-	size_t budget = tabs[0].size + tabs[1].size, i, j, out = 0;
+	size_t i, j, out = 0;
 	struct sym best;
-	int err = 0;
 
-	arena_hint(&s->names, budget);
 	for (i = 0; i < s->nr; i = j) {
-		j = group_best(s, i, &best);
-		if (!err && best.tab != TAB_ARENA)
-			err = sym_copy_name(s, &best, &tabs[best.tab], &budget);
+		j = group_best(s, c, i, &best);
 		s->syms[out++] = best;
 	}
 	s->nr = out;
-	arena_hint(&s->names, 0);
-	if (err)
-		syms_drop_unowned(s);
-	return err;
 }
 
 static void syms_shrink(struct elf_syms *s)
@@ -424,30 +415,52 @@ static void syms_shrink(struct elf_syms *s)
 		s->syms = p;
 }
 
-/* Adds elf's .symtab and .dynsym to s: sort, one symbol per address, names to the arena.
- * On failure s keeps a consistent (possibly smaller) set. */
-static int load_symbols(struct elf_syms *s, Elf *elf)
+/* Reads again the string tables of sources in other files than fd, for comparing the
+ * names of symbols already loaded with the new ones. */
+static int read_other_sources(struct elf_syms *s, struct load_ctx *c, uint8_t fd)
 {
-	struct strtab tabs[2] = {};
+	for (uint8_t i = 0; i < s->nr_srcs; i++) {
+		const struct name_src *src = &s->srcs[i];
+		struct strtab t;
+
+		if (src->fd == fd)
+			continue;
+		/* ELF_C_READ as the ELF view: a file that shrank is an error, not SIGBUS. */
+		if (!c->other)
+			c->other = elf_begin(s->fds[src->fd], ELF_C_READ, NULL);
+		if (!c->other || strtab_load(c->other, src->shndx, &t) || t.start != src->start ||
+		    t.size != src->size)
+			return -EIO; /* the file changed under us: keep what we have */
+		c->data[i] = t.data;
+	}
+	return 0;
+}
+
+/* Adds elf's .symtab and .dynsym (elf is file fds[fd]) to s: sort, one symbol per
+ * address. On failure s keeps a consistent (possibly smaller) set. */
+static int load_symbols(struct elf_syms *s, Elf *elf, uint8_t fd)
+{
+	struct load_ctx c = {0};
 	size_t old_nr = s->nr;
+	uint8_t old_srcs = s->nr_srcs;
 	int err;
 
-	err = add_table(s, elf, SHT_SYMTAB, tabs, 0);
+	err = read_other_sources(s, &c, fd);
 	if (!err)
-		err = add_table(s, elf, SHT_DYNSYM, tabs, 1);
+		err = add_table(s, elf, SHT_SYMTAB, &c, fd);
+	if (!err)
+		err = add_table(s, elf, SHT_DYNSYM, &c, fd);
+	if (!err && s->nr != old_nr)
+		err = syms_sort(s);
 	if (err) {
 		s->nr = old_nr;
-		return err;
+		s->nr_srcs = old_srcs;
+	} else if (s->nr != old_nr) {
+		syms_dedup(s, &c);
+		syms_shrink(s);
 	}
-	if (s->nr == old_nr)
-		return 0;
-	err = syms_sort(s);
-	if (err) {
-		s->nr = old_nr;
-		return err;
-	}
-	err = syms_dedup(s, tabs);
-	syms_shrink(s);
+	if (c.other)
+		elf_end(c.other);
 	return err;
 }
 
@@ -461,13 +474,18 @@ struct elf_syms *elf_syms__open_elf(const struct elf_file *e)
 		errno = ENOMEM;
 		return NULL;
 	}
+	s->fds[1] = -1;
 	arena_hint(&s->names, 0);
 	segs = elf_file__segments(e, &s->nr_segs);
 	memcpy(s->segs, segs, s->nr_segs * sizeof(*segs));
 	elf_file__build_id_hex(e, s->build_id);
 	err = read_debuglink(e, &s->debuglink);
+	/* Names are read from a descriptor of our own when looked up. */
+	s->fds[0] = fcntl(elf_file__fd(e), F_DUPFD_CLOEXEC, 0);
+	if (!err && s->fds[0] < 0)
+		err = -errno;
 	if (!err)
-		err = load_symbols(s, elf_file__elf(e));
+		err = load_symbols(s, elf_file__elf(e), 0);
 	if (err) {
 		elf_syms__free(s);
 		errno = -err;
@@ -495,6 +513,10 @@ void elf_syms__free(struct elf_syms *s)
 {
 	if (!s)
 		return;
+	for (int i = 0; i < 2; i++) {
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	}
 	arena_free(&s->names);
 	free(s->syms);
 	free(s->debuglink);
@@ -504,13 +526,22 @@ void elf_syms__free(struct elf_syms *s)
 int elf_syms__add_debug_elf(struct elf_syms *s, const struct elf_file *e)
 {
 	char build_id[sizeof(s->build_id)];
+	int err;
 
-	if (!s)
+	if (!s || s->fds[1] >= 0)
 		return -EINVAL;
 	elf_file__build_id_hex(e, build_id);
 	if (s->build_id[0] && strcmp(s->build_id, build_id))
 		return -EINVAL;
-	return load_symbols(s, elf_file__elf(e));
+	s->fds[1] = fcntl(elf_file__fd(e), F_DUPFD_CLOEXEC, 0);
+	if (s->fds[1] < 0)
+		return -errno;
+	err = load_symbols(s, elf_file__elf(e), 1);
+	if (err) {
+		close(s->fds[1]);
+		s->fds[1] = -1;
+	}
+	return err;
 }
 
 int elf_syms__add_debug_file(struct elf_syms *s, int fd)
@@ -575,22 +606,59 @@ static struct sym *find_sym(struct elf_syms *s, uint64_t va)
 	return NULL;
 }
 
-static void sym_demangle(struct elf_syms *s, struct sym *sym)
+/* Reads the name at src + off: up to its NUL, which the table's last byte is. Returns a
+ * malloc'd string or NULL (unreadable: the file shrank). */
+static char *read_name(const struct elf_syms *s, const struct name_src *src, uint64_t off)
 {
-	char *d, *p;
+	uint64_t left = src->size - off, len = 0;
+	char *buf = NULL, *p;
+
+	while (left) {
+		size_t want = left < NAME_READ_CHUNK ? left : NAME_READ_CHUNK;
+		ssize_t n;
+
+		p = realloc(buf, len + want + 1);
+		if (!p)
+			break;
+		buf = p;
+		n = pread(s->fds[src->fd], buf + len, want, (off_t)(src->start + off + len));
+		if (n <= 0)
+			break;
+		p = memchr(buf + len, 0, n);
+		len += n;
+		left -= n;
+		if (p)
+			return buf;
+	}
+	if (buf && len && !left) { /* the table ended without its NUL: it changed */
+		buf[len] = '\0';
+		return buf;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Reads and demangles sym's name once; it is final then. */
+static void sym_resolve(struct elf_syms *s, struct sym *sym)
+{
+	char *raw = read_name(s, &s->srcs[sym->tab], sym->off), *d, *p = NULL;
+	const char *name;
 	size_t len;
 
-	sym->flags |= SYM_DEMANGLED;
-	d = ebprof_demangle(sym->name);
-	if (!d)
+	sym->flags |= SYM_NAMED;
+	sym->name = "";
+	if (!raw)
 		return;
-	len = strlen(d) + 1;
+	d = ebprof_demangle(raw);
+	name = d ? d : raw;
+	len = strlen(name) + 1;
 	p = arena_alloc(&s->names, len);
 	if (p) {
-		memcpy(p, d, len);
+		memcpy(p, name, len);
 		sym->name = p;
 	}
 	free(d);
+	free(raw);
 }
 
 const char *elf_syms__lookup(struct elf_syms *s, uint64_t off, uint64_t *sym_off)
@@ -601,10 +669,12 @@ const char *elf_syms__lookup(struct elf_syms *s, uint64_t off, uint64_t *sym_off
 	if (!s || !elf_segments__off_to_vaddr(s->segs, s->nr_segs, off, &va))
 		return NULL;
 	sym = find_sym(s, va);
-	if (!sym || !sym->name[0])
+	if (!sym)
 		return NULL;
-	if (!(sym->flags & SYM_DEMANGLED))
-		sym_demangle(s, sym);
+	if (!(sym->flags & SYM_NAMED))
+		sym_resolve(s, sym);
+	if (!sym->name[0])
+		return NULL;
 	if (sym_off)
 		*sym_off = va - sym->addr;
 	return sym->name;

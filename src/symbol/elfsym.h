@@ -11,12 +11,13 @@
 struct elf_file;
 struct elf_syms;
 
-/* Reads the symbols, build id and debug link of the ELF file open on fd. Works on a dup
- * of fd that it closes before returning: the caller keeps fd and nothing stays mapped.
- * Returns NULL with errno set (EINVAL: not a regular ELF file or unreadable header;
- * ENOMEM; EBADF). A file without symbols opens fine and resolves nothing. */
+/* Reads the symbols' addresses, build id and debug link of the ELF file open on fd, and
+ * keeps a dup of fd to read each name from when a lookup first lands on it: the caller
+ * keeps fd and nothing stays mapped. Returns NULL with errno set (EINVAL: not a regular
+ * ELF file or unreadable header; ENOMEM; EBADF; EMFILE). A file without symbols opens
+ * fine and resolves nothing. */
 struct elf_syms *elf_syms__open(int fd);
-/* The same from a file already open (e is not freed; nothing of it is kept). */
+/* The same from a file already open (e is not freed; a dup of its descriptor is kept). */
 struct elf_syms *elf_syms__open_elf(const struct elf_file *e);
 void elf_syms__free(struct elf_syms *s);
 
@@ -38,8 +39,9 @@ const char *elf_syms__build_id(const struct elf_syms *s);
 const char *elf_syms__debuglink(const struct elf_syms *s);
 
 /* Merges the function symbols of a separate debug file (e.g. from /usr/lib/debug) into s.
- * Returns 0, -EINVAL if fd is not ELF or its build id differs from s's, or another
- * negative errno. Names returned earlier stay valid. */
+ * Returns 0, -EINVAL if fd is not ELF, its build id differs from s's or s has a debug
+ * file already, or another negative errno. Keeps a dup of its descriptor for names.
+ * Names returned earlier stay valid. */
 int elf_syms__add_debug_file(struct elf_syms *s, int fd);
 int elf_syms__add_debug_elf(struct elf_syms *s, const struct elf_file *e);
 

@@ -25,8 +25,9 @@ struct native_unwinder *native__start(const struct sampler_maps *maps, struct pr
 
 	if (!n)
 		return NULL;
-	n->pool = table_pool__new(maps->unwind_rows, maps->unwind_rows_max, maps->unwind_tables,
-				  maps->unwind_tables_max);
+	n->pool =
+	    table_pool__new(maps->unwind_rows, maps->unwind_chunks_max, maps->unwind_chunk_shift,
+			    maps->unwind_tables, maps->unwind_tables_max);
 	if (!n->pool) {
 		err = errno;
 		pr_err("mapping the unwind row pool: %s", strerror(err));
@@ -68,11 +69,14 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 	fprintf(out,
 		"  unwinder: %llu processes described (%llu vanished first), %llu tables built "
 		"(%llu from Go's pclntab; %llu not: no CFI, unreadable or no room) in %.0f ms, "
-		"%llu of %llu rows used (%.1f MiB)\n",
+		"%llu of %llu rows used (%.1f MiB; kernel memory %.0f MiB now, %.0f MiB at most; "
+		"%llu tables dropped after %d s unused)\n",
 		(unsigned long long)ts->described, (unsigned long long)ts->vanished,
 		(unsigned long long)ps.built, (unsigned long long)ps.go_tables,
 		(unsigned long long)ps.failed, ps.build_ns / 1e6, (unsigned long long)ps.rows_used,
-		(unsigned long long)ps.rows_max, ps.rows_used * 16.0 / (1 << 20));
+		(unsigned long long)ps.rows_max, ps.rows_used * 16.0 / (1 << 20),
+		ps.chunks * ps.chunk_bytes / 1048576.0, ps.chunks_peak * ps.chunk_bytes / 1048576.0,
+		(unsigned long long)ps.expired, TABLE_POOL_IDLE_S);
 	if (ps.evicted || ps.no_room || ts->queue_full || ts->too_many_mappings)
 		fprintf(out,
 			"  unwinder limits: %llu tables evicted, %llu did not fit, %llu requests "

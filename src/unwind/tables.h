@@ -28,17 +28,19 @@ struct table_entry {
 
 struct table_pool_stats {
 	uint64_t built, failed, evicted, no_room;
+	uint64_t expired;   /* evicted after TABLE_POOL_IDLE_S unused, not for room */
 	uint64_t go_tables; /* tables with rows from a Go pclntab */
 	uint64_t rows_used, rows_max;
+	uint64_t chunks, chunks_peak, chunk_bytes; /* chunks allocated now, at most; bytes each */
 	uint64_t build_ns;
 };
 
 struct table_pool;
 
-/* rows_fd: the mmapable unwind_rows array of max_rows rows; tables_fd: unwind_tables of
- * max_tables entries. Returns NULL with errno set. */
-struct table_pool *table_pool__new(int rows_fd, uint32_t max_rows, int tables_fd,
-				   uint32_t max_tables);
+/* chunks_fd: the unwind_rows array of nchunks maps, each to hold 1 << chunk_shift rows;
+ * tables_fd: unwind_tables of max_tables entries. Returns NULL with errno set. */
+struct table_pool *table_pool__new(int chunks_fd, uint32_t nchunks, uint32_t chunk_shift,
+				   int tables_fd, uint32_t max_tables);
 void table_pool__free(struct table_pool *p);
 /* Returns f's table with one more reference, building and uploading it on first use
  * (slow: call it off the sample path). Never NULL: a table that could not be built has
@@ -48,6 +50,12 @@ struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry 
 struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_entry *f,
 					    const struct elf_file *e);
 void table_pool__release(struct table_pool *p, struct table_entry *t);
+/* A table no process has used for this long is evicted (the tracker asks): kernel memory
+ * follows the tables in use, and a program run again and again (a compiler in a build)
+ * keeps its table. */
+#define TABLE_POOL_IDLE_S 30
+/* Evicts the tables no process has used for idle_ns before now (CLOCK_MONOTONIC ns). */
+void table_pool__expire(struct table_pool *p, uint64_t now, uint64_t idle_ns);
 /* ELF virtual address bias of a mapping: vaddr = pc - bias. Returns false when no
  * segment of the file covers pgoff. */
 bool table_entry__vaddr_bias(const struct table_entry *t, uint64_t start, uint64_t pgoff,

@@ -19,6 +19,7 @@
 #include "util/log.h"
 
 #define QUEUE_LEN 4096
+#define EXPIRE_EVERY_NS (5ULL * 1000000000ULL) /* how often idle tables are looked for */
 
 struct request {
 	uint32_t type;
@@ -46,7 +47,8 @@ struct tracker {
 	struct hmap held;     /* pid -> struct held; only the thread touches it */
 	struct unw_proc desc; /* scratch: 5 KiB, not on the stack */
 	struct tracker_stats st;
-	uint32_t *scan; /* initial scan, done by the thread first */
+	uint64_t expired_at; /* when idle tables were last evicted */
+	uint32_t *scan;	     /* initial scan, done by the thread first */
 	size_t nscan;
 };
 
@@ -82,15 +84,19 @@ void tracker__notice(struct tracker *t, uint32_t type, uint32_t pid)
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* Takes the oldest request; with wait, sleeps until there is one. False when there is
- * none (without wait) or the tracker stops. */
+/* Takes the oldest request; with wait, sleeps until there is one, at most until
+ * EXPIRE_EVERY_NS from now. False when there is none (the wait timed out, or without
+ * wait) or the tracker stops. */
 static bool next_request(struct tracker *t, struct request *r, bool wait)
 {
+	uint64_t until = now_ns() + EXPIRE_EVERY_NS;
+	struct timespec ts = {(time_t)(until / 1000000000ULL), (long)(until % 1000000000ULL)};
 	bool got = false;
 
 	pthread_mutex_lock(&t->lock);
 	while (wait && !t->len && !t->stop)
-		pthread_cond_wait(&t->wake, &t->lock);
+		if (pthread_cond_timedwait(&t->wake, &t->lock, &ts) == ETIMEDOUT)
+			break;
 	if (t->len && !t->stop) {
 		*r = t->queue[t->head];
 		t->head = (t->head + 1) % QUEUE_LEN;
@@ -224,6 +230,7 @@ static void *tracker_main(void *arg)
 	struct tracker *t = arg;
 	struct request r;
 
+	pthread_setname_np(pthread_self(), "ebprof-tracker"); /* for ps and bench/ */
 	/* Requests go before the rest of the scan: a notice names a process that is being
 	 * sampled now, the scan one that merely exists (on a host of hundreds of processes
 	 * the scan takes seconds). A process a notice described is not described again. */
@@ -235,8 +242,17 @@ static void *tracker_main(void *arg)
 		if (!hmap_find(&t->held, hash_u64(pid), &pid))
 			describe(t, pid);
 	}
-	while (next_request(t, &r, true))
-		handle(t, &r);
+	while (!stopping(t)) {
+		uint64_t now;
+
+		if (next_request(t, &r, true))
+			handle(t, &r);
+		now = now_ns();
+		if (now - t->expired_at >= EXPIRE_EVERY_NS) {
+			table_pool__expire(t->pool, now, TABLE_POOL_IDLE_S * 1000000000ULL);
+			t->expired_at = now;
+		}
+	}
 	return NULL;
 }
 
@@ -271,6 +287,17 @@ static int list_all(uint32_t **out, size_t *n)
 	return 0;
 }
 
+/* The wait for requests times out by CLOCK_MONOTONIC, like every time here. */
+static void init_wake(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &a);
+	pthread_condattr_destroy(&a);
+}
+
 struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
 			       struct runtime_set *runtimes, const uint32_t *pids, size_t npids)
 {
@@ -285,7 +312,8 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 	t->runtimes = runtimes;
 	hmap_init(&t->held, held_eq);
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->wake, NULL);
+	init_wake(&t->wake);
+	t->expired_at = now_ns();
 	if (pids) {
 		t->scan = malloc((npids ? npids : 1) * sizeof(*t->scan));
 		if (t->scan)

@@ -87,3 +87,15 @@ grep '^nofp_qsort;' "$late" | grep -Ev ';main;sort_rounds( |;)' | awk '{ print $
 	sort -nr | head -5 | cut -c1-300 >&2
 check unwind_new_process "chain in $(pct "$chain" "$total") % of $total samples of a process started mid-recording" \
 	[ "$total" -ge 30 -a "$(pct "$chain" "$total")" -ge 90 ]
+
+# The table budget: with 1 MiB (one chunk of 64 Ki rows) the C++ sort's tables do not
+# all fit (libstdc++'s and libc's alone are 62 k rows): the counter says so, the kernel
+# memory stays within the budget, and the recording still has its stacks.
+out=$TMP/budget
+"$EBPROF" record -F 199 --unwind-memory 1M -o "$out" -- "$W/nofp_sort" 2 >"$out.stdout" 2>"$out.stderr"
+rc=$?
+nofit=$(sed -nE 's/.* ([0-9]+) did not fit.*/\1/p' "$out.stdout")
+kmem=$(sed -nE 's/.*, ([0-9]+) MiB at most;.*/\1/p' "$out.stdout")
+echo "unwind_budget: rc $rc, ${nofit:-?} tables did not fit, ${kmem:-?} MiB of kernel memory at most" >&2
+check unwind_budget "a 1M budget: rc $rc, ${nofit:-no} tables counted as not fitting, ${kmem:-?} MiB of rows" \
+	[ "$rc" -eq 0 -a "${nofit:-0}" -ge 1 -a "${kmem:-99}" -le 1 -a "$(folded_count "$out/stacks.folded" nofp_sort)" -ge 30 ]
