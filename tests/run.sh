@@ -104,9 +104,10 @@ run_vm() { # run_vm K: the selected vm-K/kernel/* tests in one guest, then its s
 	rm -f "$log.vm"
 }
 # The full suite leaves the matrix out unless EBPROF_VM_MATRIX=1 (one SKIP per kernel):
-# under emulation (this host's KVM cannot boot the kernels) it takes ~20 minutes, which
-# with the rest would reach the suite's 45-minute budget, and 6.12's unwind chains still
-# miss 95 % under load. A pattern naming vm- tests runs them whatever the setting.
+# the guests see the host's root but a /tmp of their own, so a checkout under /tmp (as
+# a CI may clone) cannot run there yet; and under emulation (this host's KVM cannot boot
+# the kernels) it takes 10 minutes on a quiet machine, 20 under load, where 6.12's unwind
+# chains missed 95 %. A pattern naming vm- tests runs them whatever the setting.
 matrix=${EBPROF_VM_MATRIX:-0}
 [ ${#patterns[@]} -gt 0 ] && matrix=1
 for k in $(scripts/kernels.sh list); do
