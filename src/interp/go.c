@@ -498,8 +498,10 @@ static const void *go_elf(size_t *size)
 
 const struct runtime_ops go_runtime = {
     .name = "go",
+    .title = "Go",
     .walker = WALKER_GO,
-    .frame_kind = FRAME_NATIVE, /* no frames of its own: Go code is native */
+    .frame_kind = FRAME_NATIVE, /* no frames of its own (no kind row): Go code is native */
+    .floor = {.bpf_loop = true, .without = "no Go labels"},
     .bpf_elf = go_elf,
     .bpf_walker = "go_walk",
     .init = go_init,

@@ -370,8 +370,18 @@ static const void *hotspot_elf(size_t *size)
 
 const struct runtime_ops hotspot_runtime = {
     .name = "hotspot",
+    .title = "Java",
     .walker = WALKER_HOTSPOT,
     .frame_kind = FRAME_JVM,
+    .kind =
+	{
+	    .name = "jvm",
+	    .otlp_type = "jvm",
+	    .about = "Java frame",
+	    .colour = {150, 25, 50, 55, 8}, /* teal: between unknown's green and kernel's blue */
+	    .folded_suffix = "",
+	},
+    .floor = {.bpf_loop = true, .without = "Java frames stay native"},
     .bpf_elf = hotspot_elf,
     .bpf_walker = "hotspot_walk",
     .init = hotspot_init,

@@ -672,8 +672,19 @@ static const void *python_elf(size_t *size)
 
 const struct runtime_ops python_runtime = {
     .name = "python",
+    .title = "Python",
     .walker = WALKER_PYTHON,
     .frame_kind = FRAME_PYTHON,
+    .kind =
+	{
+	    .name = "python",
+	    .otlp_type = "cpython",
+	    .about = "Python frame",
+	    .colour = {48, 12, 80, 60, 8}, /* yellow */
+	    .folded_suffix = "",
+	},
+    /* Its walker has an unrolled variant, tail-calling itself. */
+    .floor = {.bpf_loop = false, .without = "Python frames stay native"},
     .bpf_elf = python_elf,
     .bpf_walker = "python_walk",
     .init = python_init,

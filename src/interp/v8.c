@@ -734,8 +734,18 @@ static const void *v8_elf(size_t *size)
 
 const struct runtime_ops v8_runtime = {
     .name = "v8",
+    .title = "Node.js",
     .walker = WALKER_V8,
     .frame_kind = FRAME_V8,
+    .kind =
+	{
+	    .name = "v8js",
+	    .otlp_type = "v8js",
+	    .about = "JavaScript frame (V8)",
+	    .colour = {275, 25, 55, 60, 8}, /* violet: apart from every other kind's hue */
+	    .folded_suffix = "",
+	},
+    .floor = {.bpf_loop = true, .without = "Node.js frames stay native"},
     .bpf_elf = v8_elf,
     .bpf_walker = "v8_walk",
     .init = v8_init,
