@@ -481,38 +481,49 @@ static void opt_keep(struct v8_process *p, uint64_t code, uint32_t off, const st
 	p->nopts++;
 }
 
+/* The frames of optimized code at (code, off), innermost first: from the cache, else
+ * read from its deoptimization data and position table, expanded and kept. Returns how
+ * many (at most max), or -1 when code holds no such data at off (not optimized code). */
+static int optimized_frames(struct v8 *v, struct v8_process *p, uint64_t code, uint32_t off,
+			    struct frame *out, unsigned int max)
+{
+	struct v8_inlined in[V8_INLINE_MAX];
+	unsigned int k = opt_cached(v, p, code, off, out, max);
+	int n;
+
+	if (k)
+		return (int)k;
+	n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
+				    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
+	if (n <= 0)
+		return -1;
+	k = expand(v, p, in, n, out);
+	opt_keep(p, code, off, out, k);
+	return (int)k;
+}
+
 /* A frame of its function's JIT code: the functions inlined at its pc expand into frames
  * of their own, innermost first; baseline code is named by the function. */
 static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
 				struct frame *out, unsigned int max)
 {
-	struct v8_inlined in[V8_INLINE_MAX];
 	uint32_t off = uf->pad & V8_VALUE_MASK;
 	const struct v8_func *fn;
 	uint64_t code = 0, sfi;
-	unsigned int k;
-	int n = -EINVAL;
+	int k = -1;
 
 	/* The function's code now: the cache is keyed by it, so a function optimized again
 	 * (a new code object) is not named from its old code's positions. */
 	if (p->code->fn_code &&
-	    !p->mem.read(p->mem.ctx, uf->addr - 1 + p->code->fn_code, &code, sizeof(code))) {
-		k = opt_cached(v, p, code, off, out, max);
-		if (k)
-			return k;
-		n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
-					    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
-	}
-	if (n <= 0) {
-		if (p->mem.read(p->mem.ctx, uf->addr - 1 + (uint64_t)p->meta->v[V8_M_FN_SHARED],
-				&sfi, sizeof(sfi)))
-			return 0;
-		fn = get_func(v, p, sfi);
-		return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
-	}
-	k = expand(v, p, in, n, out);
-	opt_keep(p, code, off, out, k);
-	return k;
+	    !p->mem.read(p->mem.ctx, uf->addr - 1 + p->code->fn_code, &code, sizeof(code)))
+		k = optimized_frames(v, p, code, off, out, max);
+	if (k >= 0)
+		return (unsigned int)k;
+	if (p->mem.read(p->mem.ctx, uf->addr - 1 + (uint64_t)p->meta->v[V8_M_FN_SHARED], &sfi,
+			sizeof(sfi)))
+		return 0;
+	fn = get_func(v, p, sfi);
+	return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
 }
 
 /* A V8_FRAME_PC frame: the Code around its pc, found once per pc; its functions when it
@@ -520,12 +531,10 @@ static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct
 static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
 			      struct frame *out, unsigned int max)
 {
-	struct v8_inlined in[V8_INLINE_MAX];
 	struct v8_pc_entry *e = hmap_find(&p->pcs, hash_u64(uf->addr), &uf->addr);
-	unsigned int k;
 	uint64_t code;
 	uint32_t off;
-	int n;
+	int k;
 
 	if (!e) {
 		e = calloc(1, sizeof(*e));
@@ -547,18 +556,12 @@ static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct u
 	code = e->code;
 	off = (uint32_t)(e->pc - e->start);
 	p->skip_jit = true;
-	k = opt_cached(v, p, code, off, out, max);
-	if (k)
-		return k;
-	n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
-				    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
-	if (n <= 0) {
+	k = optimized_frames(v, p, code, off, out, max);
+	if (k < 0) {
 		p->skip_jit = false;
 		return 0;
 	}
-	k = expand(v, p, in, n, out);
-	opt_keep(p, code, off, out, k);
-	return k;
+	return (unsigned int)k;
 }
 
 static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
