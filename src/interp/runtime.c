@@ -66,8 +66,11 @@ const struct runtime_ops *runtime_registry__get(size_t i)
 
 const struct frame_kind_info *runtime_registry__kind(uint32_t kind)
 {
+	/* A native kind is nobody's, though a runtime of native frames (Go) names it. */
+	if (!frame_kind_is_runtime(kind))
+		return NULL;
 	for (size_t i = 0; i < NRUNTIMES; i++) {
-		if (frame_kind_is_runtime(kind) && registry[i]->frame_kind == kind)
+		if (registry[i]->frame_kind == kind)
 			return &registry[i]->kind;
 	}
 	return NULL;
