@@ -182,7 +182,7 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	rustc $(WL_FLAGS) $< -o $@
 
 FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] \
-	tests/fuzz/*.c tests/otlp/*.c tests/hotspot/*.c)
+	tests/fuzz/*.[ch] tests/otlp/*.c tests/hotspot/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli/host.h"
+#include "interp/runtime.h"
 #include "loader/features.h"
 #include "util/log.h"
 
@@ -110,13 +111,41 @@ static int feature(bool has, const char *name, const char *since, const char *wi
 	return has ? 0 : -ENOTSUP;
 }
 
+/* What recording without bpf_loop does, from the registry: "native and <each runtime with
+ * an unrolled walker> walkers unrolled, tail-calling themselves; <what each other lacks>". */
+static void without_bpf_loop(char *buf, size_t len)
+{
+	const struct runtime_ops *r;
+	size_t at, unrolled = 0;
+	bool first = true;
+
+	at = (size_t)snprintf(buf, len, "native");
+	for (size_t i = 0; (r = runtime_registry__get(i)) && at < len; i++) {
+		if (!r->floor.bpf_loop) {
+			at += (size_t)snprintf(buf + at, len - at, " and %s", r->title);
+			unrolled++;
+		}
+	}
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%s",
+				       unrolled ? " walkers unrolled, tail-calling themselves"
+						: " walker unrolled, tail-calling itself");
+	for (size_t i = 0; (r = runtime_registry__get(i)) && at < len; i++) {
+		if (r->floor.bpf_loop) {
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", first ? "; " : ", ",
+					       r->floor.without);
+			first = false;
+		}
+	}
+}
+
 static int probe_bpf_loop(char *detail, size_t len)
 {
+	char without[384];
+
+	without_bpf_loop(without, sizeof(without));
 	return feature(kernel_features()->bpf_loop, "bpf_loop", "5.17",
-		       "each walker loops in one program",
-		       "native and Python walkers unrolled, tail-calling themselves; Go, Java "
-		       "and Node.js frames stay native",
-		       detail, len);
+		       "each walker loops in one program", without, detail, len);
 }
 
 static int probe_task_regs(char *detail, size_t len)
@@ -192,7 +221,7 @@ static const struct probe probes[] = {
 
 int host__require_recording(void)
 {
-	char detail[256];
+	char detail[512];
 
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		int err;
@@ -211,7 +240,7 @@ int host__require_recording(void)
 
 int host__report(FILE *out)
 {
-	char detail[256];
+	char detail[512];
 	int missing = 0;
 
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {

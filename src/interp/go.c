@@ -8,11 +8,10 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -21,6 +20,7 @@
 #include "go_proc.h"
 #include "interp/go_cgo.h"
 #include "interp/runtime.h"
+#include "interp/runtime_state.h"
 #include "loader/counters.h"
 #include "profile/labels.h"
 #include "profile/profile.h"
@@ -51,8 +51,8 @@ static const struct go_layout {
 #define GO_G_M 48 /* offsetof(g, m): the same in every release above */
 
 struct go_file {
-	uint32_t file_id;
-	uint8_t minor; /* 0: unknown release */
+	uint32_t file_id; /* first: runtime_state.h */
+	uint8_t minor;	  /* 0: unknown release */
 	int64_t tls_g;
 	struct go_cgo_switch cgo; /* runtime.asmcgocall; cgo.len 0: none */
 };
@@ -72,15 +72,17 @@ struct go_str {
 };
 #define GO_STR_CACHE_MAX (1u << 16) /* entries; then the cache starts over */
 
+_Static_assert(offsetof(struct go_file, file_id) == 0, "keyed as runtime_state.h says");
+
+/* Files: struct go_file; no processes (a process is its BPF entry alone), no names. */
 struct go {
-	pthread_mutex_t lock; /* files: detect and describe run on the tracker thread */
-	struct hmap files;    /* struct go_file by file id */
-	int procs_fd, counters_fd;
+	struct runtime_state rs; /* first: runtime_state__new makes the whole */
 	struct go_stats st;
 	char strings[LABELS_MAX * 2][LABEL_VALUE_MAX + 1]; /* what labels() returned last */
 	struct hmap str_cache;				   /* struct go_str; ingest thread only */
 	struct arena str_arena;
 };
+_Static_assert(offsetof(struct go, rs) == 0, "runtime_state.h");
 
 static int str_eq(const void *e, const void *k)
 {
@@ -130,11 +132,6 @@ static bool str_cache_get(struct go *g, uint32_t pid, const struct user_frame *u
 		return false;
 	snprintf(buf, max + 1, "%s", e->s);
 	return true;
-}
-
-static int file_eq(const void *e, const void *k)
-{
-	return ((const struct go_file *)e)->file_id == *(const uint32_t *)k;
 }
 
 /* ---- detection ---- */
@@ -256,11 +253,8 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 	elf_end(elf);
 	if (!gf)
 		return false;
-	pthread_mutex_lock(&g->lock);
-	if (hmap_find(&g->files, hash_u64(f->file_id), &f->file_id) ||
-	    hmap_insert(&g->files, hash_u64(f->file_id), gf))
+	if (!runtime_state__add_file(&g->rs, gf))
 		free(gf);
-	pthread_mutex_unlock(&g->lock);
 	return true;
 }
 
@@ -330,17 +324,15 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 	const struct go_layout *l = NULL;
 	struct go_file gf = {0};
 	struct go_proc gp = {0}, old;
+	const struct go_file *f;
 	bool known, cgo;
+	uint32_t i = 0;
 
-	pthread_mutex_lock(&g->lock);
-	for (uint32_t i = 0; i < n && !gf.file_id; i++) {
-		struct go_file *f =
-		    hmap_find(&g->files, hash_u64(maps[i].file_id), &maps[i].file_id);
-
-		if (f)
-			gf = *f;
-	}
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_lock(&g->rs.lock);
+	f = runtime_state__mapped_file(&g->rs, maps, n, &i);
+	if (f)
+		gf = *f;
+	pthread_mutex_unlock(&g->rs.lock);
 	if (!gf.file_id)
 		return -ENOENT;
 	l = layout_of(gf.minor);
@@ -355,8 +347,8 @@ static int go_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 			      .g_labels = l->g_labels,
 			      .labels_kind = l->kind};
 	cgo = claim_switches(&gf, maps, n, &gp, marks);
-	known = !bpf_map_lookup_elem(g->procs_fd, &pid, &old); /* described again: same process */
-	if (bpf_map_update_elem(g->procs_fd, &pid, &gp, BPF_ANY))
+	known = !bpf_map_lookup_elem(g->rs.map_fd, &pid, &old); /* described again: same process */
+	if (bpf_map_update_elem(g->rs.map_fd, &pid, &gp, BPF_ANY))
 		return -errno;
 	if (!known)
 		__atomic_add_fetch(&g->st.processes, 1, __ATOMIC_RELAXED);
@@ -370,7 +362,7 @@ static void go_forget(void *priv, uint32_t pid)
 {
 	struct go *g = priv;
 
-	bpf_map_delete_elem(g->procs_fd, &pid);
+	runtime_state__forget(&g->rs, pid);
 }
 
 /* Go frames are native: the walker sends none but labels. */
@@ -384,14 +376,9 @@ static unsigned int go_ingest(void *priv, uint32_t pid, const struct user_frame 
 static int read_string(uint32_t pid, const struct user_frame *uf, char *buf, size_t max)
 {
 	size_t len = uf->pad & UF_LABEL_LEN_MASK;
-	struct iovec local, remote;
-	ssize_t got;
 
 	len = len < max ? len : max;
-	local = (struct iovec){.iov_base = buf, .iov_len = len};
-	remote = (struct iovec){.iov_base = (void *)(uintptr_t)uf->addr, .iov_len = len};
-	got = len ? process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) : 0;
-	if (got != (ssize_t)len)
+	if (len && runtime_mem__read(pid, uf->addr, buf, len))
 		return -EFAULT;
 	buf[len] = '\0';
 	return 0;
@@ -434,7 +421,7 @@ static void go_print_stats(void *priv, FILE *out)
 
 	if (!g->st.processes && !g->st.unknown_release)
 		return;
-	counters__sum(g->counters_fd, c, GO_CTR__COUNT);
+	counters__sum(g->rs.counters_fd, c, GO_CTR__COUNT);
 	fprintf(out,
 		"  go: %llu processes (%llu of a release whose labels are not known); %llu samples "
 		"with labels, %llu labels read (%llu of an exited process, as read before), "
@@ -456,24 +443,21 @@ static void go_print_stats(void *priv, FILE *out)
 		(unsigned long long)c[GO_CTR_CGO_BAD], (unsigned long long)c[GO_CTR_CGO_FAULT]);
 }
 
+static const struct runtime_state_conf state = {
+    .pid_map = "pid_to_go",
+    .counters_map = "go_counters",
+};
+
 static int go_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)
 {
-	const struct bpf_map *procs = bpf_object__find_map_by_name(obj, "pid_to_go");
-	const struct bpf_map *ctrs = bpf_object__find_map_by_name(obj, "go_counters");
 	struct go *g;
+	int err = runtime_state__new(obj, &state, sizeof(*g), priv);
 
-	if (!procs || !ctrs)
-		return -ENOENT;
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	pthread_mutex_init(&g->lock, NULL);
-	hmap_init(&g->files, file_eq);
+	if (err)
+		return err;
+	g = *priv;
 	hmap_init(&g->str_cache, str_eq);
 	arena_init(&g->str_arena);
-	g->procs_fd = bpf_map__fd(procs);
-	g->counters_fd = bpf_map__fd(ctrs);
-	*priv = g;
 	return 0;
 }
 
@@ -483,12 +467,9 @@ static void go_free(void *priv)
 
 	if (!g)
 		return;
-	hmap_for_each(&g->files, i) free(g->files.slots[i].entry);
-	hmap_free(&g->files);
 	hmap_free(&g->str_cache);
 	arena_free(&g->str_arena);
-	pthread_mutex_destroy(&g->lock);
-	free(g);
+	runtime_state__delete(g);
 }
 
 static const void *go_elf(size_t *size)
@@ -498,8 +479,10 @@ static const void *go_elf(size_t *size)
 
 const struct runtime_ops go_runtime = {
     .name = "go",
+    .title = "Go",
     .walker = WALKER_GO,
-    .frame_kind = FRAME_NATIVE, /* no frames of its own: Go code is native */
+    .frame_kind = FRAME_NATIVE, /* no frames of its own (no kind row): Go code is native */
+    .floor = {.bpf_loop = true, .without = "no Go labels"},
     .bpf_elf = go_elf,
     .bpf_walker = "go_walk",
     .init = go_init,

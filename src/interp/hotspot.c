@@ -6,10 +6,9 @@
  * code cache is claimed UNW_MARK_WALK. Ingest: each frame the walker recorded is named
  * from the process's memory (hotspot_names.c), inlined methods expanding into frames. */
 #include <errno.h>
-#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -21,6 +20,7 @@
 #include "interp/hotspot_method.h"
 #include "interp/hotspot_names.h"
 #include "interp/runtime.h"
+#include "interp/runtime_state.h"
 #include "loader/counters.h"
 #include "profile/profile.h"
 #include "profile/report.h"
@@ -32,7 +32,7 @@
 
 #define MAX_FUNCS (1 << 20) /* distinct (method, file) names kept; then frames are "?" */
 
-/* A libjvm.so detect() accepted, by file id. */
+/* A libjvm.so detect() accepted, by file id (first: runtime_state.h). */
 struct hs_file {
 	uint32_t file_id;
 	struct hs_elf elf;
@@ -41,46 +41,25 @@ struct hs_file {
 };
 
 struct hs_process {
-	uint32_t pid;
+	uint32_t pid;	   /* first: runtime_state.h */
 	struct hs_mem mem; /* reads pid */
 	struct hs_layout layout;
 	struct hs_names *names;
 };
+_Static_assert(offsetof(struct hs_file, file_id) == 0 && offsetof(struct hs_process, pid) == 0,
+	       "keyed as runtime_state.h says");
 
 struct hotspot_stats {
 	uint64_t processes, unusable; /* JVMs described; JVMs whose tables lacked something */
 };
 
+/* Files: struct hs_file; processes: struct hs_process; names: (method, file). */
 struct hotspot {
-	pthread_mutex_t lock; /* the tracker's thread and ingest share everything below */
-	int map_fd, counters_fd;
-	struct hmap files, procs;
-	struct functab funcs; /* (method, file) by id; 0 could not be named */
+	struct runtime_state rs; /* first: runtime_state__new makes the whole */
 	struct hotspot_stats st;
 	struct hs_names_stats gone; /* names statistics of processes forgotten */
 };
-
-static int file_eq(const void *e, const void *k)
-{
-	return ((const struct hs_file *)e)->file_id == *(const uint32_t *)k;
-}
-
-static int proc_eq(const void *e, const void *k)
-{
-	return ((const struct hs_process *)e)->pid == *(const uint32_t *)k;
-}
-
-static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct hs_process *p = ctx;
-	struct iovec l = {.iov_base = buf, .iov_len = len};
-	struct iovec r = {.iov_base = (void *)addr, .iov_len = len};
-	ssize_t n = process_vm_readv((pid_t)p->pid, &l, 1, &r, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
+_Static_assert(offsetof(struct hotspot, rs) == 0, "runtime_state.h");
 
 static void add_names_stats(struct hs_names_stats *to, const struct hs_names_stats *s)
 {
@@ -91,61 +70,36 @@ static void add_names_stats(struct hs_names_stats *to, const struct hs_names_sta
 	to->stubs += s->stubs;
 }
 
-static void free_process(struct hotspot *hs, struct hs_process *p)
+static void free_process(struct runtime_state *rs, void *proc)
 {
-	if (!p)
-		return;
+	struct hotspot *hs = (struct hotspot *)rs;
+	struct hs_process *p = proc;
+
 	if (p->names)
 		add_names_stats(&hs->gone, hs_names__stats(p->names));
 	hs_names__free(p->names);
 	free(p);
 }
 
-static void hotspot_free(void *priv);
+static void free_file(void *file)
+{
+	struct hs_file *f = file;
+
+	free(f->path);
+	free(f);
+}
+
+static const struct runtime_state_conf state = {
+    .pid_map = "pid_to_hotspot",
+    .counters_map = "hotspot_counters",
+    .max_names = MAX_FUNCS,
+    .free_file = free_file,
+    .free_proc = free_process,
+};
 
 static int hotspot_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)
 {
-	const struct bpf_map *procs = bpf_object__find_map_by_name(obj, "pid_to_hotspot");
-	const struct bpf_map *ctrs = bpf_object__find_map_by_name(obj, "hotspot_counters");
-	struct hotspot *hs;
-
-	if (!procs || !ctrs)
-		return -ENOENT;
-	hs = calloc(1, sizeof(*hs));
-	if (!hs)
-		return -ENOMEM;
-	pthread_mutex_init(&hs->lock, NULL);
-	hs->map_fd = bpf_map__fd(procs);
-	hs->counters_fd = bpf_map__fd(ctrs);
-	hmap_init(&hs->files, file_eq);
-	hmap_init(&hs->procs, proc_eq);
-	if (functab__init(&hs->funcs, MAX_FUNCS)) {
-		hotspot_free(hs);
-		return -ENOMEM;
-	}
-	*priv = hs;
-	return 0;
-}
-
-static void hotspot_free(void *priv)
-{
-	struct hotspot *hs = priv;
-
-	if (!hs)
-		return;
-	hmap_for_each(&hs->files, i)
-	{
-		struct hs_file *f = hs->files.slots[i].entry;
-
-		free(f->path);
-		free(f);
-	}
-	hmap_free(&hs->files);
-	hmap_for_each(&hs->procs, i) free_process(hs, hs->procs.slots[i].entry);
-	hmap_free(&hs->procs);
-	functab__free(&hs->funcs);
-	pthread_mutex_destroy(&hs->lock);
-	free(hs);
+	return runtime_state__new(obj, &state, sizeof(struct hotspot), priv);
 }
 
 static bool hotspot_detect(void *priv, const struct runtime_file *rf)
@@ -161,30 +115,21 @@ static bool hotspot_detect(void *priv, const struct runtime_file *rf)
 		return false;
 	f->file_id = rf->file_id;
 	f->path = strdup(rf->path);
-	if (f->path && !hs_elf__read(rf->fd, &f->elf)) {
-		pthread_mutex_lock(&hs->lock);
-		yes = !hmap_find(&hs->files, hash_u64(f->file_id), &f->file_id) &&
-		      !hmap_insert(&hs->files, hash_u64(f->file_id), f);
-		pthread_mutex_unlock(&hs->lock);
-	}
-	if (!yes) {
-		free(f->path);
-		free(f);
-	}
-	return yes || hmap_find(&hs->files, hash_u64(rf->file_id), &rf->file_id);
+	if (f->path && !hs_elf__read(rf->fd, &f->elf))
+		yes = runtime_state__add_file(&hs->rs, f);
+	if (!yes)
+		free_file(f);
+	return yes || runtime_state__file(&hs->rs, rf->file_id);
 }
 
 /* libjvm among pid's mappings: its file and the load bias. */
 static struct hs_file *find_libjvm(struct hotspot *hs, const struct proc_mapping *maps, uint32_t n,
 				   uint64_t *bias)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		struct hs_file *f =
-		    maps[i].file_id
-			? hmap_find(&hs->files, hash_u64(maps[i].file_id), &maps[i].file_id)
-			: NULL;
+	struct hs_file *f;
 
-		if (f && hs_elf__bias(&f->elf, maps[i].start, maps[i].pgoff, bias))
+	for (uint32_t i = 0; (f = runtime_state__mapped_file(&hs->rs, maps, n, &i)); i++) {
+		if (hs_elf__bias(&f->elf, maps[i].start, maps[i].pgoff, bias))
 			return f;
 	}
 	return NULL;
@@ -203,7 +148,7 @@ static int new_process(struct hotspot *hs, uint32_t pid, struct hs_file *f, uint
 	if (!p)
 		return -ENOMEM;
 	p->pid = pid;
-	p->mem = (struct hs_mem){.read = read_pid, .ctx = p};
+	p->mem = (struct hs_mem){.read = runtime_proc__read, .ctx = p};
 	for (int i = 0; i < HS_SYM__COUNT; i++)
 		syms[i] = f->elf.sym[i] ? f->elf.sym[i] + bias : 0;
 	err = hs_vm__read(&p->mem, syms, &vm);
@@ -221,7 +166,7 @@ static int new_process(struct hotspot *hs, uint32_t pid, struct hs_file *f, uint
 		p->names = hs_names__new(&p->mem, &p->layout);
 	if (err || !p->names) {
 		hs->st.unusable += !!err;
-		free_process(hs, p);
+		free_process(&hs->rs, p);
 		return err ? err : -ENOMEM;
 	}
 	*out = p;
@@ -238,20 +183,17 @@ static int hotspot_describe(void *priv, uint32_t pid, const struct proc_mapping 
 	uint64_t bias = 0;
 	int err = -ENOENT;
 
-	pthread_mutex_lock(&hs->lock);
+	pthread_mutex_lock(&hs->rs.lock);
 	f = find_libjvm(hs, maps, n, &bias);
-	p = hmap_find(&hs->procs, hash_u64(pid), &pid);
+	p = runtime_state__proc(&hs->rs, pid);
 	if (!f)
 		goto cleanup;
 	if (!p) {
 		err = new_process(hs, pid, f, bias, &p);
+		if (!err)
+			err = runtime_state__set_proc(&hs->rs, pid, p);
 		if (err)
 			goto cleanup;
-		err = hmap_insert(&hs->procs, hash_u64(pid), p);
-		if (err) {
-			free_process(hs, p);
-			goto cleanup;
-		}
 		hs->st.processes++;
 	}
 	err = hs_proc__read(&p->mem, &p->layout, &bp);
@@ -264,18 +206,18 @@ static int hotspot_describe(void *priv, uint32_t pid, const struct proc_mapping 
 		marks->m[marks->n++].mark = UNW_MARK_WALK;
 	}
 	if (err == -EAGAIN && bp.code_low) {
-		bpf_map_delete_elem(hs->map_fd, &pid);
+		bpf_map_delete_elem(hs->rs.map_fd, &pid);
 		err = 0;
 		goto cleanup;
 	}
 	if (err)
 		goto cleanup;
-	if (bpf_map_update_elem(hs->map_fd, &pid, &bp, BPF_ANY))
+	if (bpf_map_update_elem(hs->rs.map_fd, &pid, &bp, BPF_ANY))
 		err = -errno;
 cleanup:
 	if (err && err != -ENOENT)
 		pr_debug("hotspot: describing pid %u: %s", pid, strerror(-err));
-	pthread_mutex_unlock(&hs->lock);
+	pthread_mutex_unlock(&hs->rs.lock);
 	return err;
 }
 
@@ -283,10 +225,7 @@ static void hotspot_forget(void *priv, uint32_t pid)
 {
 	struct hotspot *hs = priv;
 
-	pthread_mutex_lock(&hs->lock);
-	bpf_map_delete_elem(hs->map_fd, &pid);
-	free_process(hs, hmap_remove(&hs->procs, hash_u64(pid), &pid));
-	pthread_mutex_unlock(&hs->lock);
+	runtime_state__forget(&hs->rs, pid);
 }
 
 static unsigned int hotspot_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
@@ -299,17 +238,17 @@ static unsigned int hotspot_ingest(void *priv, uint32_t pid, const struct user_f
 
 	if (!max)
 		return 0;
-	pthread_mutex_lock(&hs->lock);
-	p = hmap_find(&hs->procs, hash_u64(pid), &pid);
+	pthread_mutex_lock(&hs->rs.lock);
+	p = runtime_state__proc(&hs->rs, pid);
 	if (p)
 		k = hs_names__frame(p->names, uf->addr, uf->pad & UF_DATA_MASK, nf,
 				    max < HS_INLINE_MAX ? (int)max : HS_INLINE_MAX);
 	for (int i = 0; i < k; i++)
-		out[i] =
-		    (struct frame){.kind = FRAME_JVM,
-				   .file_id = functab__intern(&hs->funcs, nf[i].func, nf[i].file),
-				   .addr = (uint64_t)nf[i].line};
-	pthread_mutex_unlock(&hs->lock);
+		out[i] = (struct frame){.kind = FRAME_JVM,
+					.file_id =
+					    functab__intern(&hs->rs.names, nf[i].func, nf[i].file),
+					.addr = (uint64_t)nf[i].line};
+	pthread_mutex_unlock(&hs->rs.lock);
 	if (k > 0)
 		return (unsigned int)k;
 	out[0] = (struct frame){.kind = FRAME_JVM};
@@ -322,7 +261,7 @@ static const char *hotspot_name(void *priv, const struct frame *f, struct arena 
 {
 	const struct hotspot *hs = priv;
 	/* Read at report time, under the tracker's lock: no function is being added. */
-	const struct functab_entry *fn = functab__get(&hs->funcs, f->file_id);
+	const struct functab_entry *fn = functab__get(&hs->rs.names, f->file_id);
 
 	if (!fn)
 		return "[jvm: unreadable code]";
@@ -337,18 +276,18 @@ static void hotspot_print_stats(void *priv, FILE *out)
 	struct hs_names_stats s;
 	uint64_t c[HS_CTR__COUNT];
 
-	pthread_mutex_lock(&hs->lock);
+	pthread_mutex_lock(&hs->rs.lock);
 	s = hs->gone;
-	hmap_for_each(&hs->procs, i)
+	hmap_for_each(&hs->rs.procs, i)
 	{
-		const struct hs_process *p = hs->procs.slots[i].entry;
+		const struct hs_process *p = hs->rs.procs.slots[i].entry;
 
 		add_names_stats(&s, hs_names__stats(p->names));
 	}
-	pthread_mutex_unlock(&hs->lock);
+	pthread_mutex_unlock(&hs->rs.lock);
 	if (!hs->st.processes && !hs->st.unusable)
 		return;
-	counters__sum(hs->counters_fd, c, HS_CTR__COUNT);
+	counters__sum(hs->rs.counters_fd, c, HS_CTR__COUNT);
 	fprintf(out,
 		"  hotspot: %llu JVMs (%llu unusable); %llu walks into the code cache, cut: %llu "
 		"without a description, %llu in no code blob, %llu unreadable, %llu impossible "
@@ -370,12 +309,22 @@ static const void *hotspot_elf(size_t *size)
 
 const struct runtime_ops hotspot_runtime = {
     .name = "hotspot",
+    .title = "Java",
     .walker = WALKER_HOTSPOT,
     .frame_kind = FRAME_JVM,
+    .kind =
+	{
+	    .name = "jvm",
+	    .otlp_type = "jvm",
+	    .about = "Java frame",
+	    .colour = {150, 25, 50, 55, 8}, /* teal: between unknown's green and kernel's blue */
+	    .folded_suffix = "",
+	},
+    .floor = {.bpf_loop = true, .without = "Java frames stay native"},
     .bpf_elf = hotspot_elf,
     .bpf_walker = "hotspot_walk",
     .init = hotspot_init,
-    .free = hotspot_free,
+    .free = runtime_state__delete,
     .detect = hotspot_detect,
     .describe = hotspot_describe,
     .forget = hotspot_forget,

@@ -5,10 +5,9 @@
  * table are read once per process and address, and read again when the tag BPF sends
  * (its co_firstlineno) no longer matches: the object was freed and the address reused. */
 #include <errno.h>
-#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -19,6 +18,7 @@
 #include "interp/python_lines.h"
 #include "interp/python_offsets.h"
 #include "interp/runtime.h"
+#include "interp/runtime_state.h"
 #include "loader/counters.h"
 #include "profile/profile.h"
 #include "python.skel.h"
@@ -36,7 +36,7 @@
 
 /* What a mapped file is, decided once per file id. */
 struct py_file {
-	uint32_t file_id;
+	uint32_t file_id;		  /* first: runtime_state.h */
 	bool python;			  /* holds an interpreter (the symbols were found) */
 	bool warned;			  /* its unknown version was reported */
 	uint16_t version;		  /* 0x030b, from the file name; 0 when it has none */
@@ -59,54 +59,25 @@ struct py_code {
 };
 
 struct py_process {
-	uint32_t pid;
+	uint32_t pid; /* first: runtime_state.h */
 	struct py_version_info info;
 	struct hmap codes; /* struct py_code by addr */
 };
+_Static_assert(offsetof(struct py_file, file_id) == 0 && offsetof(struct py_process, pid) == 0,
+	       "keyed as runtime_state.h says");
 
+/* Files: struct py_file (interpreters only); processes: struct py_process; names:
+ * (qualname, file), 0 standing for unreadable code. */
 struct python {
-	pthread_mutex_t lock; /* everything below: the tracker's thread and ingest share it */
+	struct runtime_state rs; /* first: runtime_state__new makes the whole */
 	struct proc_table *procs;
-	int map_fd;	   /* pid_to_python */
-	int counters_fd;   /* python_counters: what the walker could not do */
-	struct hmap files; /* struct py_file by file id */
-	struct hmap procs_by_pid;
-	struct functab funcs; /* (qualname, file) by id; 0 stands for unreadable code */
-	struct python_stats st;
+	struct python_stats st; /* under rs.lock */
 };
-
-static int file_eq(const void *e, const void *k)
-{
-	return ((const struct py_file *)e)->file_id == *(const uint32_t *)k;
-}
-
-static int proc_eq(const void *e, const void *k)
-{
-	return ((const struct py_process *)e)->pid == *(const uint32_t *)k;
-}
+_Static_assert(offsetof(struct python, rs) == 0, "runtime_state.h");
 
 static int code_eq(const void *e, const void *k)
 {
 	return ((const struct py_code *)e)->addr == *(const uint64_t *)k;
-}
-
-struct python *python__new(struct proc_table *procs, int pid_to_python_fd, int counters_fd)
-{
-	struct python *py = calloc(1, sizeof(*py));
-
-	if (!py)
-		return NULL;
-	pthread_mutex_init(&py->lock, NULL);
-	py->procs = procs;
-	py->map_fd = pid_to_python_fd;
-	py->counters_fd = counters_fd;
-	hmap_init(&py->files, file_eq);
-	hmap_init(&py->procs_by_pid, proc_eq);
-	if (functab__init(&py->funcs, MAX_FUNCS)) {
-		python__free(py);
-		return NULL;
-	}
-	return py;
 }
 
 static void free_codes(struct hmap *codes)
@@ -121,26 +92,20 @@ static void free_codes(struct hmap *codes)
 	hmap_free(codes);
 }
 
-static void free_process(struct py_process *p)
+static void free_process(struct runtime_state *rs, void *proc)
 {
-	if (!p)
-		return;
+	struct py_process *p = proc;
+
 	free_codes(&p->codes);
 	free(p);
 }
 
-void python__free(struct python *py)
-{
-	if (!py)
-		return;
-	hmap_for_each(&py->files, i) free(py->files.slots[i].entry);
-	hmap_free(&py->files);
-	hmap_for_each(&py->procs_by_pid, i) free_process(py->procs_by_pid.slots[i].entry);
-	hmap_free(&py->procs_by_pid);
-	functab__free(&py->funcs);
-	pthread_mutex_destroy(&py->lock);
-	free(py);
-}
+static const struct runtime_state_conf state = {
+    .pid_map = "pid_to_python",
+    .counters_map = "python_counters", /* what the walker could not do */
+    .max_names = MAX_FUNCS,
+    .free_proc = free_process,
+};
 
 /* ---- detection ---- */
 
@@ -230,19 +195,9 @@ static bool python_detect(void *priv, const struct runtime_file *f)
 	yes = pf->python;
 	if (yes)
 		pr_debug("python: %s is an interpreter", f->path);
-	pthread_mutex_lock(&py->lock);
-	if (!yes || hmap_find(&py->files, hash_u64(f->file_id), &f->file_id) ||
-	    hmap_insert(&py->files, hash_u64(f->file_id), pf)) {
+	if (!yes || !runtime_state__add_file(&py->rs, pf))
 		free(pf);
-	}
-	pthread_mutex_unlock(&py->lock);
 	return yes;
-}
-
-/* What file id is, when detect() said it is an interpreter; NULL otherwise. */
-static struct py_file *file_info(struct python *py, uint32_t file_id)
-{
-	return hmap_find(&py->files, hash_u64(file_id), &file_id);
 }
 
 /* ---- process memory ---- */
@@ -250,13 +205,7 @@ static struct py_file *file_info(struct python *py, uint32_t file_id)
 /* Reads len bytes at addr of pid. Returns 0, or -errno (ESRCH: the process is gone). */
 static int read_mem(uint32_t pid, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec local = {.iov_base = buf, .iov_len = len};
-	struct iovec remote = {.iov_base = (void *)addr, .iov_len = len};
-	ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+	return runtime_mem__read(pid, addr, buf, len);
 }
 
 /* The load bias (process address - ELF vaddr) of the mapping m of file pf. */
@@ -329,13 +278,10 @@ static void warn_unknown(struct python *py, struct py_file *pf, uint32_t pid, ui
 static struct py_file *find_interpreter(struct python *py, uint32_t pid,
 					const struct proc_mapping *maps, uint32_t n, uint64_t *bias)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		struct py_file *pf;
+	struct py_file *pf;
 
-		if (!maps[i].file_id)
-			continue;
-		pf = file_info(py, maps[i].file_id);
-		if (pf && pf->python && load_bias(pf, &maps[i], bias))
+	for (uint32_t i = 0; (pf = runtime_state__mapped_file(&py->rs, maps, n, &i)); i++) {
+		if (pf->python && load_bias(pf, &maps[i], bias))
 			return pf;
 	}
 	return NULL;
@@ -350,14 +296,6 @@ static void fill_proc(struct py_proc *bp, const struct py_file *pf, uint64_t bia
 	/* Before 3.11 a thread state knows its thread only by pthread_self(). */
 	bp->tid_is_fsbase = info->version < 0x030b;
 	bp->off = info->bpf;
-}
-
-/* Replaces pid's entry (and its code cache) with p, or removes it when p is NULL. */
-static void set_process(struct python *py, uint32_t pid, struct py_process *p)
-{
-	free_process(hmap_remove(&py->procs_by_pid, hash_u64(pid), &pid));
-	if (p && hmap_insert(&py->procs_by_pid, hash_u64(pid), p))
-		free_process(p);
 }
 
 /* Every activation of the eval loop (and of its .cold part) is one the walker fills. */
@@ -384,7 +322,7 @@ static int python_describe(void *priv, uint32_t pid, const struct proc_mapping *
 	uint64_t bias = 0;
 	int err;
 
-	pthread_mutex_lock(&py->lock);
+	pthread_mutex_lock(&py->rs.lock);
 	pf = find_interpreter(py, pid, maps, n, &bias);
 	if (!pf)
 		goto none;
@@ -402,22 +340,23 @@ static int python_describe(void *priv, uint32_t pid, const struct proc_mapping *
 	p->info = info;
 	hmap_init(&p->codes, code_eq);
 	fill_proc(&bp, pf, bias, &info);
-	if (bpf_map_update_elem(py->map_fd, &pid, &bp, BPF_ANY)) {
+	if (bpf_map_update_elem(py->rs.map_fd, &pid, &bp, BPF_ANY)) {
 		pr_debug("python: describing pid %u: %s", pid, strerror(errno));
-		free_process(p);
+		free_process(&py->rs, p);
 		goto none;
 	}
 	/* The tracker describes a process again whenever its mappings change. */
-	if (!hmap_find(&py->procs_by_pid, hash_u64(pid), &pid))
+	if (!runtime_state__proc(&py->rs, pid))
 		py->st.processes++;
-	set_process(py, pid, p);
+	/* Replaces its entry, and the code cache with it. */
+	runtime_state__set_proc(&py->rs, pid, p);
 	claim_eval_loop(pf, bias, marks);
-	pthread_mutex_unlock(&py->lock);
+	pthread_mutex_unlock(&py->rs.lock);
 	return 0;
 none:
-	bpf_map_delete_elem(py->map_fd, &pid);
-	set_process(py, pid, NULL);
-	pthread_mutex_unlock(&py->lock);
+	bpf_map_delete_elem(py->rs.map_fd, &pid);
+	runtime_state__set_proc(&py->rs, pid, NULL);
+	pthread_mutex_unlock(&py->rs.lock);
 	return -ENOENT;
 }
 
@@ -425,10 +364,7 @@ static void python_forget(void *priv, uint32_t pid)
 {
 	struct python *py = priv;
 
-	pthread_mutex_lock(&py->lock);
-	bpf_map_delete_elem(py->map_fd, &pid);
-	set_process(py, pid, NULL);
-	pthread_mutex_unlock(&py->lock);
+	runtime_state__forget(&py->rs, pid);
 }
 
 /* ---- code objects ---- */
@@ -525,7 +461,7 @@ static int read_code(struct python *py, const struct py_process *p, uint64_t add
 	c->addr = addr;
 	c->tag = (uint16_t)first;
 	c->firstlineno = first;
-	c->func = functab__intern(&py->funcs, name, file);
+	c->func = functab__intern(&py->rs.names, name, file);
 	return 0;
 }
 
@@ -581,8 +517,8 @@ static unsigned int python_ingest(void *priv, uint32_t pid, const struct user_fr
 	int line;
 
 	*out = (struct frame){.kind = FRAME_PYTHON};
-	pthread_mutex_lock(&py->lock);
-	p = hmap_find(&py->procs_by_pid, hash_u64(pid), &pid);
+	pthread_mutex_lock(&py->rs.lock);
+	p = runtime_state__proc(&py->rs, pid);
 	if (p)
 		c = code_at(py, p, addr, tag);
 	else
@@ -593,7 +529,7 @@ static unsigned int python_ingest(void *priv, uint32_t pid, const struct user_fr
 		out->file_id = c->func;
 		out->addr = line > 0 ? (uint64_t)line : 0;
 	}
-	pthread_mutex_unlock(&py->lock);
+	pthread_mutex_unlock(&py->rs.lock);
 	return 1;
 }
 
@@ -603,7 +539,7 @@ static const char *python_name(void *priv, const struct frame *f, struct arena *
 {
 	const struct python *py = priv;
 	/* Read at report time, under the tracker's lock: no function is being added. */
-	const struct functab_entry *fn = functab__get(&py->funcs, f->file_id);
+	const struct functab_entry *fn = functab__get(&py->rs.names, f->file_id);
 
 	if (!fn)
 		return "[python: unreadable code]";
@@ -613,9 +549,9 @@ static const char *python_name(void *priv, const struct frame *f, struct arena *
 
 void python__stats(struct python *py, struct python_stats *out)
 {
-	pthread_mutex_lock(&py->lock);
+	pthread_mutex_lock(&py->rs.lock);
 	*out = py->st;
-	pthread_mutex_unlock(&py->lock);
+	pthread_mutex_unlock(&py->rs.lock);
 }
 
 void python__print_stats(struct python *py, FILE *out)
@@ -626,7 +562,7 @@ void python__print_stats(struct python *py, FILE *out)
 	python__stats(py, &s);
 	if (!s.processes && !s.unknown_version)
 		return;
-	counters__sum(py->counters_fd, c, PY_CTR__COUNT);
+	counters__sum(py->rs.counters_fd, c, PY_CTR__COUNT);
 	if (c[PY_CTR_NO_THREAD] || c[PY_CTR_READ_FAULT])
 		fprintf(out,
 			"  python unwinding: %llu eval loops without a thread state (kept native), "
@@ -646,18 +582,11 @@ void python__print_stats(struct python *py, FILE *out)
 
 static int python_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)
 {
-	const struct bpf_map *procs = bpf_object__find_map_by_name(obj, "pid_to_python");
-	const struct bpf_map *ctrs = bpf_object__find_map_by_name(obj, "python_counters");
+	int err = runtime_state__new(obj, &state, sizeof(struct python), priv);
 
-	if (!procs || !ctrs)
-		return -ENOENT;
-	*priv = python__new(env->procs, bpf_map__fd(procs), bpf_map__fd(ctrs));
-	return *priv ? 0 : -ENOMEM;
-}
-
-static void python_free(void *priv)
-{
-	python__free(priv);
+	if (!err)
+		((struct python *)*priv)->procs = env->procs;
+	return err;
 }
 
 static void python_print_stats(void *priv, FILE *out)
@@ -672,12 +601,23 @@ static const void *python_elf(size_t *size)
 
 const struct runtime_ops python_runtime = {
     .name = "python",
+    .title = "Python",
     .walker = WALKER_PYTHON,
     .frame_kind = FRAME_PYTHON,
+    .kind =
+	{
+	    .name = "python",
+	    .otlp_type = "cpython",
+	    .about = "Python frame",
+	    .colour = {48, 12, 80, 60, 8}, /* yellow */
+	    .folded_suffix = "",
+	},
+    /* Its walker has an unrolled variant, tail-calling itself. */
+    .floor = {.bpf_loop = false, .without = "Python frames stay native"},
     .bpf_elf = python_elf,
     .bpf_walker = "python_walk",
     .init = python_init,
-    .free = python_free,
+    .free = runtime_state__delete,
     .detect = python_detect,
     .describe = python_describe,
     .forget = python_forget,

@@ -26,10 +26,6 @@ struct python_stats {
 	uint64_t code_freed;	  /* sampled code objects replaced before they were read */
 };
 
-/* pid_to_python_fd, counters_fd: the walker's maps. Returns NULL on ENOMEM. */
-struct python *python__new(struct proc_table *procs, int pid_to_python_fd, int counters_fd);
-void python__free(struct python *py);
-
 void python__stats(struct python *py, struct python_stats *out);
 void python__print_stats(struct python *py, FILE *out);
 

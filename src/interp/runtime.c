@@ -59,6 +59,23 @@ const void *runtime_registry__bpf(size_t i, size_t *size)
 	return i < NRUNTIMES ? registry[i]->bpf_elf(size) : NULL;
 }
 
+const struct runtime_ops *runtime_registry__get(size_t i)
+{
+	return i < NRUNTIMES ? registry[i] : NULL;
+}
+
+const struct frame_kind_info *runtime_registry__kind(uint32_t kind)
+{
+	/* A native kind is nobody's, though a runtime of native frames (Go) names it. */
+	if (!frame_kind_is_runtime(kind))
+		return NULL;
+	for (size_t i = 0; i < NRUNTIMES; i++) {
+		if (registry[i]->frame_kind == kind)
+			return &registry[i]->kind;
+	}
+	return NULL;
+}
+
 static int id_eq(const void *entry, const void *key)
 {
 	return ((const struct id_mask *)entry)->id == *(const uint32_t *)key;
@@ -151,9 +168,8 @@ int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types t
 
 		/* A walker only written with bpf_loop: this kernel records without it. */
 		if (err == -ENOTSUP) {
-			pr_warn(
-			    "%s: its walker needs bpf_loop (Linux 5.17): its frames stay native",
-			    rs->e[i].ops->name);
+			pr_warn("%s: its walker needs bpf_loop (Linux 5.17): %s",
+				rs->e[i].ops->name, rs->e[i].ops->floor.without);
 			bpf_object__close(rs->e[i].obj);
 			memmove(&rs->e[i], &rs->e[i + 1], (rs->n - i - 1) * sizeof(rs->e[0]));
 			rs->n--;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The runtime registry: every language runtime ebprof unwinds (interpreters, JIT
  * runtimes, Go's labels) is one struct runtime_ops in src/interp/, one walker program in
- * bpf/, and one line in the table of runtime.c. Every layer — the
- * tracker, ingest, the report, the session and its summary — loops over the registry
- * instead of naming a runtime. */
+ * bpf/, and one line in the table of runtime.c. Every layer — the tracker, ingest, the
+ * report, the session and its summary, the table of frame kinds, ebprof check — loops
+ * over the registry instead of naming a runtime. */
 #ifndef EBPROF_RUNTIME_H
 #define EBPROF_RUNTIME_H
 
@@ -13,11 +13,11 @@
 
 #include "loader/walkers.h"
 #include "proc/proc.h"
+#include "profile/frame.h"
 
 struct arena;
 struct bpf_object;
 struct elf_file;
-struct frame;
 struct label;
 struct loader;
 struct unw_proc;
@@ -51,10 +51,25 @@ struct runtime_env {
 	struct proc_table *procs; /* files and mappings; its lock guards the file table */
 };
 
+/* What a runtime's walker needs of the kernel beyond ebprof's floor (5.10): ebprof check
+ * says it, and a recording on a kernel without it leaves the runtime out with it. */
+struct runtime_floor {
+	/* Its walker is written with bpf_loop (5.17) only: no NAME_unrolled variant
+	 * (loader/walkers.h). test_runtime_registry checks this against the object. */
+	bool bpf_loop;
+	/* What a recording without its walker lacks: "Java frames stay native". */
+	const char *without;
+};
+
 struct runtime_ops {
 	const char *name;    /* its name: log prefix, stats heading, EBPROF_RUNTIMES */
+	const char *title;   /* the language or runtime as users name it: "Java", "Node.js" */
 	uint32_t walker;     /* enum walker: its program array slot, its id everywhere */
 	uint32_t frame_kind; /* enum frame_kind of the frames it names (profile/frame.h) */
+	/* frame_kind's row in the table of frame kinds (frame_kind__info), when the kind
+	 * is its own (past FRAME_UNKNOWN); a runtime whose frames are native has none. */
+	struct frame_kind_info kind;
+	struct runtime_floor floor;
 	/* Its walker object's ELF image (the skeleton's), and the walker's base name
 	 * (EBPROF_WALKER(fn) in bpf/NAME.bpf.c). */
 	const void *(*bpf_elf)(size_t *size);
@@ -118,6 +133,11 @@ void runtime_set__print_stats(const struct runtime_set *rs, FILE *out);
 /* The ELF image of the i-th runtime's walker object, NULL past the last: for what
  * start-up prepares for every object (the minimal CO-RE BTF). */
 const void *runtime_registry__bpf(size_t i, size_t *size);
+/* The i-th runtime of the registry (whether this session loads it or not), NULL past the
+ * last: for what is said of every runtime (ebprof check, the table of frame kinds). */
+const struct runtime_ops *runtime_registry__get(size_t i);
+/* The row of a runtime's frame kind (runtime_ops.kind), NULL when no runtime has kind. */
+const struct frame_kind_info *runtime_registry__kind(uint32_t kind);
 
 /* Writes one claim into desc: the mappings overlapping [start, end) are split at its
  * bounds and the part inside gets runtime and mark. Returns 0, or -ENOSPC when desc

@@ -6,16 +6,16 @@
  * code) are claimed UNW_MARK_WALK, the frame slots go to BPF (pid_to_v8). Ingest: each
  * JavaScript frame is named from the process's memory, "function (file:line:column)". */
 #include <errno.h>
-#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "elf/elf_file.h"
 #include "interp/runtime.h"
+#include "interp/runtime_state.h"
 #include "interp/v8_heap.h"
 #include "interp/v8_meta.h"
 #include "loader/counters.h"
@@ -33,7 +33,7 @@
 #define LINE_SHIFT 20	     /* frame.addr = line << LINE_SHIFT | column */
 #define COL_MASK ((1u << LINE_SHIFT) - 1)
 
-/* A file detect() accepted, by file id: its metadata. */
+/* A file detect() accepted, by file id (first: runtime_state.h): its metadata. */
 struct v8_file {
 	uint32_t file_id;
 	struct v8_meta meta;
@@ -54,7 +54,7 @@ struct v8_script_entry {
 };
 
 struct v8_process {
-	uint32_t pid;
+	uint32_t pid;		    /* first: runtime_state.h */
 	const struct v8_meta *meta; /* its file's */
 	const struct v8_code_layout *code;
 	struct v8_mem mem;
@@ -62,6 +62,8 @@ struct v8_process {
 	uint32_t nfns, nscripts, npcs, nopts;
 	bool skip_jit; /* the JIT frame next was named from its V8_FRAME_PC frame */
 };
+_Static_assert(offsetof(struct v8_file, file_id) == 0 && offsetof(struct v8_process, pid) == 0,
+	       "keyed as runtime_state.h says");
 
 /* Optimized code's frames at one pc, as first named: the deoptimization data and the
  * position table are read once per (code object, pc offset), not once per sample. A
@@ -83,23 +85,12 @@ struct v8_stats {
 	    stubs;
 };
 
+/* Files: struct v8_file; processes: struct v8_process; names: (function, file). */
 struct v8 {
-	pthread_mutex_t lock; /* the tracker's thread and ingest share everything below */
-	int map_fd, counters_fd;
-	struct hmap files, procs;
-	struct functab names;
-	struct v8_stats st;
+	struct runtime_state rs; /* first: runtime_state__new makes the whole */
+	struct v8_stats st;	 /* under rs.lock */
 };
-
-static int file_eq(const void *e, const void *k)
-{
-	return ((const struct v8_file *)e)->file_id == *(const uint32_t *)k;
-}
-
-static int proc_eq(const void *e, const void *k)
-{
-	return ((const struct v8_process *)e)->pid == *(const uint32_t *)k;
-}
+_Static_assert(offsetof(struct v8, rs) == 0, "runtime_state.h");
 
 static int u64_eq(const void *e, const void *k)
 {
@@ -116,18 +107,6 @@ static int opt_eq(const void *e, const void *k)
 static uint64_t opt_hash(uint64_t code, uint32_t off)
 {
 	return hash_u64(code ^ (uint64_t)off << 48 ^ off);
-}
-
-static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct v8_process *p = ctx;
-	struct iovec l = {.iov_base = buf, .iov_len = len};
-	struct iovec r = {.iov_base = (void *)addr, .iov_len = len};
-	ssize_t n = process_vm_readv((pid_t)p->pid, &l, 1, &r, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 static void clear_caches(struct v8_process *p)
@@ -159,10 +138,10 @@ static void clear_caches(struct v8_process *p)
 	p->nfns = p->nscripts = p->npcs = p->nopts = 0;
 }
 
-static void free_process(struct v8_process *p)
+static void free_process(struct runtime_state *rs, void *proc)
 {
-	if (!p)
-		return;
+	struct v8_process *p = proc;
+
 	clear_caches(p);
 	hmap_free(&p->fns);
 	hmap_free(&p->scripts);
@@ -171,51 +150,25 @@ static void free_process(struct v8_process *p)
 	free(p);
 }
 
-static void v8_free(void *priv);
+static void free_file(void *file)
+{
+	struct v8_file *f = file;
+
+	free(f->path);
+	free(f);
+}
+
+static const struct runtime_state_conf state = {
+    .pid_map = "pid_to_v8",
+    .counters_map = "v8_counters",
+    .max_names = MAX_FUNCS,
+    .free_file = free_file,
+    .free_proc = free_process,
+};
 
 static int v8_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)
 {
-	const struct bpf_map *procs = bpf_object__find_map_by_name(obj, "pid_to_v8");
-	const struct bpf_map *ctrs = bpf_object__find_map_by_name(obj, "v8_counters");
-	struct v8 *v;
-
-	if (!procs || !ctrs)
-		return -ENOENT;
-	v = calloc(1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	pthread_mutex_init(&v->lock, NULL);
-	v->map_fd = bpf_map__fd(procs);
-	v->counters_fd = bpf_map__fd(ctrs);
-	hmap_init(&v->files, file_eq);
-	hmap_init(&v->procs, proc_eq);
-	if (functab__init(&v->names, MAX_FUNCS)) {
-		v8_free(v);
-		return -ENOMEM;
-	}
-	*priv = v;
-	return 0;
-}
-
-static void v8_free(void *priv)
-{
-	struct v8 *v = priv;
-
-	if (!v)
-		return;
-	hmap_for_each(&v->files, i)
-	{
-		struct v8_file *f = v->files.slots[i].entry;
-
-		free(f->path);
-		free(f);
-	}
-	hmap_free(&v->files);
-	hmap_for_each(&v->procs, i) free_process(v->procs.slots[i].entry);
-	hmap_free(&v->procs);
-	functab__free(&v->names);
-	pthread_mutex_destroy(&v->lock);
-	free(v);
+	return runtime_state__new(obj, &state, sizeof(struct v8), priv);
 }
 
 /* Builds whose tagged words ebprof cannot read: 8-byte Smis (no pointer compression)
@@ -247,31 +200,19 @@ static bool v8_detect(void *priv, const struct runtime_file *rf)
 		if (v8_meta__read(rf->elf, rf->fd, &f->meta, &f->missing) == 0)
 			f->missing = check_meta(&f->meta);
 		v8_meta__code(&f->meta, &f->code);
-		pthread_mutex_lock(&v->lock);
-		yes = !hmap_find(&v->files, hash_u64(f->file_id), &f->file_id) &&
-		      !hmap_insert(&v->files, hash_u64(f->file_id), f);
-		pthread_mutex_unlock(&v->lock);
+		yes = runtime_state__add_file(&v->rs, f);
 	}
-	if (!yes) {
-		free(f->path);
-		free(f);
-	}
-	return yes || hmap_find(&v->files, hash_u64(rf->file_id), &rf->file_id);
+	if (!yes)
+		free_file(f);
+	return yes || runtime_state__file(&v->rs, rf->file_id);
 }
 
 /* The V8 file among pid's mappings. */
 static struct v8_file *find_v8(struct v8 *v, const struct proc_mapping *maps, uint32_t n)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		struct v8_file *f =
-		    maps[i].file_id
-			? hmap_find(&v->files, hash_u64(maps[i].file_id), &maps[i].file_id)
-			: NULL;
+	uint32_t i = 0;
 
-		if (f)
-			return f;
-	}
-	return NULL;
+	return runtime_state__mapped_file(&v->rs, maps, n, &i);
 }
 
 static void say_file(struct v8_file *f, uint32_t pid)
@@ -299,15 +240,13 @@ static int new_process(struct v8 *v, uint32_t pid, const struct v8_file *f, stru
 	p->pid = pid;
 	p->meta = &f->meta;
 	p->code = &f->code;
-	p->mem = (struct v8_mem){.read = read_pid, .ctx = p};
+	p->mem = (struct v8_mem){.read = runtime_proc__read, .ctx = p};
 	hmap_init(&p->fns, u64_eq);
 	hmap_init(&p->scripts, u64_eq);
 	hmap_init(&p->pcs, u64_eq);
 	hmap_init(&p->opts, opt_eq);
-	if (hmap_insert(&v->procs, hash_u64(pid), p)) {
-		free_process(p);
+	if (runtime_state__set_proc(&v->rs, pid, p))
 		return -ENOMEM;
-	}
 	v->st.processes++;
 	*out = p;
 	return 0;
@@ -376,7 +315,7 @@ static int v8_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 	struct v8_file *f;
 	int err = -ENOENT;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->rs.lock);
 	f = find_v8(v, maps, n);
 	if (!f)
 		goto cleanup;
@@ -386,18 +325,18 @@ static int v8_describe(void *priv, uint32_t pid, const struct proc_mapping *maps
 		err = -ENOTSUP;
 		goto cleanup;
 	}
-	p = hmap_find(&v->procs, hash_u64(pid), &pid);
+	p = runtime_state__proc(&v->rs, pid);
 	if (!p) {
 		err = new_process(v, pid, f, &p);
 		if (err)
 			goto cleanup;
 	}
 	fill(f, maps, n, &bp, marks);
-	err = bpf_map_update_elem(v->map_fd, &pid, &bp, BPF_ANY) ? -errno : 0;
+	err = bpf_map_update_elem(v->rs.map_fd, &pid, &bp, BPF_ANY) ? -errno : 0;
 cleanup:
 	if (err && err != -ENOENT && err != -ENOTSUP)
 		pr_debug("v8: describing pid %u: %s", pid, strerror(-err));
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->rs.lock);
 	return err;
 }
 
@@ -405,10 +344,7 @@ static void v8_forget(void *priv, uint32_t pid)
 {
 	struct v8 *v = priv;
 
-	pthread_mutex_lock(&v->lock);
-	bpf_map_delete_elem(v->map_fd, &pid);
-	free_process(hmap_remove(&v->procs, hash_u64(pid), &pid));
-	pthread_mutex_unlock(&v->lock);
+	runtime_state__forget(&v->rs, pid);
 }
 
 /* The function at sfi, read once and cached (cleared past MAX_CACHED). */
@@ -468,7 +404,7 @@ static bool name_frame(struct v8 *v, struct v8_process *p, const struct v8_func 
 	if (sc && sc->ends && pos >= 0 && pos <= UINT32_MAX)
 		v8_lines__find(sc->ends, sc->nends, (uint32_t)pos, &line, &col);
 	out->kind = FRAME_V8;
-	out->file_id = functab__intern(&v->names, fn->name[0] ? fn->name : "<anonymous>",
+	out->file_id = functab__intern(&v->rs.names, fn->name[0] ? fn->name : "<anonymous>",
 				       sc ? (sc->name[0] ? sc->name : "<unknown>") : "");
 	out->addr = (uint64_t)line << LINE_SHIFT | (col & COL_MASK);
 	return true;
@@ -545,38 +481,49 @@ static void opt_keep(struct v8_process *p, uint64_t code, uint32_t off, const st
 	p->nopts++;
 }
 
+/* The frames of optimized code at (code, off), innermost first: from the cache, else
+ * read from its deoptimization data and position table, expanded and kept. Returns how
+ * many (at most max), or -1 when code holds no such data at off (not optimized code). */
+static int optimized_frames(struct v8 *v, struct v8_process *p, uint64_t code, uint32_t off,
+			    struct frame *out, unsigned int max)
+{
+	struct v8_inlined in[V8_INLINE_MAX];
+	unsigned int k = opt_cached(v, p, code, off, out, max);
+	int n;
+
+	if (k)
+		return (int)k;
+	n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
+				    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
+	if (n <= 0)
+		return -1;
+	k = expand(v, p, in, n, out);
+	opt_keep(p, code, off, out, k);
+	return (int)k;
+}
+
 /* A frame of its function's JIT code: the functions inlined at its pc expand into frames
  * of their own, innermost first; baseline code is named by the function. */
 static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
 				struct frame *out, unsigned int max)
 {
-	struct v8_inlined in[V8_INLINE_MAX];
 	uint32_t off = uf->pad & V8_VALUE_MASK;
 	const struct v8_func *fn;
 	uint64_t code = 0, sfi;
-	unsigned int k;
-	int n = -EINVAL;
+	int k = -1;
 
 	/* The function's code now: the cache is keyed by it, so a function optimized again
 	 * (a new code object) is not named from its old code's positions. */
 	if (p->code->fn_code &&
-	    !p->mem.read(p->mem.ctx, uf->addr - 1 + p->code->fn_code, &code, sizeof(code))) {
-		k = opt_cached(v, p, code, off, out, max);
-		if (k)
-			return k;
-		n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
-					    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
-	}
-	if (n <= 0) {
-		if (p->mem.read(p->mem.ctx, uf->addr - 1 + (uint64_t)p->meta->v[V8_M_FN_SHARED],
-				&sfi, sizeof(sfi)))
-			return 0;
-		fn = get_func(v, p, sfi);
-		return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
-	}
-	k = expand(v, p, in, n, out);
-	opt_keep(p, code, off, out, k);
-	return k;
+	    !p->mem.read(p->mem.ctx, uf->addr - 1 + p->code->fn_code, &code, sizeof(code)))
+		k = optimized_frames(v, p, code, off, out, max);
+	if (k >= 0)
+		return (unsigned int)k;
+	if (p->mem.read(p->mem.ctx, uf->addr - 1 + (uint64_t)p->meta->v[V8_M_FN_SHARED], &sfi,
+			sizeof(sfi)))
+		return 0;
+	fn = get_func(v, p, sfi);
+	return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
 }
 
 /* A V8_FRAME_PC frame: the Code around its pc, found once per pc; its functions when it
@@ -584,12 +531,10 @@ static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct
 static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
 			      struct frame *out, unsigned int max)
 {
-	struct v8_inlined in[V8_INLINE_MAX];
 	struct v8_pc_entry *e = hmap_find(&p->pcs, hash_u64(uf->addr), &uf->addr);
-	unsigned int k;
 	uint64_t code;
 	uint32_t off;
-	int n;
+	int k;
 
 	if (!e) {
 		e = calloc(1, sizeof(*e));
@@ -611,18 +556,12 @@ static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct u
 	code = e->code;
 	off = (uint32_t)(e->pc - e->start);
 	p->skip_jit = true;
-	k = opt_cached(v, p, code, off, out, max);
-	if (k)
-		return k;
-	n = v8_heap__code_frames_at(&p->mem, p->meta, p->code, code, off, in,
-				    max < V8_INLINE_MAX ? (int)max : V8_INLINE_MAX);
-	if (n <= 0) {
+	k = optimized_frames(v, p, code, off, out, max);
+	if (k < 0) {
 		p->skip_jit = false;
 		return 0;
 	}
-	k = expand(v, p, in, n, out);
-	opt_keep(p, code, off, out, k);
-	return k;
+	return (unsigned int)k;
 }
 
 static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
@@ -637,21 +576,21 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 	if (!max)
 		return 0;
 	out[0] = (struct frame){.kind = FRAME_V8};
-	pthread_mutex_lock(&v->lock);
-	p = hmap_find(&v->procs, hash_u64(pid), &pid);
+	pthread_mutex_lock(&v->rs.lock);
+	p = runtime_state__proc(&v->rs, pid);
 	/* Frames of one sample arrive in order: a JIT frame named from the pc frame
 	 * before it adds nothing. */
 	if (p && p->skip_jit) {
 		p->skip_jit = false;
 		if (type == V8_FRAME_JIT) {
-			pthread_mutex_unlock(&v->lock);
+			pthread_mutex_unlock(&v->rs.lock);
 			return 0;
 		}
 	}
 	if (p && type == V8_FRAME_PC) {
 		unsigned int k = pc_frames(v, p, uf, out, max);
 
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->rs.lock);
 		return k;
 	}
 	if (p && type == V8_FRAME_STUB) {
@@ -660,13 +599,13 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 
 		snprintf(stub, sizeof(stub), "V8:%s", name[0] ? name : "UnknownFrame");
 		v->st.stubs++;
-		out[0].file_id = functab__intern(&v->names, stub, "");
+		out[0].file_id = functab__intern(&v->rs.names, stub, "");
 		ok = true;
 	} else if (p && type == V8_FRAME_CODE) {
 		unsigned int k = code_frames(v, p, uf, out, max);
 
 		if (k) {
-			pthread_mutex_unlock(&v->lock);
+			pthread_mutex_unlock(&v->rs.lock);
 			return k;
 		}
 	} else if (p) {
@@ -676,7 +615,7 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 		out[0] = (struct frame){.kind = FRAME_V8};
 		v->st.unreadable++;
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->rs.lock);
 	return 1;
 }
 
@@ -687,7 +626,7 @@ static const char *v8_name(void *priv, const struct frame *f, struct arena *a)
 	const struct v8 *v = priv;
 	uint64_t line = f->addr >> LINE_SHIFT, col = f->addr & COL_MASK;
 	/* Read at report time: no function is being added. */
-	const struct functab_entry *fn = functab__get(&v->names, f->file_id);
+	const struct functab_entry *fn = functab__get(&v->rs.names, f->file_id);
 
 	if (!fn)
 		return "[v8: unreadable frame]";
@@ -705,12 +644,12 @@ static void v8_print_stats(void *priv, FILE *out)
 	uint64_t c[V8_CTR__COUNT] = {0};
 	struct v8_stats s;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->rs.lock);
 	s = v->st;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->rs.lock);
 	if (!s.processes && !s.unusable)
 		return;
-	counters__sum(v->counters_fd, c, V8_CTR__COUNT);
+	counters__sum(v->rs.counters_fd, c, V8_CTR__COUNT);
 	fprintf(
 	    out,
 	    "  v8: %llu processes (%llu unusable); %llu walks into V8's code, cut: %llu "
@@ -734,12 +673,22 @@ static const void *v8_elf(size_t *size)
 
 const struct runtime_ops v8_runtime = {
     .name = "v8",
+    .title = "Node.js",
     .walker = WALKER_V8,
     .frame_kind = FRAME_V8,
+    .kind =
+	{
+	    .name = "v8js",
+	    .otlp_type = "v8js",
+	    .about = "JavaScript frame (V8)",
+	    .colour = {275, 25, 55, 60, 8}, /* violet: apart from every other kind's hue */
+	    .folded_suffix = "",
+	},
+    .floor = {.bpf_loop = true, .without = "Node.js frames stay native"},
     .bpf_elf = v8_elf,
     .bpf_walker = "v8_walk",
     .init = v8_init,
-    .free = v8_free,
+    .free = runtime_state__delete,
     .detect = v8_detect,
     .describe = v8_describe,
     .forget = v8_forget,

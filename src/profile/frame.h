@@ -19,7 +19,8 @@ enum frame_kind {
 };
 
 /* Kinds past the native ones are runtimes' frames (src/interp/runtime.h): each named by
- * its runtime, with no mapping behind it; a runtime's walker adds its kind above. */
+ * its runtime, with no mapping behind it. A runtime adds its kind above (a slot, like its
+ * enum walker slot: kinds are the ids profiles store) and its row in its runtime_ops. */
 static inline bool frame_kind_is_runtime(uint32_t kind)
 {
 	return kind > FRAME_UNKNOWN;
@@ -48,7 +49,8 @@ struct frame_kind_info {
 				    * NULL for none */
 };
 
-/* The entry of kind; a kind outside the table gets FRAME_UNKNOWN's. Never NULL. */
+/* The entry of kind (a runtime's from its runtime_ops.kind); a kind outside the table, or
+ * no runtime's, gets FRAME_UNKNOWN's. Never NULL. */
 const struct frame_kind_info *frame_kind__info(uint32_t kind);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Interned (function, file) names: every runtime that names its own frames (Python,
- * the JVM, V8) keeps one, so a frame is an id until a report needs its text. */
+/* Interned (function, file) names: every runtime that names its own frames (an
+ * interpreter, a JIT) keeps one, so a frame is an id until a report needs its text. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

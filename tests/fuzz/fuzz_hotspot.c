@@ -7,36 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_mem.h"
 #include "interp/hotspot_layout.h"
 #include "interp/hotspot_method.h"
 #include "interp/hotspot_stream.h"
 #include "interp/hotspot_vm.h"
-
-#define BASE 0x10000ULL /* where the input sits in the fake address space */
-
-struct image {
-	const uint8_t *p;
-	size_t n;
-};
-
-static int read_image(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct image *im = ctx;
-
-	if (addr < BASE || addr - BASE > im->n || len > im->n - (addr - BASE))
-		return -EFAULT;
-	memcpy(buf, im->p + (addr - BASE), len);
-	return 0;
-}
-
-static uint8_t *copy(const uint8_t *data, size_t size)
-{
-	uint8_t *p = malloc(size ? size : 1);
-
-	if (p && size)
-		memcpy(p, data, size);
-	return p;
-}
 
 static void streams(const uint8_t *data, size_t size)
 {
@@ -48,7 +23,7 @@ static void streams(const uint8_t *data, size_t size)
 	if (size < 5)
 		return;
 	memcpy(&v, data + 1, 4);
-	t = copy(data + 5, size - 5);
+	t = fuzz_copy(data + 5, size - 5);
 	if (!t)
 		return;
 	hs_line_of(t, size - 5, ints, v);
@@ -58,11 +33,11 @@ static void streams(const uint8_t *data, size_t size)
 	free(t);
 }
 
-/* The input is memory: each exported symbol at BASE + 8 * its index. */
+/* The input is memory: each exported symbol at FAKE_MEM_BASE + 8 * its index. */
 static void memory(const uint8_t *data, size_t size)
 {
-	struct image im = {.p = copy(data, size), .n = size};
-	struct hs_mem mem = {.read = read_image, .ctx = &im};
+	struct fake_mem im = {.p = fuzz_copy(data, size), .n = size};
+	struct hs_mem mem = {.read = fake_mem__read, .ctx = &im};
 	uint64_t syms[HS_SYM__COUNT], at;
 	struct hs_scope_frame f[HS_INLINE_MAX];
 	struct hs_vm *vm = NULL;
@@ -73,18 +48,18 @@ static void memory(const uint8_t *data, size_t size)
 	if (!im.p)
 		return;
 	for (int i = 0; i < HS_SYM__COUNT; i++)
-		syms[i] = BASE + 8ULL * i;
+		syms[i] = FAKE_MEM_BASE + 8ULL * i;
 	if (hs_vm__read(&mem, syms, &vm))
 		goto cleanup;
 	if (hs_layout__from_vm(vm, &mem, &l, &missing))
 		goto cleanup;
-	at = size >= 16 ? BASE + (data[size - 1] % (size / 8)) * 8 : BASE;
+	at = size >= 16 ? FAKE_MEM_BASE + (data[size - 1] % (size / 8)) * 8 : FAKE_MEM_BASE;
 	if (!hs_method__read(&mem, &l, at, &m))
 		free(m.lines);
 	hs_nmethod__scopes(&mem, &l, at, at + 64, f, HS_INLINE_MAX);
 cleanup:
 	hs_vm__free(vm);
-	free((void *)im.p);
+	free(im.p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

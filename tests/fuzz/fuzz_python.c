@@ -7,18 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_mem.h"
 #include "interp/python_lines.h"
 #include "interp/python_offsets.h"
 #include "python_proc.h"
-
-static uint8_t *copy(const uint8_t *data, size_t size)
-{
-	uint8_t *p = malloc(size ? size : 1);
-
-	if (p && size)
-		memcpy(p, data, size);
-	return p;
-}
 
 /* [format][first line: 4][instruction index: 4][table...] */
 static void line_table(const uint8_t *data, size_t size)
@@ -31,7 +23,7 @@ static void line_table(const uint8_t *data, size_t size)
 		return;
 	memcpy(&first, data + 1, 4);
 	memcpy(&lasti, data + 5, 4);
-	t = copy(data + 9, size - 9);
+	t = fuzz_copy(data + 9, size - 9);
 	if (!t)
 		return;
 	py_line_of((enum py_line_format)(PY_LINES_LNOTAB + data[0] % 3), t, size - 9, first, lasti);
@@ -58,7 +50,7 @@ static void str_object(const uint8_t *data, size_t size)
 		abort();
 	if (len * kind > size - PY_STR_HEAD)
 		return;
-	text = copy(data + PY_STR_HEAD, len * kind);
+	text = fuzz_copy(data + PY_STR_HEAD, len * kind);
 	if (!text)
 		return;
 	n = py_text_utf8(text, len, kind, out, sizeof(out));
@@ -71,7 +63,7 @@ static void str_object(const uint8_t *data, size_t size)
 static void debug_offsets(const uint8_t *data, size_t size)
 {
 	struct py_version_info info;
-	uint8_t *p = copy(data, size);
+	uint8_t *p = fuzz_copy(data, size);
 
 	if (!p)
 		return;

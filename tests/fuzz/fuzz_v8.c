@@ -8,34 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_mem.h"
 #include "interp/v8_heap.h"
 #include "interp/v8_meta.h"
-
-#define BASE 0x10000ULL /* where the input sits in the fake address space */
-
-struct image {
-	const uint8_t *p;
-	size_t n;
-};
-
-static int read_image(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct image *im = ctx;
-
-	if (addr < BASE || addr - BASE > im->n || len > im->n - (addr - BASE))
-		return -EFAULT;
-	memcpy(buf, im->p + (addr - BASE), len);
-	return 0;
-}
-
-static uint8_t *copy(const uint8_t *data, size_t size)
-{
-	uint8_t *p = malloc(size ? size : 1);
-
-	if (p && size)
-		memcpy(p, data, size);
-	return p;
-}
 
 /* Node 20's (V8 11.3's) values, as its libnode.so exports them. */
 static void node20(struct v8_meta *m)
@@ -106,7 +81,7 @@ static void tables(const uint8_t *data, size_t size)
 	if (size < 5)
 		return;
 	memcpy(&off, data + 1, 4);
-	t = copy(data + 5, size - 5);
+	t = fuzz_copy(data + 5, size - 5);
 	if (!t)
 		return;
 	v8_position__inlining(v8_positions__find(t, size - 5, off));
@@ -123,14 +98,15 @@ static void tables(const uint8_t *data, size_t size)
 static uint64_t pick(const uint8_t *d, size_t size, size_t at)
 {
 	if (size < 2 || at + 1 >= size)
-		return BASE + 1;
-	return BASE + (((uint64_t)d[at] << 8 | d[at + 1]) % size) * 8 % (size ? size : 1) + 1;
+		return FAKE_MEM_BASE + 1;
+	return FAKE_MEM_BASE + (((uint64_t)d[at] << 8 | d[at + 1]) % size) * 8 % (size ? size : 1) +
+	       1;
 }
 
 static void memory(const uint8_t *data, size_t size)
 {
-	struct image im = {.p = copy(data, size), .n = size};
-	struct v8_mem mem = {.read = read_image, .ctx = &im};
+	struct fake_mem im = {.p = fuzz_copy(data, size), .n = size};
+	struct v8_mem mem = {.read = fake_mem__read, .ctx = &im};
 	struct v8_inlined in[V8_INLINE_MAX];
 	struct v8_code_layout l;
 	struct v8_script sc;
@@ -151,10 +127,10 @@ static void memory(const uint8_t *data, size_t size)
 	v8_heap__code_frames(&mem, &m, &l, pick(data, size, 6), size > 8 ? data[8] : 0, in,
 			     V8_INLINE_MAX);
 	/* The search starts at a pc far enough up for its whole reach to lie in the image. */
-	if (!v8_heap__find_code(&mem, &m, &l, BASE + 0x10000 + pick(data, size, 9) % 4096, &code,
-				&start))
+	if (!v8_heap__find_code(&mem, &m, &l, FAKE_MEM_BASE + 0x10000 + pick(data, size, 9) % 4096,
+				&code, &start))
 		v8_heap__code_frames_at(&mem, &m, &l, code, 0, in, V8_INLINE_MAX);
-	free((void *)im.p);
+	free(im.p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,7 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/java
-ROOTS=${EBPROF_ROOTS:-/var/cache/ebprof}
 WARM=${HOTSPOT_WARMUP_SECONDS:-4}
 SAMPLES=${HOTSPOT_SAMPLES:-150}
 SECS=${HOTSPOT_TEST_SECONDS:-5}
@@ -22,72 +21,38 @@ JDKS=("11:$ROOTS/bullseye:/usr/lib/jvm/java-11-openjdk-amd64/bin/java"
 	"17:$ROOTS/bookworm:/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
 	"21:$ROOTS/trixie:/usr/lib/jvm/java-21-openjdk-amd64/bin/java"
 	"25:$ROOTS/trixie:/usr/lib/jvm/java-25-openjdk-amd64/bin/java")
-host_java=$(readlink -f "$(command -v java 2>/dev/null)" 2>/dev/null || true)
-[ -x "$host_java" ] && JDKS+=("host::$host_java")
-
-# in_root ROOT CMD...: CMD chrooted in ROOT (the host when empty) with a /proc of its own
-# mount namespace (the JVM finds its libraries through /proc/self/exe). Execs: the
-# caller's $! is CMD's pid.
-in_root() {
-	local root=$1
-	shift
-	[ -n "$root" ] || exec "$@"
-	exec unshare -m --propagation private sh -c \
-		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
-}
+host=$(host_runtime java) && JDKS+=("$host")
 
 # The line of MARKER's comment in a workload's source.
-line_of() { grep -n "// $2\$" "$WL/$1.java" | cut -d: -f1; }
+line_of() { marker_line "$WL/$1.java" "$2"; }
 
 # compile: the workloads, once, by the oldest JDK's javac (class files every JDK runs).
 compile() {
 	local javac out=$TMP/classes
 	mkdir -p "$out"
 	if [ -x "$ROOTS/bullseye/usr/bin/javac" ]; then
-		local dir
-		dir=$(mktemp -d "$ROOTS/bullseye/tmp/ebprof-javac.XXXXXX")
-		cp "$WL"/*.java "$dir/"
-		(in_root "$ROOTS/bullseye" javac -d "${dir#"$ROOTS/bullseye"}" \
-			$(cd "$dir" && ls *.java | sed "s|^|${dir#"$ROOTS/bullseye"}/|")) >"$TMP/javac.log" 2>&1
-		cp "$dir"/*.class "$out/" 2>/dev/null
-		rm -rf "$dir"
+		root_dir "$ROOTS/bullseye" javac
+		cp "$WL"/*.java "$DIR/"
+		(in_root "$ROOTS/bullseye" javac -d "$RDIR" \
+			$(cd "$DIR" && ls *.java | sed "s|^|$RDIR/|")) >"$TMP/javac.log" 2>&1
+		cp "$DIR"/*.class "$out/" 2>/dev/null
 	elif javac=$(command -v javac); then
 		"$javac" --release 11 -d "$out" "$WL"/*.java >"$TMP/javac.log" 2>&1
 	fi
 	ls "$out"/Chain.class >/dev/null 2>&1
 }
 
-# start LABEL ROOT JAVA CLASS: runs CLASS for a minute in the JVM; sets JPID, and CP (the
-# class path where the JVM sees it). The caller stops it.
+# start LABEL ROOT JAVA CLASS: runs CLASS for a minute in the JVM; sets JPID. The caller
+# stops it.
 start() {
-	local root=$2 java=$3 class=$4 dir
-	dir=$(mktemp -d "${root:-}/tmp/ebprof-java.XXXXXX")
-	cp "$TMP/classes"/*.class "$dir/"
-	CLEAN+=("$dir")
-	(in_root "$root" "$java" -cp "${dir#"$root"}" "$class" 60 >/dev/null 2>"$TMP/$1-$class.err") &
+	local root=$2 java=$3 class=$4
+	root_dir "$root" java
+	cp "$TMP/classes"/*.class "$DIR/"
+	(in_root "$root" "$java" -cp "$RDIR" "$class" 60 >/dev/null 2>"$TMP/$1-$class.err") &
 	JPID=$!
 	sleep "$WARM"
 }
 stop() { kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; }
-
-# expect NAME FOLDED WHAT PATTERN OF MIN: of the stacks matching OF (at least MIN), >= 90 %
-# must match PATTERN. MIN only says the leaf was reached at all: a 5 s recording gets 40 to
-# 300 leaf samples here, fewer when other work shares the CPUs.
-expect() {
-	local name=$1 f=$2 what=$3 pat=$4 of=$5 min=$6 total hit
-	total=$(grep -E "$of" "$f" | awk '{ s += $NF } END { print s + 0 }')
-	hit=$(grep -E "$pat" "$f" | awk '{ s += $NF } END { print s + 0 }')
-	echo "$name: $hit of $total samples ($what)" >&2
-	if [ "$total" -lt "$min" ]; then
-		fail "$name" "only $total samples matching $of"
-		sort -k2 -t' ' -nr "$f" | head -3 | cut -c1-600 >&2
-	elif [ "$(pct "$hit" "$total")" -lt 90 ]; then
-		fail "$name" "$what in $(pct "$hit" "$total") % of samples, want >= 90"
-		grep -E "$of" "$f" | grep -vE "$pat" | sort -k2 -t' ' -nr | head -3 | cut -c1-600 >&2
-	else
-		pass "$name"
-	fi
-}
 
 # walk LABEL ROOT JAVA CLASS COMM...: samples CLASS's threads; sets OUT (folded stacks).
 walk() {
@@ -148,25 +113,13 @@ suite() {
 
 # record LABEL ROOT JAVA CLASS: ebprof record of CLASS run for SECS; sets OUT (folded).
 record() {
-	local l=$1 root=$2 java=$3 class=$4 dir rc
-	dir=$(mktemp -d "${root:-}/tmp/ebprof-java.XXXXXX")
-	cp "$TMP/classes"/*.class "$dir/"
-	CLEAN+=("$dir")
+	local l=$1 root=$2 java=$3 class=$4
+	root_dir "$root" java
+	cp "$TMP/classes"/*.class "$DIR/"
 	OUT=$TMP/$l-$class-rec
-	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" in_root \
-		"$root" "$java" -cp "${dir#"$root"}" "$class" "$SECS" >"$OUT.stdout" 2>"$OUT.stderr"
-	rc=$?
-	grep -E '^  hotspot' "$OUT.stdout" >&2
-	if [ "$rc" -ne 0 ]; then
-		fail "hotspot_${l}_$class" "record failed, $(how_ended "$rc" "$OUT.stderr")"
-		OUT=/dev/null
-		return
-	fi
-	OUT=$OUT/stacks.folded
+	record_in_root "hotspot_${l}_$class" '^  hotspot' "$root" "$java" -cp "$RDIR" "$class" "$SECS"
 }
 
-CLEAN=()
-trap 'rm -rf "$TMP" "${CLEAN[@]}"' EXIT
 if [ ! -x "$WALK" ] || [ ! -x "$INSPECT" ]; then
 	fail hotspot "no $WALK or $INSPECT: make unit-bins"
 	exit 0
@@ -176,11 +129,4 @@ if ! compile; then
 	cat "$TMP/javac.log" >&2 2>/dev/null
 	exit 0
 fi
-for spec in "${JDKS[@]}"; do
-	IFS=: read -r label root java <<<"$spec"
-	if [ -n "$root" ] && [ ! -x "$root$java" ]; then
-		echo "SKIP hotspot_$label: no $root$java (scripts/install-deps.sh test makes it)"
-		continue
-	fi
-	suite "$label" "$root" "$java"
-done
+runtime_suites hotspot suite "${JDKS[@]}"

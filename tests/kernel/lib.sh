@@ -6,7 +6,9 @@ BUILD=${BUILD:-build}
 EBPROF=${EBPROF:-$BUILD/ebprof}
 W=$BUILD/workloads
 TMP=$(mktemp -d /tmp/ebprof-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# Directories a test made elsewhere (in a runtime root, below), removed at exit too.
+CLEAN=()
+trap 'rm -rf "$TMP" "${CLEAN[@]}"' EXIT
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
@@ -80,4 +82,92 @@ settled() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# ---- Runtime roots: the Debian releases scripts/runtimes.sh unpacks (bullseye, bookworm,
+# trixie), each holding its own runtimes, so one host tests every release's JVM and Node.
+
+ROOTS=${EBPROF_ROOTS:-/var/cache/ebprof}
+
+# in_root ROOT CMD...: CMD chrooted in ROOT (the host when empty) with a /proc of its own
+# mount namespace (a JVM finds its libraries through /proc/self/exe). Execs: the caller's
+# $! is CMD's pid.
+in_root() {
+	local root=$1
+	shift
+	[ -n "$root" ] || exec "$@"
+	exec unshare -m --propagation private sh -c \
+		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+}
+
+# host_runtime CMD: "host::PATH" when the host has CMD (the spec of runtime_suites), else
+# nothing.
+host_runtime() {
+	local path
+	path=$(readlink -f "$(command -v "$1" 2>/dev/null)" 2>/dev/null || true)
+	[ -x "$path" ] && echo "host::$path"
+}
+
+# root_dir ROOT NAME: a new directory under ROOT's /tmp (the host's when ROOT is empty),
+# removed at exit; sets DIR to it as the host sees it and RDIR as the root's programs do.
+root_dir() {
+	DIR=$(mktemp -d "${1:-}/tmp/ebprof-$2.XXXXXX")
+	CLEAN+=("$DIR")
+	RDIR=${DIR#"$1"}
+}
+
+# marker_line FILE MARKER: the line of a workload's "// MARKER" comment.
+marker_line() { grep -n "// $2\$" "$1" | cut -d: -f1; }
+
+# record_in_root NAME STATS ROOT CMD...: ebprof record -F 199 of CMD run in ROOT, into
+# $OUT (set by the caller); prints the summary lines matching STATS. Sets OUT to the
+# folded stacks, or to /dev/null after a FAIL line when record failed.
+record_in_root() {
+	local name=$1 stats=$2 rc
+	shift 2
+	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" \
+		in_root "$@" >"$OUT.stdout" 2>"$OUT.stderr"
+	rc=$?
+	grep -E "$stats" "$OUT.stdout" >&2
+	if [ "$rc" -ne 0 ]; then
+		fail "$name" "record failed, $(how_ended "$rc" "$OUT.stderr")"
+		OUT=/dev/null
+		return
+	fi
+	OUT=$OUT/stacks.folded
+}
+
+# expect NAME FOLDED WHAT PATTERN OF MIN: of the stacks matching OF (at least MIN), >= 90 %
+# must match PATTERN. MIN only says the leaf was reached at all. On failure the heaviest
+# stacks are shown, with what EXPECT_TRIM (a sed expression) cuts from them.
+expect() {
+	local name=$1 f=$2 what=$3 pat=$4 of=$5 min=$6 total hit
+	total=$(grep -E "$of" "$f" | awk '{ s += $NF } END { print s + 0 }')
+	hit=$(grep -E "$pat" "$f" | awk '{ s += $NF } END { print s + 0 }')
+	echo "$name: $hit of $total samples ($what)" >&2
+	if [ "$total" -lt "$min" ]; then
+		fail "$name" "only $total samples matching $of"
+		sort -k2 -t' ' -nr "$f" | head -3 | cut -c1-600 >&2
+	elif [ "$(pct "$hit" "$total")" -lt 90 ]; then
+		fail "$name" "$what in $(pct "$hit" "$total") % of samples, want >= 90"
+		grep -E "$of" "$f" | grep -vE "$pat" | awk '{ print $NF, $0 }' | sort -nr |
+			head -3 | cut -d' ' -f2- | sed "${EXPECT_TRIM:-}" | cut -c1-900 >&2
+	else
+		pass "$name"
+	fi
+}
+
+# runtime_suites PREFIX SUITE SPEC...: SUITE LABEL ROOT PATH for each SPEC "LABEL:ROOT:PATH"
+# (ROOT empty: the host) whose program is there; a SKIP line for each that is not.
+runtime_suites() {
+	local prefix=$1 suite=$2 spec label root path
+	shift 2
+	for spec in "$@"; do
+		IFS=: read -r label root path <<<"$spec"
+		if [ -n "$root" ] && [ ! -x "$root$path" ]; then
+			echo "SKIP ${prefix}_$label: no $root$path (scripts/install-deps.sh test makes it)"
+			continue
+		fi
+		"$suite" "$label" "$root" "$path"
+	done
 }

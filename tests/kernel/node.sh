@@ -10,73 +10,34 @@
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/node
-ROOTS=${EBPROF_ROOTS:-/var/cache/ebprof}
 SECS=${NODE_TEST_SECONDS:-6}
 # LABEL:ROOT:NODE (ROOT empty: the host)
 NODES=("12:$ROOTS/bullseye:/usr/bin/node" "18:$ROOTS/bookworm:/usr/bin/node"
 	"20:$ROOTS/trixie:/usr/bin/node")
-host_node=$(readlink -f "$(command -v node 2>/dev/null)" 2>/dev/null || true)
-[ -x "$host_node" ] && NODES+=("host::$host_node")
-
-# in_root ROOT CMD...: CMD chrooted in ROOT (the host when empty) with a /proc of its own
-# mount namespace.
-in_root() {
-	local root=$1
-	shift
-	[ -n "$root" ] || exec "$@"
-	exec unshare -m --propagation private sh -c \
-		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
-}
+host=$(host_runtime node) && NODES+=("$host")
 
 # The line of MARKER's comment in a workload's source.
-line_of() { grep -n "// $2\$" "$WL/$1.js" | cut -d: -f1; }
-
-# expect NAME FOLDED WHAT PATTERN OF MIN: of the stacks matching OF (at least MIN), >= 90 %
-# must match PATTERN.
-expect() {
-	local name=$1 f=$2 what=$3 pat=$4 of=$5 min=$6 total hit
-	total=$(grep -E "$of" "$f" | awk '{ s += $NF } END { print s + 0 }')
-	hit=$(grep -E "$pat" "$f" | awk '{ s += $NF } END { print s + 0 }')
-	echo "$name: $hit of $total samples ($what)" >&2
-	if [ "$total" -lt "$min" ]; then
-		fail "$name" "only $total samples matching $of"
-		sort -k2 -t' ' -nr "$f" | head -3 | cut -c1-600 >&2
-	elif [ "$(pct "$hit" "$total")" -lt 90 ]; then
-		fail "$name" "$what in $(pct "$hit" "$total") % of samples, want >= 90"
-		grep -E "$of" "$f" | grep -vE "$pat" | awk '{ print $NF, $0 }' | sort -nr |
-			head -3 | cut -d' ' -f2- | sed 's/.*Execution::Call[^;]*;//' | cut -c1-900 >&2
-	else
-		pass "$name"
-	fi
-}
+line_of() { marker_line "$WL/$1.js" "$2"; }
+# A failing stack shown without what runs every script (node's start, Execution::Call).
+EXPECT_TRIM='s/.*Execution::Call[^;]*;//'
 
 # record LABEL ROOT NODE SCRIPT [ARG]: ebprof record of SCRIPT (ARG, then SECS; a file ARG
 # is copied next to the script); sets OUT (folded),
 # ERR (ebprof's stderr), JS (the script's path as node sees it) and js (its folder as a
 # pattern).
 record() {
-	local l=$1 root=$2 node=$3 script=$4 arg=() dir rc
-	dir=$(mktemp -d "${root:-}/tmp/ebprof-node.XXXXXX")
-	cp "$WL"/*.js "$dir/"
-	CLEAN+=("$dir")
-	JS=${dir#"$root"}/$script.js
+	local l=$1 root=$2 node=$3 script=$4 arg=()
+	root_dir "$root" node
+	cp "$WL"/*.js "$DIR/"
+	JS=$RDIR/$script.js
 	if [ -n "${5:-}" ]; then
-		cp "$5" "$dir/"
-		arg=("${dir#"$root"}/${5##*/}")
+		cp "$5" "$DIR/"
+		arg=("$RDIR/${5##*/}")
 	fi
-	js=$(printf '%s' "${JS%/*}" | sed 's/[.]/\\./g') # its folder, as a pattern
+	js=$(printf '%s' "$RDIR" | sed 's/[.]/\\./g') # its folder, as a pattern
 	OUT=$TMP/$l-$script
-	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" in_root \
-		"$root" "$node" "$JS" "${arg[@]}" "$SECS" >"$OUT.stdout" 2>"$OUT.stderr"
-	rc=$?
 	ERR=$OUT.stderr
-	grep -E '^  v8' "$OUT.stdout" >&2
-	if [ "$rc" -ne 0 ]; then
-		fail "node_${l}_$script" "record failed, $(how_ended "$rc" "$OUT.stderr")"
-		OUT=/dev/null
-		return
-	fi
-	OUT=$OUT/stacks.folded
+	record_in_root "node_${l}_$script" '^  v8' "$root" "$node" "$JS" "${arg[@]}" "$SECS"
 }
 
 F='[^;]*' # one frame
@@ -140,13 +101,4 @@ suite() {
 		'work \(' 40
 }
 
-CLEAN=()
-trap 'rm -rf "$TMP" "${CLEAN[@]}"' EXIT
-for spec in "${NODES[@]}"; do
-	IFS=: read -r label root node <<<"$spec"
-	if [ -n "$root" ] && [ ! -x "$root$node" ]; then
-		echo "SKIP node_$label: no $root$node (scripts/install-deps.sh test makes it)"
-		continue
-	fi
-	suite "$label" "$root" "$node"
-done
+runtime_suites node suite "${NODES[@]}"

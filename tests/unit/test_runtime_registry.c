@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit test of what each runtime of the registry says of itself (src/interp/runtime.h):
+ * its name and title, the row of its frame kind, and its kernel floor, which must match
+ * its walker object: a runtime that says it needs bpf_loop has no unrolled variant, and
+ * one that says it does not has one (ebprof check and the record warning read the word). */
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "harness.h"
+#include "interp/runtime.h"
+
+static bool filled(const char *s)
+{
+	return s && s[0];
+}
+
+static void test_every_runtime_says_what_it_is(void)
+{
+	const struct runtime_ops *r;
+
+	for (size_t i = 0; (r = runtime_registry__get(i)); i++) {
+		CHECK(filled(r->name) && filled(r->title) && filled(r->bpf_walker));
+		CHECK(filled(r->floor.without));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(runtime_registry__get(j)->name, r->name) != 0);
+	}
+	CHECK(runtime_registry__get(0) != NULL);
+}
+
+/* Every kind past the native ones is one runtime's, with its row; native is nobody's. */
+static void test_every_runtime_kind_has_its_row(void)
+{
+	for (uint32_t k = FRAME_UNKNOWN + 1; k < FRAME_KIND__COUNT; k++) {
+		const struct frame_kind_info *i = runtime_registry__kind(k);
+
+		CHECK(i != NULL && filled(i->name) && filled(i->otlp_type));
+		CHECK(i == frame_kind__info(k));
+	}
+	CHECK(runtime_registry__kind(FRAME_NATIVE) == NULL);
+	CHECK(runtime_registry__kind(FRAME_KIND__COUNT) == NULL);
+}
+
+/* The word against the object: "<walker>_unrolled_perf" exists unless bpf_loop is needed. */
+static void test_floor_matches_the_walker(void)
+{
+	const struct runtime_ops *r;
+	char name[128];
+
+	for (size_t i = 0; (r = runtime_registry__get(i)); i++) {
+		LIBBPF_OPTS(bpf_object_open_opts, o, .object_name = r->name);
+		struct bpf_object *obj;
+		const void *elf;
+		size_t sz;
+
+		elf = r->bpf_elf(&sz);
+		obj = bpf_object__open_mem(elf, sz, &o);
+		CHECK(obj != NULL);
+		if (!obj)
+			continue;
+		snprintf(name, sizeof(name), "%s_perf", r->bpf_walker);
+		CHECK(bpf_object__find_program_by_name(obj, name) != NULL);
+		snprintf(name, sizeof(name), "%s_unrolled_perf", r->bpf_walker);
+		if (r->floor.bpf_loop)
+			CHECK(bpf_object__find_program_by_name(obj, name) == NULL);
+		else
+			CHECK(bpf_object__find_program_by_name(obj, name) != NULL);
+		bpf_object__close(obj);
+	}
+}
+
+int main(void)
+{
+	RUN_TEST(test_every_runtime_says_what_it_is);
+	RUN_TEST(test_every_runtime_kind_has_its_row);
+	RUN_TEST(test_floor_matches_the_walker);
+	HARNESS_EXIT();
+}
