@@ -421,6 +421,7 @@ static int finish(struct session *rec, const struct record_opts *o)
 	session__symbolizer(rec, &sym, session__ksyms(rec));
 	/* One report names every frame: a file's DWARF is done with once its frames are. */
 	sym.release_dwarf = true;
+	sym.units_keep = SYMBOLIZER_UNITS_KEEP;
 	startup__mark(EXIT_KSYMS);
 	/* In-use memory is a snapshot: the sampled blocks still live now. */
 	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))

@@ -473,7 +473,8 @@ struct report *report__build(const struct profile *p, struct symbolizer *sym, ui
 	arena_init(&b->scratch);
 	b->file_mapping = calloc(sym->files->count + 1, sizeof(*b->file_mapping));
 	if (!b->file_mapping || build_events(b, p, period_ns) ||
-	    (sym->lines && sym->release_dwarf && name_by_file(b, p)) || build_stacks(b, p))
+	    (sym->lines && (sym->units_keep || sym->release_dwarf) && name_by_file(b, p)) ||
+	    build_stacks(b, p))
 		goto fail;
 	b->r.mappings = b->mappings;
 	b->r.frames = b->frames;
