@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Runs a command as root inside another kernel: boots KERNEL under qemu-kvm on this
-# host's root file system (shared read-only through virtiofs, a tmpfs overlay on top, so
-# the checkout is at the same path) and prints the command's stdout and stderr apart.
+# host's root file system and this checkout (each shared read-only through virtiofs with
+# a tmpfs overlay on top, the checkout at the same path wherever it is, /tmp included)
+# and prints the command's stdout and stderr apart.
 # Usage: scripts/vm.sh KERNEL -- COMMAND...
 #   KERNEL: 5.10, 6.1, 6.12 (Debian's kernels, see scripts/kernels.sh) or a vmlinuz path
 #   (its modules from /lib/modules/RELEASE or ../lib/modules/RELEASE beside it).
@@ -11,6 +12,7 @@
 #   Exit status: the command's; 125 when the guest failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
 cpus=${VM_CPUS:-2}
 mem=${VM_MEM:-4096}
 timeout=${VM_TIMEOUT:-1800}
@@ -40,15 +42,24 @@ fi
 for tool in qemu-system-x86_64 "$virtiofsd" busybox cpio unshare; do
 	command -v "$tool" >/dev/null || die "$tool is missing: run scripts/install-deps.sh test"
 done
-[ "$(stat -c %d "$PWD")" = "$(stat -c %d /)" ] ||
-	die "$PWD is not on the root file system, the only one the guest sees"
+# The guest sees the root file system (without what is mounted on it) and the checkout.
+# Its own /tmp, /run and /dev hide the host's, whatever file system they are on.
+case $PWD/ in
+"$top"/*) ;;
+/tmp/* | /run/* | /dev/*) die "$PWD is outside the checkout and hidden in the guest (its own /tmp, /run, /dev)" ;;
+*) [ "$(stat -c %d "$PWD")" = "$(stat -c %d /)" ] ||
+	die "$PWD is outside the checkout and not on the root file system: the guest sees neither" ;;
+esac
 
 job=$(mktemp -d /tmp/ebprof-vm.XXXXXX)
-fsd_pid=
+fsd_pids=()
 qemu_pid=
 cleanup() {
+	local p
 	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null && wait "$qemu_pid" 2>/dev/null
-	[ -n "$fsd_pid" ] && kill "$fsd_pid" 2>/dev/null && wait "$fsd_pid" 2>/dev/null
+	for p in "${fsd_pids[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	rm -rf "$job"
 }
 trap cleanup EXIT
@@ -148,6 +159,12 @@ mount -t cgroup2 cgroup2 $r/sys/fs/cgroup
 mount -t bpf bpf $r/sys/fs/bpf
 mount -t debugfs debugfs $r/sys/kernel/debug
 mount -t tracefs tracefs $r/sys/kernel/tracing 2>/dev/null
+# The checkout, last: it may be under one of the file systems mounted above.
+top=$(cat /checkout.path)
+mkdir -p /checkout.ro /rw/ck.upper /rw/ck.work $r$top
+mount -t virtiofs -o ro checkout /checkout.ro || fail "cannot mount the checkout (virtiofs)"
+mount -t overlay -o lowerdir=/checkout.ro,upperdir=/rw/ck.upper,workdir=/rw/ck.work \
+	checkout $r$top || fail "cannot mount the checkout's overlay"
 ip link set lo up
 hostname ebprof-vm
 echo "out=$(port out) err=$(port err) status=$(port status)" >$r/run/ebprof-vm/ports
@@ -188,6 +205,7 @@ STAGE2
 	printf ' %q' "$@"
 	echo
 } >"$job/initramfs/cmd"
+printf '%s\n' "$top" >"$job/initramfs/checkout.path"
 (cd "$job/initramfs" && find . | cpio -o -H newc --quiet) >"$job/initramfs.cpio"
 
 case $accel_name in
@@ -201,31 +219,35 @@ esac
 console=$job/console.log
 [ "${VM_VERBOSE:-0}" = 1 ] && console=/dev/stderr
 
-# start_virtiofsd: serves a read-only bind of / (not recursive: the guest mounts its own
-# /proc, /sys, /dev) from a mount namespace of its own, so the host's tree cannot be
-# written. It ends with the guest's connection.
+# start_virtiofsd DIR NAME: serves a read-only bind of DIR (not recursive: the guest
+# mounts its own /proc, /sys, /dev) on $job/NAME.sock from a mount namespace of its own,
+# so the host's tree cannot be written. It ends with the guest's connection.
 start_virtiofsd() {
-	mkdir -p "$job/root"
-	rm -f "$job/fs.sock"
+	local dir=$1 name=$2 pid
+	mkdir -p "$job/$name"
+	rm -f "$job/$name.sock"
 	unshare -m --propagation private sh -c '
-		mount --bind / "$1" && mount -o remount,bind,ro "$1" &&
-		exec "$2" --socket-path="$3" -o source="$1" -o cache=always -o sandbox=namespace \
-			-o log_level=err' sh "$job/root" "$virtiofsd" "$job/fs.sock" \
-		2>"$job/virtiofsd.log" &
-	fsd_pid=$!
+		mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" &&
+		exec "$3" --socket-path="$4" -o source="$2" -o cache=always -o sandbox=namespace \
+			-o log_level=err' sh "$dir" "$job/$name" "$virtiofsd" "$job/$name.sock" \
+		2>"$job/$name.log" &
+	pid=$!
+	fsd_pids+=("$pid")
 	for _ in $(seq 100); do
-		[ -S "$job/fs.sock" ] && return 0
-		kill -0 "$fsd_pid" 2>/dev/null || die "virtiofsd failed: $(cat "$job/virtiofsd.log")"
+		[ -S "$job/$name.sock" ] && return 0
+		kill -0 "$pid" 2>/dev/null || die "virtiofsd ($dir) failed: $(cat "$job/$name.log")"
 		sleep 0.02
 	done
-	die "virtiofsd did not start"
+	die "virtiofsd ($dir) did not start"
 }
 
 # boot: one guest; its status port gets "run" when the command starts, then its status.
 # stdout and stderr reach the guest's ports as the very descriptors this script has
 # (qemu takes them as fd sets, and none of 0-2).
 boot() {
-	start_virtiofsd
+	local p
+	start_virtiofsd / root
+	start_virtiofsd "$top" checkout
 	: >"$job/status"
 	qemu_rc=0
 	timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" \
@@ -234,8 +256,10 @@ boot() {
 		-no-reboot -serial "file:$console" -monitor none \
 		-kernel "$vmlinuz" -initrd "$job/initramfs.cpio" \
 		-append "console=ttyS0 loglevel=${VM_LOGLEVEL:-4} panic=-1 mitigations=off nokaslr" \
-		-chardev "socket,id=fs,path=$job/fs.sock" \
+		-chardev "socket,id=fs,path=$job/root.sock" \
 		-device vhost-user-fs-pci,chardev=fs,tag=hostroot \
+		-chardev "socket,id=ck,path=$job/checkout.sock" \
+		-device vhost-user-fs-pci,chardev=ck,tag=checkout \
 		-device virtio-serial-pci \
 		-add-fd fd=3,set=1 -add-fd fd=4,set=2 \
 		-chardev file,id=out,path=/dev/fdset/1,append=on \
@@ -248,8 +272,10 @@ boot() {
 	qemu_pid=$!
 	wait "$qemu_pid" || qemu_rc=$?
 	qemu_pid=
-	wait "$fsd_pid" 2>/dev/null || true
-	fsd_pid=
+	for p in "${fsd_pids[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	fsd_pids=()
 }
 
 # Should an emulated guest still crash while it boots, a guest that never reached the

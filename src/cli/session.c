@@ -244,6 +244,7 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	    .order = o->load_order,
 	    .cost_cache = LOAD_COST_CACHE,
 	};
+	struct warm_list warm = {0};
 	struct sampler_maps maps;
 	char btf[4096];
 	int err;
@@ -278,7 +279,12 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	if (err)
 		return err;
 	s->ingest.runtimes = s->runtimes;
-	s->native = native__start(&maps, &s->procs, s->runtimes, so->pids, o->cmd ? 0 : so->npids);
+	/* Its libc's and ld.so's tables are built before it runs (warm.h): cheap to find. */
+	if (o->cmd && warm__find(o->cmd[0], &warm))
+		return -ENOMEM;
+	s->native =
+	    native__start(&maps, &s->procs, s->runtimes, so->pids, o->cmd ? 0 : so->npids, &warm);
+	warm__free(&warm);
 	if (!s->native)
 		return -errno;
 	err = sampler__start(s->sampler, s->loader, on_record, s);

@@ -2,8 +2,10 @@
 /* Native unwinding, userspace side: owns the table pool and the tracker thread, and
  * reports what they did (tables built and failed, rows used, processes described). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unwind/native.h"
 #include "unwind/tables.h"
@@ -14,11 +16,39 @@ struct native_unwinder {
 	struct table_pool *pool;
 	struct tracker *tracker;
 	struct tracker_stats tracker_stats;
+	uint32_t warmed; /* tables built before the command started */
 };
+
+/* Builds the tables of the files a command is about to map, before the tracker (the
+ * only other user of the pool) starts; each stays in the pool unreferenced until the
+ * command's description takes it (or TABLE_POOL_IDLE_S passes). */
+static void warm_tables(struct native_unwinder *n, struct proc_table *procs,
+			const struct warm_list *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		struct file_entry *f, copy;
+		struct table_entry *te;
+
+		pthread_mutex_lock(&procs->lock);
+		f = file_table__intern(procs->files, w->f[i].dev, w->f[i].ino, w->f[i].path);
+		if (f)
+			copy = *f;
+		pthread_mutex_unlock(&procs->lock);
+		if (!f)
+			return;
+		copy.fd = open(w->f[i].path, O_RDONLY | O_CLOEXEC);
+		if (copy.fd < 0)
+			continue;
+		te = table_pool__acquire(n->pool, &copy);
+		close(copy.fd);
+		n->warmed += te->id != 0;
+		table_pool__release(n->pool, te);
+	}
+}
 
 struct native_unwinder *native__start(const struct sampler_maps *maps, struct proc_table *procs,
 				      struct runtime_set *runtimes, const uint32_t *pids,
-				      size_t npids)
+				      size_t npids, const struct warm_list *warm)
 {
 	struct native_unwinder *n = calloc(1, sizeof(*n));
 	int err;
@@ -33,6 +63,8 @@ struct native_unwinder *native__start(const struct sampler_maps *maps, struct pr
 		pr_err("mapping the unwind row pool: %s", strerror(err));
 		goto fail;
 	}
+	if (warm)
+		warm_tables(n, procs, warm);
 	n->tracker = tracker__start(procs, n->pool, maps->pid_to_mappings, runtimes, pids, npids);
 	if (!n->tracker) {
 		err = errno;
@@ -64,19 +96,23 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 {
 	struct table_pool_stats ps;
 	const struct tracker_stats *ts = &n->tracker_stats;
+	char warmed[64] = "";
 
 	table_pool__stats(n->pool, &ps);
+	if (n->warmed)
+		snprintf(warmed, sizeof(warmed), "; %u built before the command started",
+			 n->warmed);
 	fprintf(out,
 		"  unwinder: %llu processes described (%llu vanished first), %llu tables built "
 		"(%llu from Go's pclntab; %llu not: no CFI, unreadable or no room) in %.0f ms, "
 		"%llu of %llu rows used (%.1f MiB; kernel memory %.0f MiB now, %.0f MiB at most; "
-		"%llu tables dropped after %d s unused)\n",
+		"%llu tables dropped after %d s unused%s)\n",
 		(unsigned long long)ts->described, (unsigned long long)ts->vanished,
 		(unsigned long long)ps.built, (unsigned long long)ps.go_tables,
 		(unsigned long long)ps.failed, ps.build_ns / 1e6, (unsigned long long)ps.rows_used,
 		(unsigned long long)ps.rows_max, ps.rows_used * 16.0 / (1 << 20),
 		ps.chunks * ps.chunk_bytes / 1048576.0, ps.chunks_peak * ps.chunk_bytes / 1048576.0,
-		(unsigned long long)ps.expired, TABLE_POOL_IDLE_S);
+		(unsigned long long)ps.expired, TABLE_POOL_IDLE_S, warmed);
 	if (ps.evicted || ps.no_room || ts->queue_full || ts->too_many_mappings)
 		fprintf(out,
 			"  unwinder limits: %llu tables evicted, %llu did not fit, %llu requests "
