@@ -64,6 +64,7 @@ awk -v f="$f" -v a="$a" -v e="$e" -v n="$(wc -l <"$out/addrs")" 'BEGIN {
 		f / n * 1e6, a / n * 1e6, (e > 0 ? a / e : 0) }'
 printf 'heap: %s MiB after open, %s MiB after indexing (the reader counts %s MiB)\n' \
 	"$(field heap_open_mib)" "$(field heap_indexed_mib)" "$(field counted_mib)"
+grep -m1 '^bounded:' "$out/runs" | sed 's/^bounded:/record'"'"'s way (sorted, units bounded to 4 MiB):/'
 
 # Instructions, which time on a shared machine cannot give: callgrind, one run.
 if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
