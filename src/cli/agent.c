@@ -35,10 +35,6 @@
 /* Intervals a file's DWARF is kept without naming a frame: a file sampled now and then
  * is opened again (its unit headers, a few ms) rather than held for good. */
 #define AGENT_DWARF_IDLE 3
-/* Units' holdings kept per file between intervals: each interval names its frames again,
- * so a bound below a busy library's working set (libpython's at 20 Hz: over 4 MiB) would
- * read the same units again every interval; record's one report uses 4 MiB. */
-#define AGENT_UNITS_KEEP (16u << 20)
 #define JITTER 0.1 /* each interval is 5 s ± 10 %, so many agents do not send in step */
 
 extern char **environ;
@@ -275,8 +271,10 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 
 	cover_times(&s->profile, &start, &end);
 	session__symbolizer(s, &sym, session__ksyms(s));
-	/* Each file's DWARF stays for the next intervals, its units' holdings bounded. */
-	sym.units_keep = AGENT_UNITS_KEEP;
+	/* Each file's DWARF stays for the next intervals whole: its units are not bounded
+	 * (units_keep 0). Bounded to 16 MiB, a busy libpython's units were read again 8 times
+	 * in 12 intervals: 798 ms of report CPU in 60 s against 477, both agents at once,
+	 * for 8 MiB less (bench/README.md). */
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
 	/* Debug files debuginfod has not delivered yet name later intervals' frames. */
