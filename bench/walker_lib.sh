@@ -74,10 +74,17 @@ map_of() { # the counters map of program $1
 	done
 	return 1
 }
-# "run_time_ns run_cnt samples filtered" (counters 0 and 1 of bpf/ebprof_shared.h)
+# "run_time_ns run_cnt samples filtered" (counters 0 and 1 of bpf/ebprof_shared.h), or
+# nothing and status 1. bpftool fails now and then while other programs load; a failed
+# read used to count as 0 and give negative figures, so each read is checked and retried.
 snapshot() {
-	echo "$(bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns) \(.run_cnt)"')" \
-		"$(bpftool map dump id "$2" -j | jq -r 'def s(k): [.[].formatted | select(.key == k) | .values[].value] | add // 0; "\(s(0)) \(s(1))"')"
+	local s
+	for _ in 1 2 3 4 5; do
+		s="$(bpftool prog show id "$1" -j 2>/dev/null | jq -r '"\(.run_time_ns) \(.run_cnt)"' 2>/dev/null) $(bpftool map dump id "$2" -j 2>/dev/null | jq -r 'def s(k): [.[].formatted | select(.key == k) | .values[].value] | add // 0; "\(s(0)) \(s(1))"' 2>/dev/null)"
+		[[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] && echo "$s" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # One recording of arm $1 at depth $2: a line "depth arm ns_per_sample samples" in
@@ -93,11 +100,15 @@ cost_run() {
 	done
 	[ -n "$map" ] || die "ebprof did not load: $(tail -3 "$TMP/out.log")"
 	sleep "$WARM"
-	a=$(snapshot "$prog" "$map")
+	a=$(snapshot "$prog" "$map") || a=
 	sleep $((SECS - WARM - 2))
-	z=$(snapshot "$prog" "$map")
+	z=$(snapshot "$prog" "$map") || z=
 	wait "$EP" || die "ebprof failed: $(tail -3 "$TMP/out.log")"
 	EP=
+	if [ -z "$a" ] || [ -z "$z" ]; then
+		echo "  rep $rep depth $d $b: bpftool could not read the program's figures; no figure"
+		return
+	fi
 	# The window's run time over the runs that unwound (not filtered out).
 	line=$(awk -v a="$a" -v z="$z" -v d="$d" -v b="$b" 'BEGIN { split(a, x); split(z, y)
 		t = y[1] - x[1]; n = y[2] - x[2]; s = y[3] - x[3]; f = y[4] - x[4]

@@ -46,7 +46,13 @@ struct walk_state {
 	 * verifier's sake (see unwind_step.h). */
 	__u32 nmaps;
 	__u64 proc_addr;
-	__u64 search[14];
+	union {
+		__u64 search[14];
+		/* Once the in-order walk is over, the searches are dead: a deferred runtime's
+		 * walker without bpf_loop copies its process's description here, where its
+		 * global function (no pointers either) finds it without a map lookup. */
+		__u64 deferred[14];
+	};
 };
 
 /* One per CPU and per context a program runs in (see enum scratch_slot). */

@@ -19,6 +19,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Node.js processes userspace has described. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct v8_proc);

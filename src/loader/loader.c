@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/load_costs.h"
 #include "util/crash.h"
@@ -399,6 +400,31 @@ static int adopt_maps(struct loader *l, size_t i)
 	return 0;
 }
 
+/* Before 5.13 perf_event programs only take preallocated hash maps: a map declared
+ * allocated per element (BPF_F_NO_PREALLOC: per-process descriptions, blocked threads)
+ * is preallocated then, for fewer entries (an unw_proc is 6 KiB: 2048 of them, 12 MiB). */
+#define PREALLOC_MAX_ENTRIES 2048
+
+static int preallocate(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+	int err = 0;
+
+	if (kernel_features()->perf_alloc_maps)
+		return 0;
+	bpf_object__for_each_map(m, obj)
+	{
+		if (!(bpf_map__map_flags(m) & BPF_F_NO_PREALLOC))
+			continue;
+		err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+		if (!err && bpf_map__max_entries(m) > PREALLOC_MAX_ENTRIES)
+			err = bpf_map__set_max_entries(m, PREALLOC_MAX_ENTRIES);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Creates the owners' maps: every program disabled, so loading verifies nothing. */
 static int load_owners(struct loader *l)
 {
@@ -408,6 +434,8 @@ static int load_owners(struct loader *l)
 
 		bpf_object__for_each_program(p, l->owners[i]) bpf_program__set_autoload(p, false);
 		err = adopt_maps(l, i);
+		if (!err)
+			err = preallocate(l->owners[i]);
 		if (err) {
 			pr_err("sharing the maps of %s: %s", bpf_object__name(l->owners[i]),
 			       strerror(-err));

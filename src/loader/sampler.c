@@ -231,35 +231,13 @@ static int install_walkers(struct sampler *s, struct loader *l)
 		   : walkers__install(l, s->skel->obj, "submit_walk", WALKER_SUBMIT, s->types);
 }
 
-/* Before 5.13 perf_event programs only take preallocated hash maps: the maps allocated
- * per element are preallocated then, for fewer processes (6 KiB each) and blocked
- * threads (5 KiB each): 2048 of each, 23 MiB. */
-#define PREALLOC_MAX_ENTRIES 2048
-
-static int preallocate(struct bpf_map *m)
-{
-	int err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
-
-	if (!err && bpf_map__max_entries(m) > PREALLOC_MAX_ENTRIES)
-		err = bpf_map__set_max_entries(m, PREALLOC_MAX_ENTRIES);
-	return err;
-}
-
 /* Tells the programs what the kernel has. Without attach cookies each program reads
  * one fixed cookie, so only what one attachment per program can do is allowed. */
 static int set_features(struct sampler *s, const struct sampler_opts *o)
 {
 	const struct kernel_features *f = kernel_features();
 	struct sample_bpf *k = s->skel;
-	int err;
 
-	if (!f->perf_alloc_maps) {
-		err = preallocate(k->maps.pid_to_mappings);
-		if (!err)
-			err = preallocate(k->maps.off_cpu_pending);
-		if (err)
-			return err;
-	}
 	k->rodata->have_task_pt_regs = f->task_pt_regs;
 	k->rodata->have_attach_cookie = f->attach_cookie;
 	if (f->attach_cookie)

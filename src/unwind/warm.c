@@ -6,12 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elf/elf_file.h"
@@ -21,8 +24,8 @@
 #define OWN_MAX 64 /* ebprof's own mapped files looked at */
 #define DIRS_MAX 16
 
-/* What finding needs besides the list: ebprof's own mapped files (keyed as maps names
- * them) and the directories a library name is searched in. */
+/* What finding needs besides the list: ebprof's own mapped files (whose directories are
+ * where a library is searched) and the directories a library name is searched in. */
 struct finder {
 	struct warm_list *l;
 	size_t nown;
@@ -119,26 +122,58 @@ static bool read_own(struct finder *fd)
 	return ok;
 }
 
-/* Adds the file at path (any form), keyed as ebprof's own maps name it when ebprof maps
- * it too, else by stat: the same on every file system but overlayfs, where maps may name
- * the lower file, and a miss then only costs a second build. */
+/* The (device, inode) /proc/PID/maps will give path's mappings: from a mapping of our
+ * own, because on overlayfs maps names the file underneath, not what stat says. Falls
+ * back to stat's. Returns false for what is not a readable regular file. */
+static bool mapped_key(const char *path, uint64_t *dev, uint64_t *ino)
+{
+	char line[PATH_MAX + 128];
+	unsigned int maj, min;
+	unsigned long start;
+	struct stat st;
+	bool found = false;
+	void *map = MAP_FAILED;
+	FILE *fp = NULL;
+	int file = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (file < 0 || fstat(file, &st) || !S_ISREG(st.st_mode))
+		goto out;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	found = true;
+	if (st.st_size > 0)
+		map = mmap(NULL, 1, PROT_READ, MAP_PRIVATE, file, 0);
+	if (map != MAP_FAILED)
+		fp = fopen("/proc/self/maps", "re");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		uint64_t i;
+
+		if (sscanf(line, "%lx-%*x %*s %*x %x:%x %" SCNu64, &start, &maj, &min, &i) == 4 &&
+		    start == (unsigned long)map) {
+			*dev = makedev(maj, min);
+			*ino = i;
+			break;
+		}
+	}
+out:
+	if (fp)
+		fclose(fp);
+	if (map != MAP_FAILED)
+		munmap(map, 1);
+	if (file >= 0)
+		close(file);
+	return found;
+}
+
+/* Adds the file at path (any form) once. */
 static void add(struct finder *fd, const char *path)
 {
 	struct warm_list *l = fd->l;
 	char real[PATH_MAX];
 	struct warm_file w = {0};
-	struct stat st;
 
-	if (l->n == WARM_MAX || !realpath(path, real))
+	if (l->n == WARM_MAX || !realpath(path, real) || !mapped_key(real, &w.dev, &w.ino))
 		return;
-	for (size_t i = 0; i < fd->nown && !w.path; i++)
-		if (!strcmp(fd->own[i].path, real))
-			w = fd->own[i];
-	if (!w.path) {
-		if (stat(real, &st) || !S_ISREG(st.st_mode))
-			return;
-		w = (struct warm_file){.dev = st.st_dev, .ino = st.st_ino};
-	}
 	for (size_t i = 0; i < l->n; i++)
 		if (l->f[i].dev == w.dev && l->f[i].ino == w.ino)
 			return;
