@@ -41,7 +41,8 @@ if [ ! -x "$big" ]; then
 fi
 # -fno-ipa-icf: the two lookup phases are identical code, kept apart for callgrind.
 gcc -O2 -g -fno-ipa-icf -std=gnu11 -D_GNU_SOURCE -Isrc bench/dwarf_cost.c src/symbol/dwarfsym.c \
-	src/symbol/elfsym.c src/util/arena.c src/util/hmap.c -ldw -lelf -liberty -o "$out/dwarf_cost"
+	src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c -ldw -lelf -lz -liberty \
+	-o "$out/dwarf_cost"
 
 # Midpoints of every sized function, NADDRS of them spread over the binary.
 nm -S --defined-only --radix=d "$big" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ {
@@ -63,6 +64,7 @@ awk -v f="$f" -v a="$a" -v e="$e" -v n="$(wc -l <"$out/addrs")" 'BEGIN {
 		f / n * 1e6, a / n * 1e6, (e > 0 ? a / e : 0) }'
 printf 'heap: %s MiB after open, %s MiB after indexing (the reader counts %s MiB)\n' \
 	"$(field heap_open_mib)" "$(field heap_indexed_mib)" "$(field counted_mib)"
+grep -m1 '^bounded:' "$out/runs" | sed 's/^bounded:/record'"'"'s way (sorted, units bounded to 4 MiB):/'
 
 # Instructions, which time on a shared machine cannot give: callgrind, one run.
 if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then

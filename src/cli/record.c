@@ -396,14 +396,14 @@ static void fetch_debug_files(struct symbolizer *sym)
 static void print_debug_info(const struct symbolizer *sym)
 {
 	struct debuginfod_stats st;
-	uint32_t nfiles;
-	uint64_t mem = symbolizer__dwarf_memory(sym, &nfiles);
 
-	if (nfiles || sym->dwarf_evictions)
-		printf("  debug info: DWARF of %u files, %.1f MiB of indexes (bound %.0f MiB), "
-		       "%u dropped to stay in it\n",
-		       nfiles, mem / 1048576.0, sym->dwarf_budget / 1048576.0,
-		       sym->dwarf_evictions);
+	if (sym->dwarf_opened || sym->dwarf_evictions)
+		printf("  debug info: DWARF of %u files, %.1f MiB of indexes at most (bound %.0f "
+		       "MiB), %u dropped to stay in it, %u freed once named, units dropped %u "
+		       "times\n",
+		       sym->dwarf_opened, sym->dwarf_peak / 1048576.0,
+		       sym->dwarf_budget / 1048576.0, sym->dwarf_evictions, sym->dwarf_released,
+		       sym->dwarf_resets);
 	if (!sym->debuginfod)
 		return;
 	debuginfod__stats(sym->debuginfod, &st);
@@ -419,6 +419,9 @@ static int finish(struct session *rec, const struct record_opts *o)
 	int err;
 
 	session__symbolizer(rec, &sym, session__ksyms(rec));
+	/* One report names every frame: a file's DWARF is done with once its frames are. */
+	sym.release_dwarf = true;
+	sym.units_keep = SYMBOLIZER_UNITS_KEEP;
 	startup__mark(EXIT_KSYMS);
 	/* In-use memory is a snapshot: the sampled blocks still live now. */
 	if (rec->alloc && alloc__add_inuse(rec->alloc, &rec->profile))

@@ -30,6 +30,7 @@ struct file_entry {
 	struct dwarf_syms *dwarf; /* its DWARF (own or a debug file's), opened lazily */
 	void (*dwarf_free)(struct dwarf_syms *dwarf); /* as syms_free */
 	int dwarf_err;	     /* why there is none, so it is not retried per frame */
+	uint8_t dwarf_idle;  /* the symbolizer's: reports since the DWARF last named a frame */
 	uint8_t debug_state; /* the symbolizer's: where its debug file came from */
 	struct go_table *go; /* Go's pclntab, read lazily; NULL for other files */
 	void (*go_free)(struct go_table *go); /* as syms_free */

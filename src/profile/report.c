@@ -24,12 +24,29 @@ struct builder {
 	int32_t kernel_mapping; /* mapping index + 1 */
 	struct symbolizer *sym;
 	struct report_label **label_copies; /* by label set id - 1, while building */
+	struct hmap lines_idx;		    /* struct line_ref by frame, when named file by file */
+	struct arena scratch;		    /* the line_refs: freed when the report is built */
+	bool by_file;			    /* native frames' lines were looked up file by file */
 };
 
 struct frame_ref {
 	struct frame key;
 	uint32_t index;
 };
+
+/* A native frame's lines, looked up before the stacks are built. */
+struct line_ref {
+	struct frame key;
+	struct report_line *lines;
+	uint32_t n;
+};
+
+static int line_eq(const void *entry, const void *key)
+{
+	const struct frame *a = &((const struct line_ref *)entry)->key, *b = key;
+
+	return a->addr == b->addr && a->file_id == b->file_id && a->kind == b->kind;
+}
 
 static int frame_eq(const void *entry, const void *key)
 {
@@ -138,20 +155,12 @@ static const char *line_label(struct builder *b, const struct dwarf_line *l, boo
 			    mark);
 }
 
-/* Copies the DWARF lines of a native frame into the report. Returns 0 or -ENOMEM. */
-static int frame_lines(struct builder *b, const struct frame *f, struct report_frame *rf)
+/* Copies n DWARF lines into the report's arena. Returns 0 or -ENOMEM. */
+static int copy_lines(struct builder *b, const struct dwarf_line *dl, int n,
+		      struct report_line **out)
 {
-	struct dwarf_line dl[DWARF_LINES_MAX];
-	struct report_line *rl;
-	int n = 0;
+	struct report_line *rl = arena_alloc(&b->arena, n * sizeof(*rl));
 
-	rf->nlines = 0;
-	rf->lines = NULL;
-	if (f->kind == FRAME_NATIVE)
-		n = symbolizer__native_lines(b->sym, f->file_id, f->addr, dl, DWARF_LINES_MAX);
-	if (n <= 0)
-		return 0;
-	rl = arena_alloc(&b->arena, n * sizeof(*rl));
 	if (!rl)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
@@ -162,6 +171,37 @@ static int frame_lines(struct builder *b, const struct frame *f, struct report_f
 		if (!rl[i].function || !rl[i].file || !rl[i].label)
 			return -ENOMEM;
 	}
+	*out = rl;
+	return 0;
+}
+
+/* Copies the DWARF lines of a native frame into the report (found already when named
+ * file by file). Returns 0 or -ENOMEM. */
+static int frame_lines(struct builder *b, const struct frame *f, struct report_frame *rf)
+{
+	struct dwarf_line dl[DWARF_LINES_MAX];
+	const struct line_ref *ref;
+	struct report_line *rl;
+	int n = 0, err;
+
+	rf->nlines = 0;
+	rf->lines = NULL;
+	if (f->kind != FRAME_NATIVE)
+		return 0;
+	if (b->by_file) {
+		ref = hmap_find(&b->lines_idx, hash_bytes(f, sizeof(*f), 0), f);
+		if (ref) {
+			rf->lines = ref->lines;
+			rf->nlines = ref->n;
+		}
+		return 0;
+	}
+	n = symbolizer__native_lines(b->sym, f->file_id, f->addr, dl, DWARF_LINES_MAX);
+	if (n <= 0)
+		return 0;
+	err = copy_lines(b, dl, n, &rl);
+	if (err)
+		return err;
 	rf->lines = rl;
 	rf->nlines = n;
 	return 0;
@@ -298,6 +338,74 @@ static int add_stack(struct builder *b, const struct profile *p, struct report_s
 	return out->comm && out->thread && !err ? 0 : -ENOMEM;
 }
 
+/* Adds the native frames of s that have no line_ref yet to lines_idx and to *v. */
+static int collect_native(struct builder *b, const struct stack *s, struct line_ref ***v, size_t *n,
+			  size_t *cap)
+{
+	for (uint16_t i = 0; i < s->nframes; i++) {
+		const struct frame *f = &s->frames[i];
+		uint64_t h = hash_bytes(f, sizeof(*f), 0);
+		struct line_ref *ref, **p;
+
+		if (f->kind != FRAME_NATIVE || hmap_find(&b->lines_idx, h, f))
+			continue;
+		p = grow(*v, cap, *n, sizeof(**v));
+		ref = arena_alloc(&b->scratch, sizeof(*ref));
+		if (!p || !ref)
+			return -ENOMEM;
+		*v = p;
+		*ref = (struct line_ref){.key = *f};
+		(*v)[(*n)++] = ref;
+		if (hmap_insert(&b->lines_idx, h, ref))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct frame *x = &(*(struct line_ref *const *)a)->key;
+	const struct frame *y = &(*(struct line_ref *const *)b)->key;
+
+	if (x->file_id != y->file_id)
+		return x->file_id < y->file_id ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Looks up the lines of every distinct native frame, one file after another in address
+ * order (so one unit after another), copying each at once: the symbolizer may then drop
+ * the units done with, and a file's DWARF need not outlive its frames. */
+static int name_by_file(struct builder *b, const struct profile *p)
+{
+	struct dwarf_line dl[DWARF_LINES_MAX];
+	struct line_ref **v = NULL;
+	size_t n = 0, cap = 0, i;
+	int err = 0, k;
+
+	hmap_for_each(&p->stacks, si)
+	{
+		err = collect_native(b, p->stacks.slots[si].entry, &v, &n, &cap);
+		if (err)
+			goto out;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), ref_cmp);
+	for (i = 0; i < n && !err; i++) {
+		struct line_ref *r = v[i];
+
+		k = symbolizer__native_lines(b->sym, r->key.file_id, r->key.addr, dl,
+					     DWARF_LINES_MAX);
+		if (k > 0 && !(err = copy_lines(b, dl, k, &r->lines)))
+			r->n = (uint32_t)k;
+		if (i + 1 == n || v[i + 1]->key.file_id != r->key.file_id)
+			symbolizer__file_named(b->sym, r->key.file_id);
+	}
+	b->by_file = true;
+out:
+	free(v);
+	return err;
+}
+
 static int build_stacks(struct builder *b, const struct profile *p)
 {
 	struct report_stack *stacks = calloc(p->stacks.len + 1, sizeof(*stacks));
@@ -361,12 +469,18 @@ struct report *report__build(const struct profile *p, struct symbolizer *sym, ui
 	b->r.period_ns = period_ns;
 	b->r.start_unix_ns = start_unix_ns;
 	b->r.duration_ns = duration_ns;
+	hmap_init(&b->lines_idx, line_eq);
+	arena_init(&b->scratch);
 	b->file_mapping = calloc(sym->files->count + 1, sizeof(*b->file_mapping));
-	if (!b->file_mapping || build_events(b, p, period_ns) || build_stacks(b, p))
+	if (!b->file_mapping || build_events(b, p, period_ns) ||
+	    (sym->lines && (sym->units_keep || sym->release_dwarf) && name_by_file(b, p)) ||
+	    build_stacks(b, p))
 		goto fail;
 	b->r.mappings = b->mappings;
 	b->r.frames = b->frames;
 	hmap_free(&b->frame_idx);
+	hmap_free(&b->lines_idx);
+	arena_free(&b->scratch);
 	free(b->file_mapping);
 	free(b->label_copies);
 	b->file_mapping = NULL;
@@ -387,6 +501,8 @@ void report__free(struct report *r)
 	if (!r)
 		return;
 	hmap_free(&b->frame_idx);
+	hmap_free(&b->lines_idx);
+	arena_free(&b->scratch);
 	free(b->file_mapping);
 	free(b->label_copies);
 	free((void *)r->stacks);

@@ -8,6 +8,7 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,10 @@ struct dwarf_syms {
 	struct hmap names; /* struct name_ent by DIE */
 	struct arena arena;
 	size_t index_bytes, line_rows;
+	size_t section_bytes; /* compressed debug sections, which libdw inflates on open */
+	size_t open_bytes;    /* what dwarf_syms__memory was right after opening */
+	size_t units_bound;   /* dwarf_syms__bound_units; 0: none */
+	uint32_t resets;      /* times the units' holdings were dropped to keep the bound */
 };
 
 /* Growable array of addr_range, for both kinds of index. */
@@ -185,6 +190,86 @@ static int name_eq(const void *entry, const void *key)
 	return ((const struct name_ent *)entry)->die == key;
 }
 
+/* Frees what libdw and the indexes hold; the ELF, its mapping and the sections libdw
+ * inflated in it stay. */
+static void drop_dwarf(struct dwarf_syms *d)
+{
+	for (size_t i = 0; i < d->nunits; i++) {
+		free(d->units[i].funcs);
+		free(d->units[i].ranges);
+	}
+	free(d->units);
+	free(d->ranges);
+	d->units = NULL;
+	d->ranges = NULL;
+	d->nunits = d->nranges = 0;
+	d->index_bytes = d->line_rows = 0;
+	hmap_free(&d->names);
+	arena_free(&d->arena);
+	if (d->dw)
+		dwarf_end(d->dw);
+	d->dw = NULL;
+}
+
+/* Begins libdw on d's ELF and reads the unit headers: what opening holds. */
+static int begin_dwarf(struct dwarf_syms *d)
+{
+	int err;
+
+	d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	if (!d->dw)
+		return -ENODATA;
+	err = index_units(d);
+	d->open_bytes = dwarf_syms__memory(d);
+	return err;
+}
+
+/* Drops every unit's indexes, names and line tables, libdw's own included (it frees a
+ * unit's line table only at dwarf_end), and begins again: a few ms, because the inflated
+ * sections stay in the ELF. On failure d names nothing more. */
+static void reset_units(struct dwarf_syms *d)
+{
+	drop_dwarf(d);
+	d->resets++;
+	if (begin_dwarf(d))
+		drop_dwarf(d);
+}
+
+void dwarf_syms__bound_units(struct dwarf_syms *d, size_t bytes)
+{
+	if (d)
+		d->units_bound = bytes;
+}
+
+uint32_t dwarf_syms__resets(const struct dwarf_syms *d)
+{
+	return d ? d->resets : 0;
+}
+
+/* Bytes of the inflated debug sections: libdw decompresses every compressed one it
+ * knows when it opens the file (9.6 MiB for Debian 12's libc debug file) and keeps them
+ * until dwarf_end. Sizes come from the compression headers, so nothing is inflated here. */
+static size_t inflated_bytes(Elf *elf)
+{
+	size_t shstrndx, total = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Chdr ch;
+	GElf_Shdr sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strncmp(name, ".debug_", 7) && gelf_getchdr(scn, &ch) &&
+		    ch.ch_size < (1ull << 40))
+			total += ch.ch_size;
+	}
+	return total;
+}
+
 struct dwarf_syms *dwarf_syms__open(int fd)
 {
 	struct dwarf_syms *d = calloc(1, sizeof(*d));
@@ -204,11 +289,8 @@ struct dwarf_syms *dwarf_syms__open(int fd)
 	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
 		goto fail;
-	err = -ENODATA;
-	d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-	if (!d->dw)
-		goto fail;
-	err = index_units(d);
+	d->section_bytes = inflated_bytes(d->elf);
+	err = begin_dwarf(d);
 	if (err)
 		goto fail;
 	return d;
@@ -222,16 +304,7 @@ void dwarf_syms__free(struct dwarf_syms *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nunits; i++) {
-		free(d->units[i].funcs);
-		free(d->units[i].ranges);
-	}
-	free(d->units);
-	free(d->ranges);
-	hmap_free(&d->names);
-	arena_free(&d->arena);
-	if (d->dw)
-		dwarf_end(d->dw);
+	drop_dwarf(d);
 	if (d->elf)
 		elf_end(d->elf);
 	if (d->fd >= 0)
@@ -243,8 +316,15 @@ size_t dwarf_syms__memory(const struct dwarf_syms *d)
 {
 	if (!d)
 		return 0;
-	return sizeof(*d) + d->index_bytes + d->arena.total +
+	return sizeof(*d) + d->index_bytes + d->arena.total + d->section_bytes +
 	       d->names.cap * sizeof(struct hmap_slot) + d->line_rows * LINE_ROW_BYTES;
+}
+
+size_t dwarf_syms__units_memory(const struct dwarf_syms *d)
+{
+	size_t m = dwarf_syms__memory(d);
+
+	return d && m > d->open_bytes ? m - d->open_bytes : 0;
 }
 
 struct func_vec {
@@ -502,12 +582,20 @@ int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct d
 	const struct addr_range *ur, *fr;
 	struct unit *u;
 
-	if (!d || max < 1)
+	if (!d || !d->dw || max < 1)
 		return 0;
 	ur = range_find(d->ranges, d->nranges, va);
 	if (!ur || ur->idx >= d->nunits)
 		return 0;
 	u = &d->units[ur->idx];
+	if (!u->indexed && !u->failed && d->units_bound &&
+	    dwarf_syms__units_memory(d) > d->units_bound) {
+		reset_units(d);
+		ur = range_find(d->ranges, d->nranges, va);
+		if (!ur || ur->idx >= d->nunits)
+			return 0;
+		u = &d->units[ur->idx];
+	}
 	if (index_unit(d, u))
 		return 0;
 	fr = range_find(u->ranges, u->nranges, va);

@@ -36,7 +36,20 @@ int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct d
 		       int max);
 
 /* Bytes held for d's indexes and name cache, plus libdw's line tables of the units used
- * (estimated per row). What dwarf_syms__free gives back. */
+ * (estimated per row) and the debug sections libdw inflated. What dwarf_syms__free gives
+ * back. */
 size_t dwarf_syms__memory(const struct dwarf_syms *d);
+/* Of those, what the units looked up since opening hold (indexes, names, line tables):
+ * what freeing and opening again would give back. */
+size_t dwarf_syms__units_memory(const struct dwarf_syms *d);
+
+/* Bounds what the units looked up hold: once they hold more than bytes, the next lookup
+ * that needs a unit not indexed yet first drops every unit's holdings (libdw's line
+ * tables included) and reads the unit headers again. Strings a lookup returned are then
+ * valid only until the next lookup: for callers that copy them at once and look up in
+ * address order (one unit after another). 0, the default, bounds nothing. */
+void dwarf_syms__bound_units(struct dwarf_syms *d, size_t bytes);
+/* How many times the bound dropped the units' holdings. */
+uint32_t dwarf_syms__resets(const struct dwarf_syms *d);
 
 #endif

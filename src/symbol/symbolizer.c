@@ -78,6 +78,8 @@ static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 	}
 	f->dwarf_err = f->dwarf ? 0 : (errno ? errno : ENODATA);
 	f->dwarf_free = dwarf_syms__free;
+	s->dwarf_opened += f->dwarf != NULL;
+	dwarf_syms__bound_units(f->dwarf, s->units_keep);
 	if (!f->dwarf)
 		pr_debug("no DWARF for %s: %s", f->path, strerror(f->dwarf_err));
 }
@@ -215,11 +217,15 @@ uint64_t symbolizer__dwarf_memory(const struct symbolizer *s, uint32_t *nfiles)
 	return total;
 }
 
-/* Over budget, drops every other file's DWARF (it is opened again when needed): the
- * indexes of the file in use are what the next lookups need. */
+/* Notes the peak; over budget, drops every other file's DWARF (it is opened again when
+ * needed): the indexes of the file in use are what the next lookups need. */
 static void enforce_budget(struct symbolizer *s, const struct file_entry *keep)
 {
-	if (symbolizer__dwarf_memory(s, NULL) <= s->dwarf_budget)
+	uint64_t total = symbolizer__dwarf_memory(s, NULL);
+
+	if (total > s->dwarf_peak)
+		s->dwarf_peak = total;
+	if (total <= s->dwarf_budget)
 		return;
 	for (uint32_t id = 1; id <= s->files->count; id++) {
 		struct file_entry *f = file_table__get(s->files, id);
@@ -272,9 +278,46 @@ int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t of
 	if (!f->dwarf)
 		return 0;
 	before = dwarf_syms__memory(f->dwarf);
+	f->dwarf_idle = 0;
 	n = dwarf_syms__lookup(f->dwarf, va, s->inlines, out, max);
 	if (dwarf_syms__memory(f->dwarf) > before)
 		enforce_budget(s, f);
+	return n;
+}
+
+void symbolizer__file_named(struct symbolizer *s, uint32_t file_id)
+{
+	struct file_entry *f = file_table__get(s->files, file_id);
+
+	if (!s->release_dwarf || !f || !f->dwarf)
+		return;
+	pr_debug("DWARF of %s: %.1f MiB at the end, units dropped %u times, freed once named",
+		 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0, dwarf_syms__resets(f->dwarf));
+	s->dwarf_resets += dwarf_syms__resets(f->dwarf);
+	dwarf_syms__free(f->dwarf);
+	f->dwarf = NULL;
+	f->dwarf_err = 0;
+	s->dwarf_released++;
+}
+
+uint32_t symbolizer__drop_idle_dwarf(struct symbolizer *s, uint8_t max_idle)
+{
+	uint32_t n = 0;
+
+	for (uint32_t id = 1; id <= s->files->count; id++) {
+		struct file_entry *f = file_table__get(s->files, id);
+
+		if (f && f->dwarf && log_verbose)
+			pr_debug("  DWARF of %s: %.1f MiB, units dropped %u times, idle %u",
+				 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0,
+				 dwarf_syms__resets(f->dwarf), f->dwarf_idle);
+		if (!f || !f->dwarf || f->dwarf_idle++ < max_idle)
+			continue;
+		dwarf_syms__free(f->dwarf);
+		f->dwarf = NULL;
+		f->dwarf_err = 0;
+		n++;
+	}
 	return n;
 }
 

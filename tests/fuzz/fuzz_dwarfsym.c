@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the DWARF lookup: each input becomes a file whose DWARF is opened,
- * looked up over its executable sections (with and without inline chains) and freed.
- * Built by run_dwarfsym.sh. */
+ * looked up over its executable sections (with and without inline chains) and freed; for
+ * inputs of odd size with the units bounded to a byte, so each new unit first drops and
+ * begins libdw again (what record's report does). Built by run_dwarfsym.sh. */
 #include <gelf.h>
 #include <libelf.h>
 #include <stddef.h>
@@ -14,6 +15,8 @@
 
 #define LOOKUPS 96
 #define SPANS 8
+
+static volatile uint32_t sink_resets;
 
 struct span {
 	uint64_t lo, size;
@@ -79,7 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d = dwarf_syms__open(fd);
 	if (!d)
 		return 0;
+	if (size & 1)
+		dwarf_syms__bound_units(d, 1);
 	lookups(d, fd, data, size);
+	sink_resets += dwarf_syms__resets(d);
 	dwarf_syms__free(d);
 	return 0;
 }

@@ -176,6 +176,46 @@ static void test_debug_file(void)
 	check_build("stripped", "gcc", "-O2 -g", "objcopy --only-keep-debug %s %s.debug", ".debug");
 }
 
+/* With the units bounded, a lookup in a unit not indexed yet first drops what the others
+ * hold (libdw's line tables too, by beginning again on the same ELF, whose inflated
+ * sections stay): the answers stay the same. */
+static void test_bounded(void)
+{
+	struct dwarf_line l[DWARF_LINES_MAX];
+	char bin[4096], other[4096];
+	uint64_t addr = 0, size = 0;
+	struct dwarf_syms *d;
+	int fd, n;
+
+	snprintf(other, sizeof(other), "%s/other_unit.c", tmpdir);
+	snprintf(bin, sizeof(bin), "%s/two_units", tmpdir);
+	CHECK(run("printf 'int other_unit(int x)\\n{\\n\\treturn x * 3 + 1;\\n}\\n' >%s", other) ==
+	      0);
+	CHECK(run("cd %s && gcc -O2 -g -gz=zlib %s %s -o %s", tmpdir, src_path, other, bin) == 0);
+	fd = open(bin, O_RDONLY);
+	CHECK(fd >= 0);
+	d = dwarf_syms__open(fd);
+	close(fd);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	/* Opening holds the inflated sections and unit headers, no unit's own. */
+	CHECK(dwarf_syms__units_memory(d) == 0);
+	CHECK(dwarf_syms__memory(d) > 0);
+	dwarf_syms__bound_units(d, 1);
+	check_chain(d, bin, "bounded");
+	CHECK(dwarf_syms__resets(d) == 0);
+	CHECK(dwarf_syms__units_memory(d) > 0);
+	CHECK(nm_symbol(bin, "other_unit", &addr, &size) == 0);
+	n = dwarf_syms__lookup(d, addr, true, l, DWARF_LINES_MAX);
+	CHECK(n == 1 && !strcmp(l[0].function, "other_unit") && l[0].line > 0 &&
+	      ends_with(l[0].file, "other_unit.c"));
+	CHECK(dwarf_syms__resets(d) == 1);
+	check_chain(d, bin, "bounded, after a reset");
+	CHECK(dwarf_syms__resets(d) == 2);
+	dwarf_syms__free(d);
+}
+
 static void test_no_dwarf(void)
 {
 	char bin[4096];
@@ -211,6 +251,7 @@ int main(void)
 	else
 		SKIP_TEST(test_clang, "no clang");
 	RUN_TEST(test_debug_file);
+	RUN_TEST(test_bounded);
 	RUN_TEST(test_no_dwarf);
 	run("rm -rf %s", tmpdir);
 	HARNESS_EXIT();
