@@ -6,8 +6,6 @@
  * workload built with compressed debug sections. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "elf/elf_file.h"
 #include "profile/profile.h"
 #include "profile/report.h"
 #include "proc/files.h"
@@ -34,26 +33,19 @@ static uint64_t text_off[NFILES], text_size[NFILES];
 /* The file range of path's .text: frames of native code are file offsets. */
 static int text_range(const char *path, uint64_t *off, uint64_t *size)
 {
-	int fd = open(path, O_RDONLY), err = -ENOENT;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	GElf_Shdr sh;
-	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct elf_section text;
+	struct elf_file *e;
 
 	if (fd < 0)
 		return -errno;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
-		while ((scn = elf_nextscn(elf, scn)))
-			if (gelf_getshdr(scn, &sh) &&
-			    !strcmp(elf_strptr(elf, shstrndx, sh.sh_name) ?: "", ".text")) {
-				*off = sh.sh_offset;
-				*size = sh.sh_size;
-				err = 0;
-				break;
-			}
-	elf_end(elf);
+	e = elf_file__open(fd);
+	err = e ? elf_file__section(e, ".text", &text) : -errno;
+	if (!err) {
+		*off = text.offset;
+		*size = text.size;
+	}
+	elf_file__free(e);
 	close(fd);
 	return err;
 }
