@@ -24,9 +24,8 @@ struct builder {
 	int32_t kernel_mapping; /* mapping index + 1 */
 	struct symbolizer *sym;
 	struct report_label **label_copies; /* by label set id - 1, while building */
-	struct hmap lines_idx;		    /* struct line_ref by frame, when named file by file */
+	struct hmap lines_idx;		    /* struct line_ref by frame (with lines on) */
 	struct arena scratch;		    /* the line_refs: freed when the report is built */
-	bool by_file;			    /* native frames' lines were looked up file by file */
 };
 
 struct frame_ref {
@@ -175,36 +174,15 @@ static int copy_lines(struct builder *b, const struct dwarf_line *dl, int n,
 	return 0;
 }
 
-/* Copies the DWARF lines of a native frame into the report (found already when named
- * file by file). Returns 0 or -ENOMEM. */
-static int frame_lines(struct builder *b, const struct frame *f, struct report_frame *rf)
+/* The DWARF lines of a native frame, looked up already (name_by_file). */
+static void frame_lines(struct builder *b, const struct frame *f, struct report_frame *rf)
 {
-	struct dwarf_line dl[DWARF_LINES_MAX];
-	const struct line_ref *ref;
-	struct report_line *rl;
-	int n = 0, err;
+	const struct line_ref *ref = NULL;
 
-	rf->nlines = 0;
-	rf->lines = NULL;
-	if (f->kind != FRAME_NATIVE)
-		return 0;
-	if (b->by_file) {
+	if (f->kind == FRAME_NATIVE)
 		ref = hmap_find(&b->lines_idx, hash_bytes(f, sizeof(*f), 0), f);
-		if (ref) {
-			rf->lines = ref->lines;
-			rf->nlines = ref->n;
-		}
-		return 0;
-	}
-	n = symbolizer__native_lines(b->sym, f->file_id, f->addr, dl, DWARF_LINES_MAX);
-	if (n <= 0)
-		return 0;
-	err = copy_lines(b, dl, n, &rl);
-	if (err)
-		return err;
-	rf->lines = rl;
-	rf->nlines = n;
-	return 0;
+	rf->lines = ref ? ref->lines : NULL;
+	rf->nlines = ref ? ref->n : 0;
 }
 
 /* Returns the report index of frame f, symbolizing it the first time; <0 on ENOMEM. */
@@ -232,7 +210,8 @@ static int64_t intern_frame(struct builder *b, const struct frame *f)
 	rf->kind = f->kind;
 	ref->key = *f;
 	ref->index = b->r.nframes++;
-	if (!rf->name || frame_lines(b, f, rf) || hmap_insert(&b->frame_idx, h, ref))
+	frame_lines(b, f, rf);
+	if (!rf->name || hmap_insert(&b->frame_idx, h, ref))
 		return -ENOMEM;
 	/* No ELF symbol, but DWARF knows the function: better than "module+0xOFF". */
 	if (rf->nlines && mapping >= 0 && !symbolizer__native(b->sym, f->file_id, f->addr))
@@ -400,7 +379,6 @@ static int name_by_file(struct builder *b, const struct profile *p)
 		if (i + 1 == n || v[i + 1]->key.file_id != r->key.file_id)
 			symbolizer__file_named(b->sym, r->key.file_id);
 	}
-	b->by_file = true;
 out:
 	free(v);
 	return err;
@@ -473,8 +451,7 @@ struct report *report__build(const struct profile *p, struct symbolizer *sym, ui
 	arena_init(&b->scratch);
 	b->file_mapping = calloc(sym->files->count + 1, sizeof(*b->file_mapping));
 	if (!b->file_mapping || build_events(b, p, period_ns) ||
-	    (sym->lines && (sym->units_keep || sym->release_dwarf) && name_by_file(b, p)) ||
-	    build_stacks(b, p))
+	    (sym->lines && name_by_file(b, p)) || build_stacks(b, p))
 		goto fail;
 	b->r.mappings = b->mappings;
 	b->r.frames = b->frames;

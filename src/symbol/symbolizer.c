@@ -217,6 +217,14 @@ uint64_t symbolizer__dwarf_memory(const struct symbolizer *s, uint32_t *nfiles)
 	return total;
 }
 
+/* Frees f's DWARF; it is opened again when a frame of f needs it. */
+static void release_dwarf(struct file_entry *f)
+{
+	dwarf_syms__free(f->dwarf);
+	f->dwarf = NULL;
+	f->dwarf_err = 0;
+}
+
 /* Notes the peak; over budget, drops every other file's DWARF (it is opened again when
  * needed): the indexes of the file in use are what the next lookups need. */
 static void enforce_budget(struct symbolizer *s, const struct file_entry *keep)
@@ -232,9 +240,7 @@ static void enforce_budget(struct symbolizer *s, const struct file_entry *keep)
 
 		if (!f || f == keep || !f->dwarf)
 			continue;
-		dwarf_syms__free(f->dwarf);
-		f->dwarf = NULL;
-		f->dwarf_err = 0;
+		release_dwarf(f);
 		s->dwarf_evictions++;
 	}
 }
@@ -294,9 +300,7 @@ void symbolizer__file_named(struct symbolizer *s, uint32_t file_id)
 	pr_debug("DWARF of %s: %.1f MiB at the end, units dropped %u times, freed once named",
 		 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0, dwarf_syms__resets(f->dwarf));
 	s->dwarf_resets += dwarf_syms__resets(f->dwarf);
-	dwarf_syms__free(f->dwarf);
-	f->dwarf = NULL;
-	f->dwarf_err = 0;
+	release_dwarf(f);
 	s->dwarf_released++;
 }
 
@@ -313,9 +317,7 @@ uint32_t symbolizer__drop_idle_dwarf(struct symbolizer *s, uint8_t max_idle)
 				 dwarf_syms__resets(f->dwarf), f->dwarf_idle);
 		if (!f || !f->dwarf || f->dwarf_idle++ < max_idle)
 			continue;
-		dwarf_syms__free(f->dwarf);
-		f->dwarf = NULL;
-		f->dwarf_err = 0;
+		release_dwarf(f);
 		n++;
 	}
 	return n;
