@@ -32,9 +32,10 @@
 #define DEFAULT_INTERVAL 5.0
 #define DEFAULT_FLUSH 5.0
 #define POLL_MS 100
-/* Intervals a file's DWARF is kept without naming a frame: a file sampled now and then
- * is opened again (its unit headers, a few ms) rather than held for good. */
-#define AGENT_DWARF_IDLE 3
+/* A file's DWARF that took this much CPU to open and read, and still names new frames,
+ * stays for the next interval: libc's debug file (60 ms to open, its sections inflated
+ * whole) would otherwise be opened again every interval for a few new frames. */
+#define AGENT_DWARF_KEEP_NS (20ull * 1000000)
 #define JITTER 0.1 /* each interval is 5 s ± 10 %, so many agents do not send in step */
 
 extern char **environ;
@@ -54,6 +55,8 @@ struct agent {
 	struct otlp_options enc;
 	char host_name[256];
 	struct proc_info_cache procs;
+	struct symbolizer sym; /* kept across intervals for its counters; set up at the first */
+	bool sym_ready;
 	uint64_t interval_start_unix_ns;
 	uint64_t interval_start_ns;
 	uint64_t intervals;
@@ -260,33 +263,46 @@ static void cover_times(const struct profile *p, uint64_t *start, uint64_t *end)
 	}
 }
 
+/* The symbolizer every interval's report uses: each file's DWARF is freed once its
+ * frames are named, as record does, and the frames stay named in the file's line cache
+ * (symbolizer.h), so a later interval opens a file's DWARF only for frames it has not
+ * seen before. Kept across intervals for its counters. */
+static struct symbolizer *agent_symbolizer(struct agent *a)
+{
+	if (a->sym_ready)
+		return &a->sym;
+	session__symbolizer(a->s, &a->sym, session__ksyms(a->s));
+	a->sym.release_dwarf = true;
+	a->sym.units_keep = SYMBOLIZER_UNITS_KEEP;
+	a->sym.dwarf_keep_ns = AGENT_DWARF_KEEP_NS;
+	a->sym_ready = true;
+	return &a->sym;
+}
+
 static struct report *build_report(struct agent *a, uint64_t end_ns)
 {
 	uint64_t start = a->interval_start_unix_ns;
 	uint64_t end = end_ns + a->s->ingest.mono_to_unix_ns;
 	struct session *s = a->s;
-	struct symbolizer sym;
+	struct symbolizer *sym;
 	struct report *r;
-	uint32_t dropped;
 
 	cover_times(&s->profile, &start, &end);
-	session__symbolizer(s, &sym, session__ksyms(s));
-	/* Each file's DWARF stays for the next intervals whole: its units are not bounded
-	 * (units_keep 0). Bounded to 16 MiB, a busy libpython's units were read again 8 times
-	 * in 12 intervals: 798 ms of report CPU in 60 s against 477, both agents at once,
-	 * for 8 MiB less (bench/README.md). */
+	sym = agent_symbolizer(a);
 	/* The tracker interns files concurrently: hold it off while names are read. */
 	pthread_mutex_lock(&s->procs.lock);
 	/* Debug files debuginfod has not delivered yet name later intervals' frames. */
-	symbolizer__prefetch(&sym);
-	r = report__build(&s->profile, &sym, 1000000000ULL / s->freq, start, end - start);
-	dropped = symbolizer__drop_idle_dwarf(&sym, AGENT_DWARF_IDLE);
+	symbolizer__prefetch(sym);
+	r = report__build(&s->profile, sym, 1000000000ULL / s->freq, start, end - start);
 	if (log_verbose) {
 		uint32_t nfiles;
-		uint64_t mem = symbolizer__dwarf_memory(&sym, &nfiles);
+		uint64_t nframes, mem = symbolizer__lines_memory(sym, &nfiles, &nframes);
 
-		pr_debug("interval %llu: DWARF of %u files kept, %.1f MiB; %u idle freed",
-			 (unsigned long long)a->intervals, nfiles, mem / 1048576.0, dropped);
+		pr_debug("interval %llu: %llu frames named in %u files' line caches, %.2f MiB; "
+			 "%llu hits, %llu from DWARF so far",
+			 (unsigned long long)a->intervals, (unsigned long long)nframes, nfiles,
+			 mem / 1048576.0, (unsigned long long)sym->lines_hits,
+			 (unsigned long long)sym->lines_misses);
 	}
 	pthread_mutex_unlock(&s->procs.lock);
 	return r;
@@ -410,6 +426,14 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 	printf("  processes: %llu exited ones forgotten, %llu files closed that no process "
 	       "mapped any more\n",
 	       (unsigned long long)a->pruned.procs, (unsigned long long)a->pruned.files);
+	if (a->sym_ready && (a->sym.lines_hits || a->sym.lines_misses))
+		printf("  debug info: DWARF opened %u times (kept for the next interval %u times), "
+		       "%.1f MiB of indexes at most; %llu frames named from DWARF, %llu from the "
+		       "line caches (bound %.0f MiB, %u dropped to stay in it)\n",
+		       a->sym.dwarf_opened, a->sym.dwarf_kept, a->sym.dwarf_peak / 1048576.0,
+		       (unsigned long long)a->sym.lines_misses,
+		       (unsigned long long)a->sym.lines_hits, a->sym.lines_budget / 1048576.0,
+		       a->sym.lines_dropped);
 }
 
 /* Settings from flags and environment: an invalid one is a usage error, found before

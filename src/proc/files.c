@@ -40,6 +40,9 @@ static void drop_syms(struct file_entry *f)
 	if (f->go && f->go_free)
 		f->go_free(f->go);
 	f->go = NULL;
+	if (f->lines && f->lines_free)
+		f->lines_free(f->lines);
+	f->lines = NULL;
 }
 
 void file_entry__release(struct file_entry *f)

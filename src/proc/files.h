@@ -5,6 +5,7 @@
 #ifndef EBPROF_FILES_H
 #define EBPROF_FILES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -13,6 +14,7 @@
 struct elf_syms;
 struct dwarf_syms;
 struct go_table;
+struct line_cache;
 
 struct file_entry {
 	uint32_t id; /* 1-based; 0 means "no file" */
@@ -30,8 +32,11 @@ struct file_entry {
 	struct dwarf_syms *dwarf; /* its DWARF (own or a debug file's), opened lazily */
 	void (*dwarf_free)(struct dwarf_syms *dwarf); /* as syms_free */
 	int dwarf_err;	     /* why there is none, so it is not retried per frame */
-	uint8_t dwarf_idle;  /* the symbolizer's: reports since the DWARF last named a frame */
 	uint8_t debug_state; /* the symbolizer's: where its debug file came from */
+	bool dwarf_missed;   /* the symbolizer's: the current report named a frame from it */
+	uint64_t dwarf_cost_ns;	  /* the symbolizer's: CPU opening its DWARF took */
+	struct line_cache *lines; /* the symbolizer's: frames DWARF named, kept past the DWARF */
+	void (*lines_free)(struct line_cache *lines); /* as syms_free */
 	struct go_table *go; /* Go's pclntab, read lazily; NULL for other files */
 	void (*go_free)(struct go_table *go); /* as syms_free */
 	int go_err;			      /* why there is none (ENOENT: not Go) */
@@ -54,8 +59,8 @@ struct file_entry *file_table__get(const struct file_table *t, uint32_t id);
 /* Opens the file if not yet open, through /proc/PID/map_files (works for deleted files
  * and other mount namespaces), else /proc/PID/root/PATH. Returns 0 or negative errno. */
 int file_entry__open(struct file_entry *f, pid_t pid, uint64_t start, uint64_t end);
-/* Closes the descriptor and drops the parsed symbols and DWARF of a file no live process maps;
- * the id stays, and the next process to map the file opens it again. */
+/* Closes the descriptor and drops the parsed symbols, DWARF and named frames of a file no
+ * live process maps; the id stays, and the next process to map the file opens it again. */
 void file_entry__release(struct file_entry *f);
 
 #endif

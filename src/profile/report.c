@@ -379,6 +379,7 @@ static int name_by_file(struct builder *b, const struct profile *p)
 		if (i + 1 == n || v[i + 1]->key.file_id != r->key.file_id)
 			symbolizer__file_named(b->sym, r->key.file_id);
 	}
+	symbolizer__report_done(b->sym);
 out:
 	free(v);
 	return err;

@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbol/debuginfod.h"
 #include "symbol/dwarfsym.h"
 #include "symbol/elfsym.h"
 #include "symbol/gopclntab.h"
+#include "symbol/linecache.h"
 #include "symbol/symbolizer.h"
 #include "util/log.h"
 
@@ -33,6 +35,7 @@ void symbolizer__init(struct symbolizer *s, struct file_table *files, const stru
 	s->lines = true;
 	s->inlines = true;
 	s->dwarf_budget = SYMBOLIZER_DWARF_MEMORY;
+	s->lines_budget = SYMBOLIZER_LINES_MEMORY;
 }
 
 const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr)
@@ -223,6 +226,7 @@ static void release_dwarf(struct file_entry *f)
 	dwarf_syms__free(f->dwarf);
 	f->dwarf = NULL;
 	f->dwarf_err = 0;
+	f->dwarf_cost_ns = 0;
 }
 
 /* Notes the peak; over budget, drops every other file's DWARF (it is opened again when
@@ -266,12 +270,55 @@ static int symbolizer__go_lines(struct symbolizer *s, struct file_entry *f, uint
 	return (int)(n - first);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The lines of va from f's DWARF, opened if need be: what opening cost is kept in
+ * f->dwarf_cost_ns (dwarf_keep_ns). */
+static int dwarf_lines(struct symbolizer *s, struct file_entry *f, uint64_t va,
+		       struct dwarf_line *out, int max)
+{
+	uint64_t t0;
+	size_t before;
+	int n;
+
+	if (!f->dwarf && !f->dwarf_err) {
+		t0 = thread_cpu_ns();
+		open_dwarf(s, f);
+		f->dwarf_cost_ns = thread_cpu_ns() - t0;
+	}
+	if (!f->dwarf)
+		return 0;
+	before = dwarf_syms__memory(f->dwarf);
+	n = dwarf_syms__lookup(f->dwarf, va, s->inlines, out, max);
+	f->dwarf_missed = true;
+	if (dwarf_syms__memory(f->dwarf) > before)
+		enforce_budget(s, f);
+	return n;
+}
+
+/* f's line cache, made on first use; NULL on ENOMEM (lookups then go to DWARF). */
+static struct line_cache *file_lines(struct file_entry *f)
+{
+	if (!f->lines) {
+		f->lines = line_cache__new();
+		f->lines_free = line_cache__free;
+	}
+	return f->lines;
+}
+
 int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t off,
 			     struct dwarf_line *out, int max)
 {
 	struct file_entry *f = file_table__get(s->files, file_id);
+	struct line_cache *c;
 	uint64_t va;
-	size_t before;
 	int n;
 
 	if (!s->lines || !f)
@@ -279,24 +326,83 @@ int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t of
 	n = symbolizer__go_lines(s, f, off, out, max);
 	if (n || !file_syms(s, f) || !elf_syms__vaddr(f->syms, off, &va))
 		return n;
-	if (!f->dwarf && !f->dwarf_err)
-		open_dwarf(s, f);
-	if (!f->dwarf)
-		return 0;
-	before = dwarf_syms__memory(f->dwarf);
-	f->dwarf_idle = 0;
-	n = dwarf_syms__lookup(f->dwarf, va, s->inlines, out, max);
-	if (dwarf_syms__memory(f->dwarf) > before)
-		enforce_budget(s, f);
-	return n;
+	c = max >= DWARF_LINES_MAX ? file_lines(f) : NULL;
+	n = c ? line_cache__get(c, off, out, max) : -ENOENT;
+	if (n >= 0) {
+		s->lines_hits++;
+		return n;
+	}
+	if (!f->dwarf && f->dwarf_err)
+		return 0; /* no DWARF: nothing to cache, and nothing to open */
+	n = dwarf_lines(s, f, va, out, max);
+	if (!c || line_cache__put(c, off, out, n))
+		return n; /* DWARF's strings, valid until the next lookup */
+	s->lines_misses++;
+	return line_cache__get(c, off, out, max); /* the cache's copies outlive the DWARF */
+}
+
+uint64_t symbolizer__lines_memory(const struct symbolizer *s, uint32_t *nfiles, uint64_t *nframes)
+{
+	uint64_t total = 0, frames = 0;
+	uint32_t n = 0;
+
+	for (uint32_t id = 1; id <= s->files->count; id++) {
+		const struct file_entry *f = file_table__get(s->files, id);
+
+		if (f && f->lines) {
+			total += line_cache__memory(f->lines);
+			frames += line_cache__frames(f->lines);
+			n++;
+		}
+	}
+	if (nfiles)
+		*nfiles = n;
+	if (nframes)
+		*nframes = frames;
+	return total;
+}
+
+/* Past lines_budget, drops the largest line caches until the rest fit: their frames are
+ * named from DWARF again, once, when next seen. */
+static void enforce_lines_budget(struct symbolizer *s)
+{
+	uint64_t total = symbolizer__lines_memory(s, NULL, NULL);
+
+	while (total > s->lines_budget) {
+		struct file_entry *big = NULL;
+		size_t most = 0;
+
+		for (uint32_t id = 1; id <= s->files->count; id++) {
+			struct file_entry *f = file_table__get(s->files, id);
+			size_t m = f && f->lines ? line_cache__memory(f->lines) : 0;
+
+			if (m > most) {
+				most = m;
+				big = f;
+			}
+		}
+		if (!big)
+			return;
+		line_cache__free(big->lines);
+		big->lines = NULL;
+		total -= most;
+		s->lines_dropped++;
+	}
 }
 
 void symbolizer__file_named(struct symbolizer *s, uint32_t file_id)
 {
 	struct file_entry *f = file_table__get(s->files, file_id);
 
+	enforce_lines_budget(s);
 	if (!s->release_dwarf || !f || !f->dwarf)
 		return;
+	if (s->dwarf_keep_ns && f->dwarf_missed && f->dwarf_cost_ns >= s->dwarf_keep_ns) {
+		pr_debug("DWARF of %s: %.1f MiB, %.1f ms of CPU to open: kept for the next report",
+			 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0, f->dwarf_cost_ns / 1e6);
+		s->dwarf_kept++;
+		return;
+	}
 	pr_debug("DWARF of %s: %.1f MiB at the end, units dropped %u times, freed once named",
 		 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0, dwarf_syms__resets(f->dwarf));
 	s->dwarf_resets += dwarf_syms__resets(f->dwarf);
@@ -304,23 +410,21 @@ void symbolizer__file_named(struct symbolizer *s, uint32_t file_id)
 	s->dwarf_released++;
 }
 
-uint32_t symbolizer__drop_idle_dwarf(struct symbolizer *s, uint8_t max_idle)
+void symbolizer__report_done(struct symbolizer *s)
 {
-	uint32_t n = 0;
-
 	for (uint32_t id = 1; id <= s->files->count; id++) {
 		struct file_entry *f = file_table__get(s->files, id);
 
-		if (f && f->dwarf && log_verbose)
-			pr_debug("  DWARF of %s: %.1f MiB, units dropped %u times, idle %u",
-				 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0,
-				 dwarf_syms__resets(f->dwarf), f->dwarf_idle);
-		if (!f || !f->dwarf || f->dwarf_idle++ < max_idle)
+		if (!f)
 			continue;
-		release_dwarf(f);
-		n++;
+		if (s->release_dwarf && f->dwarf && !f->dwarf_missed) {
+			pr_debug("DWARF of %s: not needed by this report, freed", f->path);
+			s->dwarf_resets += dwarf_syms__resets(f->dwarf);
+			release_dwarf(f);
+			s->dwarf_released++;
+		}
+		f->dwarf_missed = false;
 	}
-	return n;
 }
 
 void symbolizer__prefetch(struct symbolizer *s)

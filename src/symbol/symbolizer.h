@@ -15,6 +15,7 @@
 
 #define SYMBOLIZER_DWARF_MEMORY (128ull << 20) /* default bound of all DWARF indexes */
 #define SYMBOLIZER_UNITS_KEEP (4u << 20)       /* per file with release_dwarf: dwarfsym.h */
+#define SYMBOLIZER_LINES_MEMORY (8ull << 20)   /* default bound of all named-frame caches */
 
 struct debuginfod;
 struct runtime_set;
@@ -32,13 +33,25 @@ struct symbolizer {
 	uint32_t dwarf_evictions;	    /* files whose DWARF was dropped to stay in budget */
 	/* Lookups in address order, strings copied at once (the reports): each file opened
 	 * keeps its units' holdings to about units_keep bytes (0: unbounded; dwarfsym.h), and
-	 * with release_dwarf (record: one report) its DWARF is freed once named. */
+	 * with release_dwarf its DWARF is freed once named (record, agent: the frames named
+	 * stay in the file's line cache, file_entry.lines, so only new ones open it again). */
 	size_t units_keep;
 	bool release_dwarf;
+	/* With release_dwarf, a file's DWARF that took at least this much CPU to open and
+	 * named a new frame in this report stays for the next report, which is likely to
+	 * need it again (libc's debug file takes 60 ms: libdw inflates its sections whole);
+	 * it is freed after the first report that needs nothing new from it. 0: every
+	 * file's DWARF is freed once named. */
+	uint64_t dwarf_keep_ns;
 	uint32_t dwarf_opened;	 /* times this symbolizer opened a file's DWARF */
 	uint32_t dwarf_released; /* times symbolizer__file_named freed one */
+	uint32_t dwarf_kept;	 /* times it kept one for the next report (dwarf_keep_ns) */
 	uint32_t dwarf_resets;	 /* times a file's units were dropped to stay small */
 	uint64_t dwarf_peak;	 /* the most all DWARF indexes held at once */
+	uint64_t lines_budget;	 /* bytes for every file's line cache together */
+	uint64_t lines_hits;	 /* lookups the line caches answered */
+	uint64_t lines_misses;	 /* lookups that asked DWARF (and were cached) */
+	uint32_t lines_dropped;	 /* line caches dropped whole to stay in lines_budget */
 };
 
 void symbolizer__init(struct symbolizer *s, struct file_table *files, const struct ksyms *k);
@@ -48,17 +61,20 @@ const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr);
 const char *symbolizer__native(struct symbolizer *s, uint32_t file_id, uint64_t off);
 /* Fills out with the functions at file offset off, innermost first (dwarfsym.h), when
  * lines are on and the file or its debug file has DWARF. Returns how many, 0 for none.
- * Strings live until the file's DWARF is freed (file release, or the budget); with
- * units_keep, only until the next lookup. */
+ * The answer is kept in the file's line cache, so asking again needs no DWARF; max below
+ * DWARF_LINES_MAX bypasses the cache. Strings live until the next lookup or
+ * symbolizer__file_named: copy them. */
 int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t off,
 			     struct dwarf_line *out, int max);
-/* The caller has looked up every frame of file_id it will name (record's report names
- * one file's frames after another): with release_dwarf, the file's DWARF is freed now,
- * not at exit. A later lookup opens it again. */
+/* The caller has looked up every frame of file_id it will name (the reports name one
+ * file's frames after another): with release_dwarf, the file's DWARF is freed now, not
+ * at exit (a lookup of a frame not cached opens it again), unless dwarf_keep_ns keeps
+ * it; and past lines_budget, line caches are dropped whole, the largest first, until all
+ * fit. */
 void symbolizer__file_named(struct symbolizer *s, uint32_t file_id);
-/* After a report (the agent's, one per interval): frees the DWARF of files it has not
- * named a frame of in the last max_idle reports. Returns how many it freed. */
-uint32_t symbolizer__drop_idle_dwarf(struct symbolizer *s, uint8_t max_idle);
+/* The report has named all its frames: with release_dwarf, frees the DWARF kept from an
+ * earlier report (dwarf_keep_ns) that this one did not need. */
+void symbolizer__report_done(struct symbolizer *s);
 /* Returns the file's GNU build id in hex, "" when it has none or cannot be read. */
 const char *symbolizer__build_id(struct symbolizer *s, uint32_t file_id);
 /* Asks debuginfod for the debug file of every opened file that has no DWARF, without
@@ -67,5 +83,7 @@ void symbolizer__prefetch(struct symbolizer *s);
 
 /* What the DWARF indexes of all files hold now, and over how many files. */
 uint64_t symbolizer__dwarf_memory(const struct symbolizer *s, uint32_t *nfiles);
+/* What the line caches of all files hold now, over how many files and frames. */
+uint64_t symbolizer__lines_memory(const struct symbolizer *s, uint32_t *nfiles, uint64_t *nframes);
 
 #endif
