@@ -31,13 +31,13 @@ struct file_entry {
 	uint8_t unmapped_prunes;  /* prunes in a row that found no process mapping it */
 	struct dwarf_syms *dwarf; /* its DWARF (own or a debug file's), opened lazily */
 	void (*dwarf_free)(struct dwarf_syms *dwarf); /* as syms_free */
-	int dwarf_err;	     /* why there is none, so it is not retried per frame */
-	uint8_t debug_state; /* the symbolizer's: where its debug file came from */
-	bool dwarf_missed;   /* the symbolizer's: the current report named a frame from it */
+	int dwarf_err;		  /* why there is none, so it is not retried per frame */
+	uint8_t debug_state;	  /* the symbolizer's: where its debug file came from */
+	bool dwarf_missed;	  /* the symbolizer's: the current report named a frame from it */
 	uint64_t dwarf_cost_ns;	  /* the symbolizer's: CPU opening its DWARF took */
 	struct line_cache *lines; /* the symbolizer's: frames DWARF named, kept past the DWARF */
 	void (*lines_free)(struct line_cache *lines); /* as syms_free */
-	struct go_table *go; /* Go's pclntab, read lazily; NULL for other files */
+	struct go_table *go;		      /* Go's pclntab, read lazily; NULL for other files */
 	void (*go_free)(struct go_table *go); /* as syms_free */
 	int go_err;			      /* why there is none (ENOENT: not Go) */
 };

@@ -84,8 +84,8 @@ static uint32_t intern(struct line_cache *c, const struct dwarf_line *l)
 	uint32_t before = c->names.n, id = functab__intern(&c->names, l->function, l->file);
 
 	if (id && c->names.n > before)
-		c->name_bytes += sizeof(struct functab_entry) + strlen(l->function) +
-				 strlen(l->file) + 2;
+		c->name_bytes +=
+		    sizeof(struct functab_entry) + strlen(l->function) + strlen(l->file) + 2;
 	return id;
 }
 
