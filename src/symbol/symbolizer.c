@@ -335,7 +335,8 @@ int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t of
 	if (!f->dwarf && f->dwarf_err)
 		return 0; /* no DWARF: nothing to cache, and nothing to open */
 	n = dwarf_lines(s, f, va, out, max);
-	if (!c || line_cache__put(c, off, out, n))
+	/* Without DWARF nothing is cached: a debug file debuginfod delivers later names it. */
+	if (!f->dwarf || !c || line_cache__put(c, off, out, n))
 		return n; /* DWARF's strings, valid until the next lookup */
 	s->lines_misses++;
 	return line_cache__get(c, off, out, max); /* the cache's copies outlive the DWARF */
