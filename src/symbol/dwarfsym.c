@@ -302,8 +302,8 @@ static bool unused_section(const char *name)
 
 /* Hides the unused debug sections from libdw, which inflates every compressed section it
  * knows at dwarf_begin_elf, used or not, but skips SHT_NOBITS ones (elfutils 0.188): on
- * libc's debug file, 1.5 MiB of the 9.6 not inflated. Only our handle's copy of the
- * section headers changes (libelf copies them for ELF_C_READ_MMAP); the file does not. */
+ * libc's debug file, its 1.4 MiB of location lists are not inflated. Only our handle's
+ * copy of the section headers changes (libelf copies them for ELF_C_READ_MMAP). */
 static void hide_unused(Elf *elf, size_t shstrndx)
 {
 	Elf_Scn *scn = NULL;
