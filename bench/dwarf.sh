@@ -79,6 +79,6 @@ if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
 	callgrind_annotate --inclusive=yes "$out/cg.out" 2>/dev/null |
 		awk '/dwarf_cost.c:phase_[a-z]+ \[/ { n = $1; gsub(",", "", n)
 			match($0, /phase_[a-z]+/); p = substr($0, RSTART + 6, RLENGTH - 6)
-			printf "instructions (callgrind): %-6s %d (%.0f per address)\n", p, n, n / a }' \
+			printf "instructions (callgrind): %-6s %.0f (%.0f per address)\n", p, n, n / a }' \
 			a="$(wc -l <"$out/addrs")"
 fi
