@@ -66,8 +66,10 @@ struct dwarf_syms {
 	size_t units_bound;   /* dwarf_syms__bound_units; 0: none */
 	uint32_t resets;      /* times the units' holdings were dropped to keep the bound */
 	size_t aranges_bytes; /* .debug_aranges, inflated */
-	/* The file span of the compressed sections' bytes, dropped once inflated. */
+	/* The file span of the compressed sections' bytes, dropped once inflated, and the
+	 * mapping it is in (NULL: libelf read the file instead, or dropped already). */
 	uint64_t packed_lo, packed_hi;
+	char *packed_map;
 };
 
 /* Growable array of addr_range, for both kinds of index. */
@@ -321,11 +323,23 @@ static void hide_unused(Elf *elf, size_t shstrndx)
 	}
 }
 
+/* Whether scn's bytes lie in the file's mapping at map: libelf falls back to reading a
+ * file it could not map into buffers of its own, whose pages must not be dropped. */
+static bool in_mapping(Elf_Scn *scn, const char *map, const GElf_Shdr *sh)
+{
+	Elf_Data *raw = elf_rawdata(scn, NULL);
+
+	return map && raw && raw->d_buf == map + sh->sh_offset;
+}
+
 /* Notes the compressed debug sections libdw will inflate: the bytes it will hold (9.6 MiB
  * for Debian 12's libc debug file, kept until dwarf_end; sizes from the compression
- * headers, so nothing is inflated here) and the file span the compressed bytes lie in. */
+ * headers, so nothing is inflated here) and, when the file is mapped, the span of the
+ * mapping their compressed bytes lie in. */
 static void note_packed(struct dwarf_syms *d, size_t shstrndx)
 {
+	char *map = elf_getident(d->elf, NULL); /* the mapping's start, when mapped */
+	bool mapped = true;
 	Elf_Scn *scn = NULL;
 	const char *name;
 	GElf_Chdr ch;
@@ -340,31 +354,31 @@ static void note_packed(struct dwarf_syms *d, size_t shstrndx)
 		    ch.ch_size >= (1ull << 40) || sh.sh_offset + sh.sh_size < sh.sh_offset)
 			continue;
 		d->section_bytes += ch.ch_size;
+		mapped = mapped && in_mapping(scn, map, &sh);
 		if (!d->packed_hi || sh.sh_offset < d->packed_lo)
 			d->packed_lo = sh.sh_offset;
 		if (sh.sh_offset + sh.sh_size > d->packed_hi)
 			d->packed_hi = sh.sh_offset + sh.sh_size;
 	}
+	d->packed_map = mapped ? map : NULL;
 }
 
 /* Once libdw has inflated the sections, their compressed bytes are not read again (libelf
  * points the sections at the copies), yet their pages stay resident in the mapping: 4.2
- * MiB for libc's debug file. The mapping is private and read-only, so dropping the pages
- * loses nothing: a later read faults them in again from the file. */
+ * MiB for libc's debug file. The mapping is private and read-only (ELF_C_READ_MMAP), so
+ * dropping the pages loses nothing: a later read faults them in again from the file. */
 static void release_packed(struct dwarf_syms *d)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t lo, hi;
-	size_t size;
-	char *map = elf_rawfile(d->elf, &size);
 
-	if (!map || page <= 0 || d->packed_hi > size)
+	if (!d->packed_map || page <= 0 || ((uintptr_t)d->packed_map & (page - 1)))
 		return;
 	lo = (d->packed_lo + page - 1) & ~(uint64_t)(page - 1); /* whole pages inside only */
 	hi = d->packed_hi & ~(uint64_t)(page - 1);
-	if (lo < hi && ((uintptr_t)map & (page - 1)) == 0)
-		madvise(map + lo, hi - lo, MADV_DONTNEED);
-	d->packed_hi = 0; /* inflated once: the span is not dropped again */
+	if (lo < hi)
+		madvise(d->packed_map + lo, hi - lo, MADV_DONTNEED);
+	d->packed_map = NULL; /* inflated once: the span is not dropped again */
 }
 
 /* The size of .debug_aranges once inflated; 0 when absent or GNU-compressed (.zdebug). */
