@@ -539,10 +539,11 @@ void session__stop(struct session *s)
 	while (sampler__poll(s->sampler, 0) > 0)
 		;
 	startup__mark(EXIT_DRAINED);
-	if (log_verbose)
-		startup__print(s->loader);
 	native__stop(s->native);
 	startup__mark(EXIT_TRACKER);
+	/* After the tracker, which may have verified a runtime's walker meanwhile. */
+	if (log_verbose)
+		startup__print(s->loader);
 	sampler__counters(s->sampler, s->counters);
 	s->ncpus = sampler__ncpus(s->sampler);
 	sampler__free(s->sampler);
