@@ -56,6 +56,7 @@ struct loader {
 	uint64_t maps_ns, verify_ns;
 	uint64_t pending_ns; /* the deferred runs' verification, together */
 	struct load_costs costs;
+	char *btf_path; /* opts.btf_custom_path, ours */
 	bool ran;
 };
 
@@ -96,8 +97,14 @@ struct loader *loader__new(const struct loader_opts *opts)
 	if (!l)
 		return NULL;
 	l->opts = *opts;
+	/* Deferred jobs open their objects long after the caller's string is gone. */
+	if (opts->btf_custom_path && !(l->btf_path = strdup(opts->btf_custom_path))) {
+		free(l);
+		return NULL;
+	}
+	l->opts.btf_custom_path = l->btf_path;
 	l->open_opts.sz = sizeof(l->open_opts);
-	l->open_opts.btf_custom_path = opts->btf_custom_path;
+	l->open_opts.btf_custom_path = l->btf_path;
 	pthread_mutex_init(&l->pending_lock, NULL);
 	return l;
 }
@@ -127,6 +134,7 @@ void loader__free(struct loader *l)
 	free(l->owners);
 	free(l->order);
 	free(l->run);
+	free(l->btf_path);
 	load_costs__free(&l->costs);
 	pthread_mutex_destroy(&l->pending_lock);
 	free(l);
