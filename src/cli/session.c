@@ -282,6 +282,9 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	/* Its libc's and ld.so's tables are built before it runs (warm.h): cheap to find. */
 	if (o->cmd && warm__find(o->cmd[0], &warm))
 		return -ENOMEM;
+	/* A runtime the command loads by dlopen has its walker verified before it runs. */
+	if (warm.n)
+		runtime_set__expect_command(s->runtimes, warm.f[0].path);
 	s->native =
 	    native__start(&maps, &s->procs, s->runtimes, so->pids, o->cmd ? 0 : so->npids, &warm);
 	warm__free(&warm);

@@ -319,6 +319,16 @@ void runtime_set__expect(struct runtime_set *rs, uint32_t file_id, const char *p
 	}
 }
 
+void runtime_set__expect_command(struct runtime_set *rs, const char *exe)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct runtime_entry *e = &rs->e[i];
+
+		if (usable(e) && e->ops->launches && e->ops->launches(exe))
+			walker_ready(rs, e);
+	}
+}
+
 static void set_described(struct runtime_set *rs, uint32_t pid, uint32_t mask)
 {
 	struct id_mask *d = hmap_find(&rs->described, hash_u64(pid), &pid);

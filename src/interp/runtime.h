@@ -81,6 +81,11 @@ struct runtime_ops {
 	/* Tracker thread (or start-up, for a command's files), once per mapped file:
 	 * whether the file is this runtime's. */
 	bool (*detect)(void *priv, const struct runtime_file *f);
+	/* Optional, start-up: whether a command running exe (a real path) loads this
+	 * runtime's file later, by dlopen, where the files guessed before exec (warm.h)
+	 * cannot see it: java's launcher and libjvm.so. Its walker is then verified
+	 * before the command runs, as for a file it detects. */
+	bool (*launches)(const char *exe);
 	/* Tracker thread, for a process mapping a file it detected (maps: the process's
 	 * executable mappings): writes its BPF state for pid and says what it claims in
 	 * marks. Called again whenever the mappings change. 0 or -errno (nothing claimed). */
@@ -120,6 +125,9 @@ int runtime_set__start(struct runtime_set *rs, struct loader *l);
  * file table interned it, path, a descriptor valid for the call). The runtimes that
  * claim it get their walkers verified now, before the command runs. */
 void runtime_set__expect(struct runtime_set *rs, uint32_t file_id, const char *path, int fd);
+/* Start-up: the executable (a real path) a command is about to run: the runtimes whose
+ * launches() says it loads them get their walkers verified now. */
+void runtime_set__expect_command(struct runtime_set *rs, const char *exe);
 void runtime_set__free(struct runtime_set *rs);
 
 /* Tracker thread: lets every runtime that detects one of pid's files describe it, and
