@@ -7,6 +7,7 @@ BUILD ?= build
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
+LLVM_STRIP ?= llvm-strip
 PROTOC_C ?= protoc-c
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
@@ -100,9 +101,12 @@ $(BUILD)/vmlinux.h:
 # BPF_EXTRA: extra defines for experimental builds.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_TARGET_ARCH_$(ARCH)) -I$(BUILD) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null) $(BPF_EXTRA)
+# -g is for BTF; the DWARF clang emits beside it is stripped: libbpf reads only BTF, and
+# the skeleton would embed (and every start read) 1.5-2x the object for nothing.
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h bpf/arch/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
 $(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
