@@ -37,8 +37,8 @@
  * would otherwise be opened again every interval for a few new frames (bench/README.md:
  * freeing every file's DWARF once named, report CPU 1.73 s in 60 s against 1.21,
  * both agents at once). */
-#define AGENT_DWARF_KEEP_NS (20ull * 1000000)
-#define JITTER 0.1 /* each interval is 5 s ± 10 %, so many agents do not send in step */
+#define AGENT_DWARF_IDLE 3 /* reports in a row a file's DWARF is kept unneeded */
+#define JITTER 0.1	   /* each interval is 5 s ± 10 %, so many agents do not send in step */
 
 extern char **environ;
 
@@ -265,19 +265,18 @@ static void cover_times(const struct profile *p, uint64_t *start, uint64_t *end)
 	}
 }
 
-/* The symbolizer every interval's report uses: each file's DWARF is freed once its
- * frames are named, as record does, unless it is costly to open (AGENT_DWARF_KEEP_NS),
- * and the frames stay named in the file's line cache (symbolizer.h), so a later interval
- * opens a file's DWARF only for frames it has not seen before. Kept across intervals for
- * its counters. */
+/* The symbolizer every interval's report uses: the frames named stay in each file's
+ * line cache (symbolizer.h), so a file's DWARF is asked only about frames not seen
+ * before, and it is freed once AGENT_DWARF_IDLE reports in a row asked it nothing new
+ * (its units unbounded: bounding them made every interval index libpython's again).
+ * Kept across intervals for its counters. */
 static struct symbolizer *agent_symbolizer(struct agent *a)
 {
 	if (a->sym_ready)
 		return &a->sym;
 	session__symbolizer(a->s, &a->sym, session__ksyms(a->s));
 	a->sym.release_dwarf = true;
-	a->sym.units_keep = SYMBOLIZER_UNITS_KEEP;
-	a->sym.dwarf_keep_ns = AGENT_DWARF_KEEP_NS;
+	a->sym.dwarf_idle_max = AGENT_DWARF_IDLE;
 	a->sym_ready = true;
 	return &a->sym;
 }

@@ -34,7 +34,7 @@ struct file_entry {
 	int dwarf_err;		  /* why there is none, so it is not retried per frame */
 	uint8_t debug_state;	  /* the symbolizer's: where its debug file came from */
 	bool dwarf_missed;	  /* the symbolizer's: the current report named a frame from it */
-	uint64_t dwarf_cost_ns;	  /* the symbolizer's: CPU opening its DWARF took */
+	uint8_t dwarf_idle;	  /* the symbolizer's: reports in a row that did not need it */
 	struct line_cache *lines; /* the symbolizer's: frames DWARF named, kept past the DWARF */
 	void (*lines_free)(struct line_cache *lines); /* as syms_free */
 	struct go_table *go;		      /* Go's pclntab, read lazily; NULL for other files */

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "symbol/debuginfod.h"
@@ -226,7 +225,7 @@ static void release_dwarf(struct file_entry *f)
 	dwarf_syms__free(f->dwarf);
 	f->dwarf = NULL;
 	f->dwarf_err = 0;
-	f->dwarf_cost_ns = 0;
+	f->dwarf_idle = 0;
 }
 
 /* Notes the peak; over budget, drops every other file's DWARF (it is opened again when
@@ -270,29 +269,15 @@ static int symbolizer__go_lines(struct symbolizer *s, struct file_entry *f, uint
 	return (int)(n - first);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec t;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
-		return 0;
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-/* The lines of va from f's DWARF, opened if need be: what opening cost is kept in
- * f->dwarf_cost_ns (dwarf_keep_ns). */
+/* The lines of va from f's DWARF, opened if need be. */
 static int dwarf_lines(struct symbolizer *s, struct file_entry *f, uint64_t va,
 		       struct dwarf_line *out, int max)
 {
-	uint64_t t0;
 	size_t before;
 	int n;
 
-	if (!f->dwarf && !f->dwarf_err) {
-		t0 = thread_cpu_ns();
+	if (!f->dwarf && !f->dwarf_err)
 		open_dwarf(s, f);
-		f->dwarf_cost_ns = thread_cpu_ns() - t0;
-	}
 	if (!f->dwarf)
 		return 0;
 	before = dwarf_syms__memory(f->dwarf);
@@ -398,9 +383,7 @@ void symbolizer__file_named(struct symbolizer *s, uint32_t file_id)
 	enforce_lines_budget(s);
 	if (!s->release_dwarf || !f || !f->dwarf)
 		return;
-	if (s->dwarf_keep_ns && f->dwarf_missed && f->dwarf_cost_ns >= s->dwarf_keep_ns) {
-		pr_debug("DWARF of %s: %.1f MiB, %.1f ms of CPU to open: kept for the next report",
-			 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0, f->dwarf_cost_ns / 1e6);
+	if (s->dwarf_idle_max) {
 		s->dwarf_kept++;
 		return;
 	}
@@ -418,8 +401,14 @@ void symbolizer__report_done(struct symbolizer *s)
 
 		if (!f)
 			continue;
-		if (s->release_dwarf && f->dwarf && !f->dwarf_missed) {
-			pr_debug("DWARF of %s: not needed by this report, freed", f->path);
+		if (f->dwarf_missed)
+			f->dwarf_idle = 0;
+		else if (f->dwarf && f->dwarf_idle < UINT8_MAX)
+			f->dwarf_idle++;
+		if (s->release_dwarf && s->dwarf_idle_max && f->dwarf &&
+		    f->dwarf_idle >= s->dwarf_idle_max) {
+			pr_debug("DWARF of %s: not needed by %u reports, freed", f->path,
+				 f->dwarf_idle);
 			s->dwarf_resets += dwarf_syms__resets(f->dwarf);
 			release_dwarf(f);
 			s->dwarf_released++;

@@ -37,15 +37,14 @@ struct symbolizer {
 	 * stay in the file's line cache, file_entry.lines, so only new ones open it again). */
 	size_t units_keep;
 	bool release_dwarf;
-	/* With release_dwarf, a file's DWARF that took at least this much CPU to open and
-	 * named a new frame in this report stays for the next report, which is likely to
-	 * need it again (libc's debug file takes 60 ms: libdw inflates its sections whole);
-	 * it is freed after the first report that needs nothing new from it. 0: every
-	 * file's DWARF is freed once named. */
-	uint64_t dwarf_keep_ns;
+	/* With release_dwarf: 0 frees a file's DWARF once its frames are named (record: one
+	 * report); N keeps it until N reports in a row asked it nothing new (the agent: a
+	 * busy function keeps producing new addresses, and opening libc's debug file again
+	 * costs 55-75 ms of inflating), then frees it. */
+	uint8_t dwarf_idle_max;
 	uint32_t dwarf_opened;	 /* times this symbolizer opened a file's DWARF */
 	uint32_t dwarf_released; /* times symbolizer__file_named freed one */
-	uint32_t dwarf_kept;	 /* times it kept one for the next report (dwarf_keep_ns) */
+	uint32_t dwarf_kept;	 /* times it kept one for the next report (dwarf_idle_max) */
 	uint32_t dwarf_resets;	 /* times a file's units were dropped to stay small */
 	uint64_t dwarf_peak;	 /* the most all DWARF indexes held at once */
 	uint64_t lines_budget;	 /* bytes for every file's line cache together */
@@ -68,12 +67,12 @@ int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t of
 			     struct dwarf_line *out, int max);
 /* The caller has looked up every frame of file_id it will name (the reports name one
  * file's frames after another): with release_dwarf, the file's DWARF is freed now, not
- * at exit (a lookup of a frame not cached opens it again), unless dwarf_keep_ns keeps
+ * at exit (a lookup of a frame not cached opens it again), unless dwarf_idle_max keeps
  * it; and past lines_budget, line caches are dropped whole, the largest first, until all
  * fit. */
 void symbolizer__file_named(struct symbolizer *s, uint32_t file_id);
-/* The report has named all its frames: with release_dwarf, frees the DWARF kept from an
- * earlier report (dwarf_keep_ns) that this one did not need. */
+/* The report has named all its frames: with release_dwarf and dwarf_idle_max, frees the
+ * DWARF of files that many reports in a row did not need. */
 void symbolizer__report_done(struct symbolizer *s);
 /* Returns the file's GNU build id in hex, "" when it has none or cannot be read. */
 const char *symbolizer__build_id(struct symbolizer *s, uint32_t file_id);

@@ -213,7 +213,7 @@ static void test_bound(void)
 	profile__free(&p);
 }
 
-/* A DWARF that cost more than dwarf_keep_ns to open stays while reports need it. */
+/* With dwarf_idle_max, a DWARF stays until that many reports in a row did not need it. */
 static void test_keep(void)
 {
 	struct symbolizer sym;
@@ -224,7 +224,7 @@ static void test_keep(void)
 	profile__init(&p);
 	CHECK(fill_profile(&p) == 0);
 	CHECK(setup(&t, &sym) == 0);
-	sym.dwarf_keep_ns = 1; /* every open costs more */
+	sym.dwarf_idle_max = 1;
 	r = build(&p, &sym);
 	CHECK(r && sym.dwarf_kept == 1 && sym.dwarf_released == 0);
 	CHECK(symbolizer__dwarf_memory(&sym, NULL) > 0);
