@@ -140,17 +140,19 @@ static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mappi
 {
 	__u32 id = m->table;
 	const struct unw_table *t = id ? bpf_map_lookup_elem(&unwind_tables, &id) : 0;
+	__u32 vpc = (__u32)(pc - m->vaddr_bias), lo, hi;
 	const struct unwind_row *row;
 	long idx;
 	int step;
 
 	if (!t || !t->count)
 		return fp_frame(c, CTR_NO_TABLE);
+	unw_row_window(t, vpc, &lo, &hi);
 	if (unrolled)
 		idx = unw_find_row_unrolled((struct unw_search *)&c->s->w.search[ROW_SEARCH_AT],
-					    t->first, t->count, (__u32)(pc - m->vaddr_bias));
+					    t->first, lo, hi, vpc);
 	else
-		idx = unw_find_row(t->first, t->count, (__u32)(pc - m->vaddr_bias));
+		idx = unw_find_row(t->first, lo, hi, vpc);
 	row = idx >= 0 ? pool_row((__u32)idx) : 0;
 	step = row ? unw_apply_row(row, &c->regs) : UNW_STEP_NO_ROW;
 	/* Code the CFI does not cover (built without unwind tables, hand-written assembly)
