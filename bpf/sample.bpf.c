@@ -135,24 +135,45 @@ static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter)
  * still in use, comes first). */
 #define ROW_SEARCH_AT 10
 
+#define ROW_NO_TABLE (-2)
+
+/* The pool index of the row of table id for vpc, -1 when there is none, ROW_NO_TABLE
+ * when the table has no rows. s: where the search without bpf_loop keeps its state. */
+static __always_inline long table_row(__u32 id, __u32 vpc, struct unw_search *s)
+{
+	const struct unw_table *t = id ? bpf_map_lookup_elem(&unwind_tables, &id) : 0;
+	__u32 lo, hi;
+
+	if (!t || !t->count)
+		return ROW_NO_TABLE;
+	unw_row_window(t, vpc, &lo, &hi);
+	if (s)
+		return unw_find_row_unrolled(s, t->first, lo, hi, vpc);
+	return unw_find_row(t->first, lo, hi, vpc);
+}
+
+/* table_row with bpf_loop. A global function: the verifier checks it once, where inlined
+ * in the frame it was checked once per path into it (the page index's reads took the
+ * native walker from 13.5 k to 19 k verified instructions that way). */
+__noinline long table_row_loop(__u32 id, __u32 vpc)
+{
+	return table_row(id, vpc, 0);
+}
+
 static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc,
 				       int unrolled)
 {
-	__u32 id = m->table;
-	const struct unw_table *t = id ? bpf_map_lookup_elem(&unwind_tables, &id) : 0;
-	__u32 vpc = (__u32)(pc - m->vaddr_bias), lo, hi;
+	__u32 vpc = (__u32)(pc - m->vaddr_bias);
 	const struct unwind_row *row;
 	long idx;
 	int step;
 
-	if (!t || !t->count)
-		return fp_frame(c, CTR_NO_TABLE);
-	unw_row_window(t, vpc, &lo, &hi);
 	if (unrolled)
-		idx = unw_find_row_unrolled((struct unw_search *)&c->s->w.search[ROW_SEARCH_AT],
-					    t->first, lo, hi, vpc);
+		idx = table_row(m->table, vpc, (struct unw_search *)&c->s->w.search[ROW_SEARCH_AT]);
 	else
-		idx = unw_find_row(t->first, lo, hi, vpc);
+		idx = table_row_loop(m->table, vpc);
+	if (idx == ROW_NO_TABLE)
+		return fp_frame(c, CTR_NO_TABLE);
 	row = idx >= 0 ? pool_row((__u32)idx) : 0;
 	step = row ? unw_apply_row(row, &c->regs) : UNW_STEP_NO_ROW;
 	/* Code the CFI does not cover (built without unwind tables, hand-written assembly)

@@ -115,43 +115,37 @@ static long unw_row_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* Entry i of the page index of table t (bpf/unwind.h) into *out; -1 when its pool row is
- * missing. */
-static __always_inline int unw_index_entry(const struct unw_table *t, __u32 i, __u32 *out)
+/* The bounds of page i of table t's page index (bpf/unwind.h) into *a and *b; -1 when
+ * its pool row is missing. One pool row holds whole pairs: one lookup. */
+static __always_inline int unw_index_pair(const struct unw_table *t, __u32 i, __u32 *a, __u32 *b)
 {
 	const struct unwind_row *row = UNW_ROW(t->first + t->count + i / UNW_INDEX_PER_ROW);
+	const __u32 *pair;
 
 	if (!row)
 		return -1;
 	/* The mask keeps the read inside the row for the verifier. */
-	*out = ((const __u32 *)row)[i & (UNW_INDEX_PER_ROW - 1)];
+	pair = (const __u32 *)row + (i & (UNW_INDEX_PER_ROW - 1)) * 2;
+	*a = pair[0];
+	*b = pair[1];
 	return 0;
 }
 
 /* Where in t the row for vpc is: rows [*lo, *hi) of the table hold it or, with *lo = *hi,
  * row *lo - 1 is it (none when 0). Rows before *lo have pc <= vpc, rows from *hi on have
  * pc > vpc: the search's own invariant, so it finds the same row as over the whole table.
- * Without an index, or when an entry cannot be read or makes no sense, the whole table. */
+ * Without an index, outside the pages it covers, or when an entry cannot be read or
+ * makes no sense: the whole table. Few branches: each one multiplies the paths the
+ * verifier walks through the frame (13.5 k verified instructions before the index). */
 static __always_inline void unw_row_window(const struct unw_table *t, __u32 vpc, __u32 *lo,
 					   __u32 *hi)
 {
-	__u32 page = vpc >> UNW_INDEX_SHIFT, a, b = t->count;
+	/* Below the first page it wraps past the last. */
+	__u32 page = (vpc >> UNW_INDEX_SHIFT) - t->base, a, b;
 
 	*lo = 0;
 	*hi = t->count;
-	if (!t->pages)
-		return;
-	if (page < t->base) {
-		*hi = 0; /* before the first row */
-		return;
-	}
-	page -= t->base;
-	if (page >= t->pages) {
-		*lo = t->count; /* past the last row's page: the last row */
-		return;
-	}
-	if (unw_index_entry(t, page, &a) ||
-	    (page + 1 < t->pages && unw_index_entry(t, page + 1, &b)))
+	if (page >= t->pages || unw_index_pair(t, page, &a, &b))
 		return;
 	if (a > b || b > t->count)
 		return;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The page index of a compiled unwind table: entry i counts the rows whose pc is at most
- * the start of the table's i-th KiB of code (see bpf/unwind.h and unw_row_window). */
+/* The page index of a compiled unwind table: for the table's i-th KiB of code, the number
+ * of rows that start at or before it and at or before the next (see bpf/unwind.h and
+ * unw_row_window). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static int sorted(const struct unwind_row *rows, uint32_t n)
 
 int row_index__build(const struct unwind_row *rows, uint32_t n, struct row_index *ix)
 {
-	uint32_t *entry, pages, j = 0;
+	uint32_t *pair, pages, j = 0;
 	uint64_t nrows;
 
 	memset(ix, 0, sizeof(*ix));
@@ -34,13 +35,17 @@ int row_index__build(const struct unwind_row *rows, uint32_t n, struct row_index
 	ix->rows = calloc(nrows, sizeof(*ix->rows));
 	if (!ix->rows)
 		return -ENOMEM;
-	entry = (uint32_t *)ix->rows;
-	for (uint32_t i = 0; i < pages; i++) {
+	pair = (uint32_t *)ix->rows;
+	for (uint32_t i = 0; i <= pages; i++) {
 		uint64_t start = (uint64_t)(ix->base + i) << UNW_INDEX_SHIFT;
 
 		while (j < n && rows[j].pc <= start)
 			j++;
-		entry[i] = j;
+		/* The count at page i's start ends page i - 1's pair and starts page i's. */
+		if (i > 0)
+			pair[2 * (i - 1) + 1] = j;
+		if (i < pages)
+			pair[2 * i] = j;
 	}
 	ix->nrows = (uint32_t)nrows;
 	ix->pages = pages;

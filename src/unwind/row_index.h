@@ -9,9 +9,9 @@
 #include "unwind.h"
 
 struct row_index {
-	struct unwind_row *rows; /* the entries, UNW_INDEX_PER_ROW per pool row */
+	struct unwind_row *rows; /* the pairs, UNW_INDEX_PER_ROW per pool row */
 	uint32_t nrows;		 /* pool rows they take */
-	uint32_t pages;		 /* entries (unw_table.pages), 0: no index */
+	uint32_t pages;		 /* unw_table.pages, 0: no index */
 	uint32_t base;		 /* unw_table.base */
 };
 
