@@ -4,7 +4,10 @@
 # of bench/dwarf_unit.cc, about 2 MB of DWARF each), then runs bench/dwarf_cost over the
 # midpoints of its functions: CPU time to open, to look up (first time: units indexed;
 # again: cached), against ELF symbol lookups of the same addresses, and the heap held.
-# Usage: bench/dwarf.sh   (DWARF_COPIES=24 DWARF_ADDRS=4000 DWARF_REPEAT=3 DWARF_CALLGRIND=1)
+# DWARF_FILE=PATH measures an existing file instead (e.g. libc's debug file; its symbol
+# table gives the addresses).
+# Usage: bench/dwarf.sh   (DWARF_COPIES=24 DWARF_ADDRS=4000 DWARF_REPEAT=3 DWARF_CALLGRIND=1
+#                          DWARF_FILE=/usr/lib/debug/.build-id/xx/yyyy.debug)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -21,7 +24,10 @@ for t in g++ gcc objcopy nm size; do command -v $t >/dev/null || die "$t is miss
 # The binary, rebuilt only when the unit's source or COPIES change.
 key="$(sha256sum bench/dwarf_unit.cc | cut -c1-16)-$COPIES"
 big=$out/big-$key
-if [ ! -x "$big" ]; then
+if [ -n "${DWARF_FILE:-}" ]; then
+	[ -r "$DWARF_FILE" ] || die "$DWARF_FILE is not readable"
+	big=$DWARF_FILE
+elif [ ! -x "$big" ]; then
 	echo "dwarf bench: building the large binary ($COPIES units; the unit takes ~10 s CPU)" >&2
 	[ "$out/unit.o" -nt bench/dwarf_unit.cc ] ||
 		g++ -std=c++17 -O2 -g -c bench/dwarf_unit.cc -o "$out/unit.o"
@@ -62,8 +68,8 @@ printf 'CPU s, median of %d: open %s, first lookups %s, again %s, ELF symbols %s
 awk -v f="$f" -v a="$a" -v e="$e" -v n="$(wc -l <"$out/addrs")" 'BEGIN {
 	printf "per address: first %.1f us, cached %.2f us; cached DWARF / ELF lookup = %.1f\n",
 		f / n * 1e6, a / n * 1e6, (e > 0 ? a / e : 0) }'
-printf 'heap: %s MiB after open, %s MiB after indexing (the reader counts %s MiB)\n' \
-	"$(field heap_open_mib)" "$(field heap_indexed_mib)" "$(field counted_mib)"
+printf 'heap: %s MiB after open, %s MiB after indexing (the reader counts %s MiB); open adds %s MiB to the resident set\n' \
+	"$(field heap_open_mib)" "$(field heap_indexed_mib)" "$(field counted_mib)" "$(field rss_open_mib)"
 grep -m1 '^bounded:' "$out/runs" | sed 's/^bounded:/record'"'"'s way (sorted, units bounded to 4 MiB):/'
 
 # Instructions, which time on a shared machine cannot give: callgrind, one run.
@@ -73,6 +79,6 @@ if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
 	callgrind_annotate --inclusive=yes "$out/cg.out" 2>/dev/null |
 		awk '/dwarf_cost.c:phase_[a-z]+ \[/ { n = $1; gsub(",", "", n)
 			match($0, /phase_[a-z]+/); p = substr($0, RSTART + 6, RLENGTH - 6)
-			printf "instructions (callgrind): %-6s %d (%.0f per address)\n", p, n, n / a }' \
+			printf "instructions (callgrind): %-6s %.0f (%.0f per address)\n", p, n, n / a }' \
 			a="$(wc -l <"$out/addrs")"
 fi

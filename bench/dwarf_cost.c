@@ -3,7 +3,8 @@
  * of addresses (which index the units they fall in), the same lookups again (cached),
  * ELF symbol lookups of the same addresses for comparison (what --no-lines does), and
  * the lookups as record makes them (address order, units bounded to 4 MiB: its heap at
- * most). Prints CPU time per phase and the heap each holds.
+ * most). Prints CPU time per phase, the heap each holds and what opening adds to the
+ * resident set (heap and mapped file pages).
  * Usage: dwarf_cost BINARY ADDRFILE */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +37,18 @@ static size_t heap(void)
 	struct mallinfo2 m = mallinfo2();
 
 	return m.uordblks + m.hblkhd; /* large blocks are mmap()ed */
+}
+
+/* Resident set in bytes: the heap and the file pages the DWARF reader keeps mapped. */
+static size_t rss(void)
+{
+	unsigned long pages, resident;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n = f ? fscanf(f, "%lu %lu", &pages, &resident) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 2 ? resident * (size_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
 /* Each phase is its own function, so callgrind can count its instructions. */
@@ -134,7 +147,7 @@ int main(int argc, char **argv)
 {
 	struct dwarf_syms *d;
 	double t0, t1, t2, t3, t4, t5;
-	size_t h0, h1, h2, f1, f2, f3, f4, peak;
+	size_t h0, h1, h2, r0, r1, f1, f2, f3, f4, peak;
 	uint32_t resets;
 	int fd;
 
@@ -143,10 +156,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	h0 = heap();
+	r0 = rss();
 	t0 = cpu_s();
 	d = phase_open(fd);
 	t1 = cpu_s();
 	h1 = heap();
+	r1 = rss();
 	if (!d) {
 		fprintf(stderr, "dwarf_cost: no DWARF in %s: %s\n", argv[1], strerror(errno));
 		return 1;
@@ -161,8 +176,9 @@ int main(int argc, char **argv)
 	printf("addresses %zu found_first %zu found_again %zu found_elf %zu\n", naddrs, f1, f2, f3);
 	printf("cpu_open_s %.4f cpu_first_s %.4f cpu_again_s %.4f cpu_elf_s %.4f\n", t1 - t0,
 	       t2 - t1, t3 - t2, t4 - t3);
-	printf("heap_open_mib %.2f heap_indexed_mib %.2f counted_mib %.2f\n",
-	       (h1 - h0) / 1048576.0, (h2 - h0) / 1048576.0, dwarf_syms__memory(d) / 1048576.0);
+	printf("heap_open_mib %.2f heap_indexed_mib %.2f counted_mib %.2f rss_open_mib %.2f\n",
+	       (h1 - h0) / 1048576.0, (h2 - h0) / 1048576.0, dwarf_syms__memory(d) / 1048576.0,
+	       ((double)r1 - (double)r0) / 1048576.0);
 	dwarf_syms__free(d);
 	h0 = heap();
 	t4 = cpu_s();

@@ -282,6 +282,9 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	/* Its libc's and ld.so's tables are built before it runs (warm.h): cheap to find. */
 	if (o->cmd && warm__find(o->cmd[0], &warm))
 		return -ENOMEM;
+	/* A runtime the command loads by dlopen has its walker verified before it runs. */
+	if (warm.n)
+		runtime_set__expect_command(s->runtimes, warm.f[0].path);
 	s->native =
 	    native__start(&maps, &s->procs, s->runtimes, so->pids, o->cmd ? 0 : so->npids, &warm);
 	warm__free(&warm);
@@ -539,10 +542,11 @@ void session__stop(struct session *s)
 	while (sampler__poll(s->sampler, 0) > 0)
 		;
 	startup__mark(EXIT_DRAINED);
-	if (log_verbose)
-		startup__print(s->loader);
 	native__stop(s->native);
 	startup__mark(EXIT_TRACKER);
+	/* After the tracker, which may have verified a runtime's walker meanwhile. */
+	if (log_verbose)
+		startup__print(s->loader);
 	sampler__counters(s->sampler, s->counters);
 	s->ncpus = sampler__ncpus(s->sampler);
 	sampler__free(s->sampler);

@@ -80,7 +80,9 @@ enum session_opt {
 	"                       kernel memory for unwind tables (default 32M); when full,\n"  \
 	"                       tables no process uses are evicted\n"                         \
 	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"        \
-	"                       ebprof may use; 1 loads them one by one)\n"                   \
+	"                       ebprof may use; 1 loads them one by one). A runtime's\n"      \
+	"                       walker (Python, Java, Node.js, Go) is verified only once\n"   \
+	"                       a process of it is found, or before CMD when CMD is one\n"    \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
 	"                       measured on earlier runs) or 'build' (as declared)\n"         \
 	"      --alloc[=MEAN]   also profile allocations: the command runs with\n"            \
@@ -101,7 +103,8 @@ enum session_opt {
 	"      --no-lines       name native frames from symbol tables only: no DWARF,\n"      \
 	"                       so no source lines and no inlined functions\n"                \
 	"      --no-inline      source lines, but not the functions inlined into others\n"    \
-	"  -v, --verbose        debug output, including libbpf's and the verifier's\n"
+	"  -v, --verbose        debug output, including libbpf's and the verifier's, and\n"   \
+	"                       the cost of every program verified, at start or later\n"
 
 /* Defaults for every field, with the verb's own sampling frequency. */
 void session_opts__init(struct session_opts *o, unsigned long freq);

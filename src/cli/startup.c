@@ -44,14 +44,18 @@ void startup__print(const struct loader *l)
 		loader__phase_ns(l, &maps_ns, &verify_ns);
 	fprintf(stderr,
 		"ebprof: startup_ms checked=%.2f prepared=%.2f loaded=%.2f attached=%.2f "
-		"first_sample=%.2f maps=%.2f verify=%.2f main_mono_ns=%" PRIu64 "\n",
+		"first_sample=%.2f maps=%.2f verify=%.2f verify_later=%.2f main_mono_ns=%" PRIu64
+		"\n",
 		ms_since_main(STARTUP_CHECKED), ms_since_main(STARTUP_PREPARED),
 		ms_since_main(STARTUP_LOADED), ms_since_main(STARTUP_ATTACHED),
 		ms_since_main(STARTUP_FIRST_SAMPLE), maps_ns / 1e6, verify_ns / 1e6,
-		stamps[STARTUP_MAIN]);
+		l ? loader__pending_ns(l) / 1e6 : 0.0, stamps[STARTUP_MAIN]);
+	/* Every program verified, at start or later (a runtime's walker, on demand). */
 	for (size_t i = 0; l && i < loader__njobs(l); i++) {
 		const struct loader_stat *s = loader__stat(l, i);
 
+		if (s->pending)
+			continue;
 		fprintf(stderr,
 			"ebprof: program name=%s rank=%u verified_insns=%" PRIu32
 			" insns=%zu verify_ms=%.2f cost=%" PRIu64 "\n",

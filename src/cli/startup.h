@@ -12,7 +12,7 @@ enum startup_phase {
 	STARTUP_MAIN,	      /* main() began */
 	STARTUP_CHECKED,      /* host checks and output directory done */
 	STARTUP_PREPARED,     /* BPF objects opened and configured */
-	STARTUP_LOADED,	      /* maps created, every program verified */
+	STARTUP_LOADED,	      /* maps created, the sampler's programs verified */
 	STARTUP_ATTACHED,     /* perf events and tracepoints attached */
 	STARTUP_FIRST_SAMPLE, /* the first sample reached userspace */
 	/* The way out, for the same budget: */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -120,6 +121,27 @@ static bool hotspot_detect(void *priv, const struct runtime_file *rf)
 	if (!yes)
 		free_file(f);
 	return yes || runtime_state__file(&hs->rs, rf->file_id);
+}
+
+/* JDK and JRE layouts of the launcher's home, JDK 8's JRE inside the JDK too. */
+static const char *const libjvm_dirs[] = {"lib/server", "lib/client", "jre/lib/amd64/server",
+					  "lib/amd64/server"};
+
+/* java's launcher (HOME/bin/java) dlopens HOME's libjvm.so after it started. */
+static bool hotspot_launches(const char *exe)
+{
+	size_t n = strlen(exe);
+	char path[4096];
+
+	if (n < 9 || strcmp(exe + n - 9, "/bin/java"))
+		return false;
+	for (size_t i = 0; i < sizeof(libjvm_dirs) / sizeof(libjvm_dirs[0]); i++) {
+		if (snprintf(path, sizeof(path), "%.*s/%s/libjvm.so", (int)(n - 9), exe,
+			     libjvm_dirs[i]) < (int)sizeof(path) &&
+		    access(path, R_OK) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* libjvm among pid's mappings: its file and the load bias. */
@@ -326,6 +348,7 @@ const struct runtime_ops hotspot_runtime = {
     .init = hotspot_init,
     .free = runtime_state__delete,
     .detect = hotspot_detect,
+    .launches = hotspot_launches,
     .describe = hotspot_describe,
     .forget = hotspot_forget,
     .ingest = hotspot_ingest,

@@ -35,7 +35,10 @@ struct runtime_entry {
 	const struct runtime_ops *ops;
 	struct bpf_object *obj;
 	void *priv;
-	bool on; /* loaded and started */
+	bool on; /* its maps made and started (init) */
+	/* Its walker is verified on demand (runtime_set__start): installed in its slot,
+	 * or failed to verify (the runtime is then off: no file is its, no process). */
+	bool installed, failed;
 };
 
 /* file id -> the runtimes that claimed the file (bit = walker slot), or pid -> the
@@ -47,10 +50,12 @@ struct id_mask {
 
 struct runtime_set {
 	struct runtime_env env;
+	struct loader *loader; /* the session's, for the walkers verified on demand */
 	chain_types types;
 	struct runtime_entry e[NRUNTIMES];
-	size_t n;	       /* entries in e: the runtimes this session loads */
-	struct hmap claims;    /* struct id_mask by file id; tracker thread only */
+	size_t n; /* entries in e: the runtimes this session loads */
+	/* struct id_mask by file id; the tracker thread's, and start-up's before it runs */
+	struct hmap claims;
 	struct hmap described; /* struct id_mask by pid; tracker thread only */
 };
 
@@ -157,7 +162,12 @@ static int prepare_one(struct runtime_entry *e, struct loader *l, chain_types ty
 		       e->ops->bpf_walker);
 		return err;
 	}
-	return loader__add(l, e->obj, elf, sz);
+	err = loader__add(l, e->obj, elf, sz);
+	/* Its maps are made with everyone's; its walker is verified once a file of its
+	 * is found (walker_ready), so a host that runs no JVM verifies no JVM walker. */
+	if (!err)
+		loader__defer(l, e->obj);
+	return err;
 }
 
 int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types types)
@@ -184,16 +194,14 @@ int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types t
 
 int runtime_set__start(struct runtime_set *rs, struct loader *l)
 {
+	rs->loader = l;
 	for (size_t i = 0; i < rs->n; i++) {
 		struct runtime_entry *e = &rs->e[i];
-		int err =
-		    walkers__install(l, e->obj, e->ops->bpf_walker, e->ops->walker, rs->types);
+		/* init needs only the maps: the walker is verified and installed later. */
+		int err = e->ops->init(&rs->env, e->obj, &e->priv);
 
-		if (err)
-			return err;
-		err = e->ops->init(&rs->env, e->obj, &e->priv);
 		/* A runtime that cannot start costs the rest nothing: it marks no process,
-		 * so its walker never runs. */
+		 * so its walker is never verified and never runs. */
 		if (err) {
 			pr_warn("%s: cannot start (%s): its frames stay native", e->ops->name,
 				strerror(-err));
@@ -204,14 +212,61 @@ int runtime_set__start(struct runtime_set *rs, struct loader *l)
 	return 0;
 }
 
-/* Asks every runtime about a file the first time one of its mappings is described; the
- * file is opened (as an ELF view) once for all of them. */
+/* Whether e may claim files and mark processes: started, its walker not failed. */
+static bool usable(const struct runtime_entry *e)
+{
+	return e->on && !e->failed;
+}
+
+/* Verifies e's walker and installs it in its slot, the first time one of its files is
+ * found; before any process is marked for it, so no sample is handed to an empty slot.
+ * Blocks the caller (the tracker thread, or start-up for a command's files) for the
+ * verification: 30-250 ms. False when it failed: said once, the runtime is off. */
+static bool walker_ready(struct runtime_set *rs, struct runtime_entry *e)
+{
+	int err;
+
+	if (e->installed || e->failed)
+		return e->installed;
+	err = loader__run_pending(rs->loader, e->obj);
+	if (!err)
+		err = walkers__install(rs->loader, e->obj, e->ops->bpf_walker, e->ops->walker,
+				       rs->types);
+	if (err) {
+		pr_warn("%s: its walker did not load (%s, why above): %s is off, its frames "
+			"stay native; the recording goes on",
+			e->ops->name, strerror(-err), e->ops->title);
+		e->failed = true;
+		return false;
+	}
+	e->installed = true;
+	return true;
+}
+
+/* Asks every usable runtime whether the file at fd is its own; the file is opened (as
+ * an ELF view) once for all of them. Returns the mask of those that said yes. */
+static uint32_t detect_fd(struct runtime_set *rs, uint32_t file_id, const char *path, int fd)
+{
+	struct elf_file *elf = elf_file__open(fd);
+	uint32_t mask = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct runtime_entry *e = &rs->e[i];
+		struct runtime_file rf = {.file_id = file_id, .path = path, .fd = fd, .elf = elf};
+
+		if (usable(e) && e->ops->detect(e->priv, &rf))
+			mask |= 1u << e->ops->walker;
+	}
+	elf_file__free(elf);
+	return mask;
+}
+
+/* Asks every runtime about a file the first time one of its mappings is described. */
 static uint32_t detect_file(struct runtime_set *rs, uint32_t file_id)
 {
 	char path[4096] = "";
-	struct elf_file *elf;
 	struct file_entry *f;
-	uint32_t mask = 0;
+	uint32_t mask;
 	int fd = -1;
 
 	pthread_mutex_lock(&rs->env.procs->lock);
@@ -223,16 +278,21 @@ static uint32_t detect_file(struct runtime_set *rs, uint32_t file_id)
 	pthread_mutex_unlock(&rs->env.procs->lock);
 	if (fd < 0)
 		return 0;
-	elf = elf_file__open(fd);
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct runtime_entry *e = &rs->e[i];
-		struct runtime_file rf = {.file_id = file_id, .path = path, .fd = fd, .elf = elf};
-
-		if (e->on && e->ops->detect(e->priv, &rf))
-			mask |= 1u << e->ops->walker;
-	}
-	elf_file__free(elf);
+	mask = detect_fd(rs, file_id, path, fd);
 	close(fd);
+	return mask;
+}
+
+/* Remembers what the runtimes said of file_id. Returns mask. */
+static uint32_t keep_claims(struct runtime_set *rs, uint32_t file_id, uint32_t mask)
+{
+	struct id_mask *c = malloc(sizeof(*c));
+
+	if (!c)
+		return mask;
+	*c = (struct id_mask){.id = file_id, .mask = mask};
+	if (hmap_insert(&rs->claims, hash_u64(file_id), c))
+		free(c);
 	return mask;
 }
 
@@ -243,17 +303,30 @@ static uint32_t file_claims(struct runtime_set *rs, uint32_t file_id)
 
 	if (c)
 		return c->mask;
-	c = malloc(sizeof(*c));
-	if (!c)
-		return 0;
-	*c = (struct id_mask){.id = file_id, .mask = detect_file(rs, file_id)};
-	if (hmap_insert(&rs->claims, hash_u64(file_id), c)) {
-		uint32_t mask = c->mask;
+	return keep_claims(rs, file_id, detect_file(rs, file_id));
+}
 
-		free(c);
-		return mask;
+void runtime_set__expect(struct runtime_set *rs, uint32_t file_id, const char *path, int fd)
+{
+	uint32_t mask;
+
+	if (hmap_find(&rs->claims, hash_u64(file_id), &file_id))
+		return;
+	mask = keep_claims(rs, file_id, detect_fd(rs, file_id, path, fd));
+	for (size_t i = 0; i < rs->n; i++) {
+		if (usable(&rs->e[i]) && (mask & (1u << rs->e[i].ops->walker)))
+			walker_ready(rs, &rs->e[i]);
 	}
-	return c->mask;
+}
+
+void runtime_set__expect_command(struct runtime_set *rs, const char *exe)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct runtime_entry *e = &rs->e[i];
+
+		if (usable(e) && e->ops->launches && e->ops->launches(exe))
+			walker_ready(rs, e);
+	}
 }
 
 static void set_described(struct runtime_set *rs, uint32_t pid, uint32_t mask)
@@ -307,12 +380,13 @@ void runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct pr
 			claimed |= file_claims(rs, maps[i].file_id);
 	}
 	for (size_t i = 0; i < rs->n; i++) {
-		const struct runtime_entry *e = &rs->e[i];
+		struct runtime_entry *e = &rs->e[i];
 		uint32_t bit = 1u << e->ops->walker;
 
 		if (!e->on)
 			continue;
-		if ((claimed & bit) && describe_one(e, pid, maps, n, desc))
+		/* Its walker is in its slot before its first mark reaches BPF. */
+		if ((claimed & bit) && walker_ready(rs, e) && describe_one(e, pid, maps, n, desc))
 			now |= bit;
 		else if (was & bit)
 			e->ops->forget(e->priv, pid);

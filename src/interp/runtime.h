@@ -78,8 +78,14 @@ struct runtime_ops {
 	 * then left out, said once); *priv is passed to everything below. */
 	int (*init)(const struct runtime_env *env, struct bpf_object *obj, void **priv);
 	void (*free)(void *priv);
-	/* Tracker thread, once per mapped file: whether the file is this runtime's. */
+	/* Tracker thread (or start-up, for a command's files), once per mapped file:
+	 * whether the file is this runtime's. */
 	bool (*detect)(void *priv, const struct runtime_file *f);
+	/* Optional, start-up: whether a command running exe (a real path) loads this
+	 * runtime's file later, by dlopen, where the files guessed before exec (warm.h)
+	 * cannot see it: java's launcher and libjvm.so. Its walker is then verified
+	 * before the command runs, as for a file it detects. */
+	bool (*launches)(const char *exe);
 	/* Tracker thread, for a process mapping a file it detected (maps: the process's
 	 * executable mappings): writes its BPF state for pid and says what it claims in
 	 * marks. Called again whenever the mappings change. 0 or -errno (nothing claimed). */
@@ -109,12 +115,25 @@ struct runtime_set *runtime_set__new(const struct runtime_env *env);
 /* Before load: opens every runtime's walker object and adds it to the loader, its
  * walker enabled for the entry types in types. Returns 0 or -errno (logged). */
 int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types types);
-/* After load: installs the walkers in the program arrays and starts each runtime. */
+/* After load (which made the walkers' maps, not verified them: loader__defer): starts
+ * each runtime (init). A runtime's walker is verified and installed in its program
+ * array slot the first time a file it detects is found (runtime_set__describe or
+ * runtime_set__expect), before any process is marked for it; one that fails is said
+ * once and that runtime is off. l must outlive the set's use. Returns 0. */
 int runtime_set__start(struct runtime_set *rs, struct loader *l);
+/* Start-up, before the tracker runs: a file a command is about to map (file_id as the
+ * file table interned it, path, a descriptor valid for the call). The runtimes that
+ * claim it get their walkers verified now, before the command runs. */
+void runtime_set__expect(struct runtime_set *rs, uint32_t file_id, const char *path, int fd);
+/* Start-up: the executable (a real path) a command is about to run: the runtimes whose
+ * launches() says it loads them get their walkers verified now. */
+void runtime_set__expect_command(struct runtime_set *rs, const char *exe);
 void runtime_set__free(struct runtime_set *rs);
 
 /* Tracker thread: lets every runtime that detects one of pid's files describe it, and
- * writes their claims into desc (mappings split at claimed ranges, markers, always). */
+ * writes their claims into desc (mappings split at claimed ranges, markers, always).
+ * The first file a runtime detects verifies its walker here first (tens to hundreds of
+ * milliseconds; see runtime_set__start). */
 void runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
 			   uint32_t n, struct unw_proc *desc);
 void runtime_set__forget(struct runtime_set *rs, uint32_t pid);

@@ -35,6 +35,7 @@ struct load_job {
 	char prog[64];
 	struct bpf_object *obj; /* this job's own object, loaded with one program */
 	bool stats_log;		/* ask for the verifier's statistics only (see job_run) */
+	bool deferred;		/* verified only when asked (loader__run_pending) */
 	char *log;		/* the verifier's log, on failure */
 	char *msgs;		/* libbpf's messages while this job ran */
 	size_t msgs_len;
@@ -48,9 +49,14 @@ struct loader {
 	struct bpf_object **owners;
 	size_t nowners;
 	unsigned int *order; /* job indices in start order */
-	atomic_size_t next;  /* next entry of order to start */
+	unsigned int *run;   /* the entries of order this run verifies */
+	size_t nrun;
+	atomic_size_t next;	      /* next entry of run to start */
+	pthread_mutex_t pending_lock; /* one deferred run at a time */
 	uint64_t maps_ns, verify_ns;
+	uint64_t pending_ns; /* the deferred runs' verification, together */
 	struct load_costs costs;
+	char *btf_path; /* opts.btf_custom_path, ours */
 	bool ran;
 };
 
@@ -91,8 +97,15 @@ struct loader *loader__new(const struct loader_opts *opts)
 	if (!l)
 		return NULL;
 	l->opts = *opts;
+	/* Deferred jobs open their objects long after the caller's string is gone. */
+	if (opts->btf_custom_path && !(l->btf_path = strdup(opts->btf_custom_path))) {
+		free(l);
+		return NULL;
+	}
+	l->opts.btf_custom_path = l->btf_path;
 	l->open_opts.sz = sizeof(l->open_opts);
-	l->open_opts.btf_custom_path = opts->btf_custom_path;
+	l->open_opts.btf_custom_path = l->btf_path;
+	pthread_mutex_init(&l->pending_lock, NULL);
 	return l;
 }
 
@@ -120,7 +133,10 @@ void loader__free(struct loader *l)
 	free(l->jobs);
 	free(l->owners);
 	free(l->order);
+	free(l->run);
+	free(l->btf_path);
 	load_costs__free(&l->costs);
+	pthread_mutex_destroy(&l->pending_lock);
 	free(l);
 }
 
@@ -152,6 +168,7 @@ static int add_job(struct loader *l, struct bpf_object *owner, const void *elf, 
 	j->elf_sz = sz;
 	j->st.insns = bpf_program__insn_cnt(p);
 	j->st.err = -ECANCELED; /* until it runs */
+	j->st.pending = true;
 	l->njobs++;
 	return 0;
 }
@@ -276,6 +293,7 @@ static void job_run(struct load_job *j)
 	j->st.verify_ns = now_ns() - t0;
 	current_job = NULL;
 	j->st.err = err;
+	j->st.pending = false;
 	if (err)
 		return;
 	p = bpf_object__find_program_by_name(j->obj, j->prog);
@@ -294,8 +312,8 @@ static void *worker(void *arg)
 
 	if (gettid() != getpid()) /* the calling thread works in the pool too */
 		pthread_setname_np(pthread_self(), "ebprof-load"); /* for ps and bench/ */
-	while ((k = atomic_fetch_add(&l->next, 1)) < l->njobs)
-		job_run(&l->jobs[l->order[k]]);
+	while ((k = atomic_fetch_add(&l->next, 1)) < l->nrun)
+		job_run(&l->jobs[l->run[k]]);
 	return NULL;
 }
 
@@ -317,7 +335,8 @@ static int plan(struct loader *l)
 {
 	load_costs__read(&l->costs, l->opts.cost_cache);
 	l->order = calloc(l->njobs + 1, sizeof(*l->order));
-	if (!l->order)
+	l->run = calloc(l->njobs + 1, sizeof(*l->run));
+	if (!l->order || !l->run)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->njobs; i++) {
 		uint64_t seen = load_costs__get(&l->costs, l->jobs[i].st.name);
@@ -344,7 +363,7 @@ static unsigned int pool_size(const struct loader *l)
 		n = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
 	if (!n)
 		n = 1;
-	return n < l->njobs ? n : (unsigned int)l->njobs;
+	return n < l->nrun ? n : (unsigned int)l->nrun;
 }
 
 static void run_pool(struct loader *l)
@@ -471,20 +490,31 @@ static void log_reason(const char *log, char *out, size_t len)
 	}
 }
 
+static bool in_run(const struct loader *l, size_t i)
+{
+	for (size_t k = 0; k < l->nrun; k++) {
+		if (l->run[k] == i)
+			return true;
+	}
+	return false;
+}
+
+/* Every failure of this run (l->run), in job order: one line each with the verifier's
+ * reason, the first log in full. */
 static void report_failures(const struct loader *l)
 {
 	size_t failed = 0;
 	bool full_shown = false;
 	char reason[256];
 
-	for (size_t i = 0; i < l->njobs; i++)
-		failed += l->jobs[i].st.err != 0;
-	pr_err("loading BPF programs: %zu of %zu failed", failed, l->njobs);
+	for (size_t k = 0; k < l->nrun; k++)
+		failed += l->jobs[l->run[k]].st.err != 0;
+	pr_err("loading BPF programs: %zu of %zu failed", failed, l->nrun);
 	for (size_t i = 0; i < l->njobs; i++) {
 		const struct load_job *j = &l->jobs[i];
 		bool has_log = j->log && j->log[0];
 
-		if (!j->st.err)
+		if (!j->st.err || j->st.pending || !in_run(l, i))
 			continue;
 		log_reason(has_log ? j->log : "", reason, sizeof(reason));
 		pr_err("  %s: %s%s%s", j->st.name, strerror(-j->st.err), reason[0] ? ": " : "",
@@ -499,10 +529,11 @@ static void report_failures(const struct loader *l)
 	}
 }
 
+/* The first failure of this run, in job order, or 0. */
 static int first_error(const struct loader *l)
 {
 	for (size_t i = 0; i < l->njobs; i++) {
-		if (l->jobs[i].st.err)
+		if (l->jobs[i].st.err && in_run(l, i))
 			return l->jobs[i].st.err;
 	}
 	return 0;
@@ -523,6 +554,42 @@ static void save_costs(struct loader *l)
 		pr_debug("cannot save load costs to %s", l->opts.cost_cache);
 }
 
+/* Picks this run's jobs, in start order: the pending ones of owner (NULL: of every
+ * owner) that are deferred, or, when deferred is false, that are not. */
+static void select_run(struct loader *l, const struct bpf_object *owner, bool deferred)
+{
+	l->nrun = 0;
+	for (size_t k = 0; k < l->njobs; k++) {
+		const struct load_job *j = &l->jobs[l->order[k]];
+
+		if (j->st.pending && j->deferred == deferred && (!owner || j->owner == owner))
+			l->run[l->nrun++] = l->order[k];
+	}
+	atomic_store(&l->next, 0);
+}
+
+/* Verifies the selected jobs on the pool; on any failure reports every one of them and
+ * closes their objects. Returns 0 or the first failure's errno. */
+static int verify_run(struct loader *l, uint64_t *ns)
+{
+	uint64_t t0 = now_ns();
+	int err;
+
+	outer_print = libbpf_set_print(capture_print);
+	run_pool(l);
+	libbpf_set_print(outer_print);
+	*ns += now_ns() - t0;
+	err = first_error(l);
+	if (err) {
+		report_failures(l);
+		for (size_t k = 0; k < l->nrun; k++)
+			job_close(&l->jobs[l->run[k]]);
+		return err;
+	}
+	save_costs(l);
+	return 0;
+}
+
 int loader__run(struct loader *l)
 {
 	uint64_t t0;
@@ -536,24 +603,35 @@ int loader__run(struct loader *l)
 	t0 = now_ns();
 	err = load_owners(l);
 	l->maps_ns = now_ns() - t0;
+	libbpf_set_print(outer_print);
 	if (!err)
 		err = plan(l);
-	if (!err) {
-		t0 = now_ns();
-		run_pool(l);
-		l->verify_ns = now_ns() - t0;
-		err = first_error(l);
-		if (err)
-			report_failures(l);
-	}
-	libbpf_set_print(outer_print);
-	if (err) {
-		for (size_t i = 0; i < l->njobs; i++)
-			job_close(&l->jobs[i]);
+	if (err)
 		return err;
+	select_run(l, NULL, false);
+	return verify_run(l, &l->verify_ns);
+}
+
+void loader__defer(struct loader *l, const struct bpf_object *owner)
+{
+	for (size_t i = 0; i < l->njobs; i++) {
+		if (l->jobs[i].owner == owner)
+			l->jobs[i].deferred = true;
 	}
-	save_costs(l);
-	return 0;
+}
+
+int loader__run_pending(struct loader *l, const struct bpf_object *owner)
+{
+	int err = 0;
+
+	if (!l->ran)
+		return -EINVAL;
+	pthread_mutex_lock(&l->pending_lock);
+	select_run(l, owner, true);
+	if (l->nrun)
+		err = verify_run(l, &l->pending_ns);
+	pthread_mutex_unlock(&l->pending_lock);
+	return err;
 }
 
 struct bpf_program *loader__program(struct loader *l, const struct bpf_object *owner,
@@ -582,4 +660,9 @@ void loader__phase_ns(const struct loader *l, uint64_t *maps_ns, uint64_t *verif
 {
 	*maps_ns = l->maps_ns;
 	*verify_ns = l->verify_ns;
+}
+
+uint64_t loader__pending_ns(const struct loader *l)
+{
+	return l->pending_ns;
 }

@@ -42,6 +42,7 @@ struct loader_stat {
 	uint32_t verified_insns; /* the kernel's count of processed instructions */
 	size_t insns;		 /* program size after relocation */
 	unsigned int rank;	 /* position in the start order, 0 = first */
+	bool pending;		 /* not verified (yet): deferred and never asked for */
 };
 
 struct loader *loader__new(const struct loader_opts *opts);
@@ -55,16 +56,29 @@ void loader__free(struct loader *l);
  * with programs disabled, so its maps exist before any job reuses them; a map named
  * like a map of an owner added before it is that same map (by fd). */
 int loader__add(struct loader *l, struct bpf_object *owner, const void *elf, size_t elf_sz);
-/* Loads everything. Returns 0, or the first job's negative errno after logging every
- * failure and closing all programs. Must be called once. */
+/* Marks every program of owner (added before) deferred: loader__run creates owner's
+ * maps but verifies none of its programs; loader__run_pending does, when asked. */
+void loader__defer(struct loader *l, const struct bpf_object *owner);
+/* Loads everything not deferred. Returns 0, or the first job's negative errno after
+ * logging every failure and closing all programs. Must be called once. */
 int loader__run(struct loader *l);
+/* After loader__run: verifies owner's deferred programs not verified yet (owner NULL:
+ * every owner's), on the pool, all or nothing like loader__run (every failure logged,
+ * their programs closed; the programs stay pending no more). Returns 0 or the first
+ * failure's negative errno. Callable from any thread while others use the loader: it
+ * writes only the jobs it runs (one such run at a time), and loader__program and
+ * loader__stat of other owners' jobs stay valid meanwhile. */
+int loader__run_pending(struct loader *l, const struct bpf_object *owner);
 /* Returns the loaded program named name of owner, or NULL. */
 struct bpf_program *loader__program(struct loader *l, const struct bpf_object *owner,
 				    const char *name);
 size_t loader__njobs(const struct loader *l);
 /* Returns job i's figures (in the order jobs were added), or NULL past the end. */
 const struct loader_stat *loader__stat(const struct loader *l, size_t i);
-/* Nanoseconds spent creating maps (owners) and verifying (the concurrent phase). */
+/* Nanoseconds spent creating maps (owners) and verifying (loader__run's concurrent
+ * phase). */
 void loader__phase_ns(const struct loader *l, uint64_t *maps_ns, uint64_t *verify_ns);
+/* Nanoseconds the deferred runs (loader__run_pending) spent verifying, together. */
+uint64_t loader__pending_ns(const struct loader *l);
 
 #endif

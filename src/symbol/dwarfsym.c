@@ -12,6 +12,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@
 #define NEST_MAX 64		    /* namespaces/classes or blocks nested: deeper is hostile */
 #define WALK_BACK 16		    /* preceding ranges tried when ranges nest or overlap */
 #define NAME_MAX_LEN 4096	    /* longer DWARF names are cut */
+/* .debug_aranges read at most: the elfutils reader allocas 32 bytes per 16-byte entry. */
+#define ARANGES_BYTES_MAX (256u << 10)
 #define LINE_ROW_BYTES 80 /* libdw's heap per line-table row used, with its tables (bench) */
 
 struct addr_range {
@@ -62,6 +65,11 @@ struct dwarf_syms {
 	size_t open_bytes;    /* what dwarf_syms__memory was right after opening */
 	size_t units_bound;   /* dwarf_syms__bound_units; 0: none */
 	uint32_t resets;      /* times the units' holdings were dropped to keep the bound */
+	size_t aranges_bytes; /* .debug_aranges, inflated */
+	/* The file span of the compressed sections' bytes, dropped once inflated, and the
+	 * mapping it is in (NULL: libelf read the file instead, or dropped already). */
+	uint64_t packed_lo, packed_hi;
+	char *packed_map;
 };
 
 /* Growable array of addr_range, for both kinds of index. */
@@ -135,13 +143,89 @@ static const struct addr_range *range_find(const struct addr_range *v, size_t n,
 	return NULL;
 }
 
-static int add_unit(struct dwarf_syms *d, struct range_vec *rv, Dwarf_Die *cudie, Dwarf_Die *subdie,
-		    uint8_t unit_type)
+/* One .debug_aranges entry: the address range a unit's DIE at off covers. */
+struct arange_ent {
+	uint64_t off, lo, hi;
+};
+
+struct arange_vec {
+	struct arange_ent *v;
+	size_t n;
+};
+
+static int arange_cmp(const void *a, const void *b)
 {
+	const struct arange_ent *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The units' address ranges as .debug_aranges lists them, sorted by unit: reading a
+ * unit's DW_AT_ranges means parsing its abbreviations, which for libc's 2,063 units is
+ * 30 M instructions at open. Empty when the file has none (clang writes none) or more
+ * than ARANGES_BYTES_MAX; a unit they do not list is read from its DIE instead. */
+static void read_aranges(struct dwarf_syms *d, struct arange_vec *av)
+{
+	Dwarf_Aranges *ar;
+	Dwarf_Addr addr;
+	Dwarf_Word len;
+	Dwarf_Off off;
+	size_t n, k = 0;
+
+	av->v = NULL;
+	av->n = 0;
+	if (!d->aranges_bytes || d->aranges_bytes > ARANGES_BYTES_MAX ||
+	    dwarf_getaranges(d->dw, &ar, &n) || !n)
+		return;
+	av->v = calloc(n, sizeof(*av->v));
+	if (!av->v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Arange *a = dwarf_onearange(ar, i);
+
+		if (!a || dwarf_getarangeinfo(a, &addr, &len, &off) || !len || addr + len < addr)
+			continue;
+		av->v[k++] = (struct arange_ent){off, addr, addr + len};
+	}
+	av->n = k;
+	qsort(av->v, k, sizeof(*av->v), arange_cmp);
+}
+
+/* Appends the unit at cudie's ranges from av when it lists any; 1 if it did. */
+static int push_arange_ranges(struct range_vec *rv, const struct arange_vec *av, Dwarf_Die *cudie,
+			      uint32_t idx)
+{
+	uint64_t off = dwarf_dieoffset(cudie);
+	size_t lo = 0, hi = av->n, mid, n = 0;
+	int err;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (av->v[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < av->n && av->v[lo].off == off && n < RANGES_PER_DIE_MAX; lo++, n++) {
+		err = range_vec__push(rv, av->v[lo].lo, av->v[lo].hi, idx);
+		if (err)
+			return err;
+	}
+	return n ? 1 : 0;
+}
+
+static int add_unit(struct dwarf_syms *d, struct range_vec *rv, const struct arange_vec *av,
+		    Dwarf_Die *cudie, Dwarf_Die *subdie, uint8_t unit_type)
+{
+	uint32_t idx;
+	int r;
+
 	struct unit *u;
 
-	if (unit_type == DW_UT_type || unit_type == DW_UT_split_type ||
-	    dwarf_tag(cudie) == DW_TAG_partial_unit)
+	/* libdw reads a partial unit's type from its header (DWARF 5) or its DIE's tag. */
+	if (unit_type == DW_UT_type || unit_type == DW_UT_split_type || unit_type == DW_UT_partial)
 		return 0; /* no code of their own */
 	if (unit_type == DW_UT_skeleton && (!subdie || !subdie->addr))
 		return 0; /* the .dwo file is missing: nothing to name from */
@@ -157,7 +241,11 @@ static int add_unit(struct dwarf_syms *d, struct range_vec *rv, Dwarf_Die *cudie
 	memset(u, 0, sizeof(*u));
 	u->lines = *cudie;
 	u->top = unit_type == DW_UT_skeleton ? *subdie : *cudie;
-	return push_die_ranges(rv, cudie, d->nunits++);
+	idx = d->nunits++;
+	r = push_arange_ranges(rv, av, cudie, idx);
+	if (r)
+		return r < 0 ? r : 0;
+	return push_die_ranges(rv, cudie, idx);
 }
 
 /* Reads every unit header and the unit's ranges: the whole file's index of units. */
@@ -166,13 +254,16 @@ static int index_units(struct dwarf_syms *d)
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie, subdie;
 	struct range_vec rv = {};
+	struct arange_vec av;
 	Dwarf_Half version;
 	uint8_t unit_type;
 	int err = 0, r;
 
+	read_aranges(d, &av);
 	while (!err &&
 	       (r = dwarf_get_units(d->dw, cu, &cu, &version, &unit_type, &cudie, &subdie)) == 0)
-		err = add_unit(d, &rv, &cudie, &subdie, unit_type);
+		err = add_unit(d, &rv, &av, &cudie, &subdie, unit_type);
+	free(av.v);
 	if (err) {
 		free(rv.v);
 		return err;
@@ -183,6 +274,144 @@ static int index_units(struct dwarf_syms *d)
 	d->nranges = rv.n;
 	d->index_bytes += rv.cap * sizeof(*rv.v) + d->nunits * sizeof(*d->units);
 	return d->nranges ? 0 : -ENODATA;
+}
+
+/* Debug sections neither lines nor inline chains read: location lists, call frames,
+ * macros, name and address lookup tables (the units' own ranges index the addresses). */
+static const char *const unused_sections[] = {
+    "loc", "loclists", "frame", "macro", "macinfo", "pubnames", "pubtypes",
+};
+
+/* Whether name is one of unused_sections as libdw spells it: .debug_X, .zdebug_X, .dwo. */
+static bool unused_section(const char *name)
+{
+	size_t len;
+
+	if (!strncmp(name, ".debug_", 7))
+		name += 7;
+	else if (!strncmp(name, ".zdebug_", 8))
+		name += 8;
+	else
+		return false;
+	for (size_t i = 0; i < sizeof(unused_sections) / sizeof(*unused_sections); i++) {
+		len = strlen(unused_sections[i]);
+		if (!strncmp(name, unused_sections[i], len) &&
+		    (!name[len] || !strcmp(name + len, ".dwo")))
+			return true;
+	}
+	return false;
+}
+
+/* Hides the unused debug sections from libdw, which inflates every compressed section it
+ * knows at dwarf_begin_elf, used or not, but skips SHT_NOBITS ones (elfutils 0.188): on
+ * libc's debug file, its 1.4 MiB of location lists are not inflated. Only our handle's
+ * copy of the section headers changes (libelf copies them for ELF_C_READ_MMAP). */
+static void hide_unused(Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || !unused_section(name))
+			continue;
+		sh.sh_type = SHT_NOBITS;
+		gelf_update_shdr(scn, &sh);
+	}
+}
+
+/* Whether scn's bytes lie in the file's mapping at map: libelf falls back to reading a
+ * file it could not map into buffers of its own, whose pages must not be dropped. */
+static bool in_mapping(Elf_Scn *scn, const char *map, const GElf_Shdr *sh)
+{
+	Elf_Data *raw = elf_rawdata(scn, NULL);
+
+	return map && raw && raw->d_buf == map + sh->sh_offset;
+}
+
+/* Notes the compressed debug sections libdw will inflate: the bytes it will hold (9.6 MiB
+ * for Debian 12's libc debug file, kept until dwarf_end; sizes from the compression
+ * headers, so nothing is inflated here) and, when the file is mapped, the span of the
+ * mapping their compressed bytes lie in. */
+static void note_packed(struct dwarf_syms *d, size_t shstrndx)
+{
+	char *map = elf_getident(d->elf, NULL); /* the mapping's start, when mapped */
+	bool mapped = true;
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Chdr ch;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(d->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(d->elf, shstrndx, sh.sh_name);
+		if (!name || strncmp(name, ".debug_", 7) || !gelf_getchdr(scn, &ch) ||
+		    ch.ch_size >= (1ull << 40) || sh.sh_offset + sh.sh_size < sh.sh_offset)
+			continue;
+		d->section_bytes += ch.ch_size;
+		mapped = mapped && in_mapping(scn, map, &sh);
+		if (!d->packed_hi || sh.sh_offset < d->packed_lo)
+			d->packed_lo = sh.sh_offset;
+		if (sh.sh_offset + sh.sh_size > d->packed_hi)
+			d->packed_hi = sh.sh_offset + sh.sh_size;
+	}
+	d->packed_map = mapped ? map : NULL;
+}
+
+/* Once libdw has inflated the sections, their compressed bytes are not read again (libelf
+ * points the sections at the copies), yet their pages stay resident in the mapping: 4.2
+ * MiB for libc's debug file. The mapping is private and read-only (ELF_C_READ_MMAP), so
+ * dropping the pages loses nothing: a later read faults them in again from the file. */
+static void release_packed(struct dwarf_syms *d)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t lo, hi;
+
+	if (!d->packed_map || page <= 0 || ((uintptr_t)d->packed_map & (page - 1)))
+		return;
+	lo = (d->packed_lo + page - 1) & ~(uint64_t)(page - 1); /* whole pages inside only */
+	hi = d->packed_hi & ~(uint64_t)(page - 1);
+	if (lo < hi)
+		madvise(d->packed_map + lo, hi - lo, MADV_DONTNEED);
+	d->packed_map = NULL; /* inflated once: the span is not dropped again */
+}
+
+/* The size of .debug_aranges once inflated; 0 when absent or GNU-compressed (.zdebug). */
+static size_t aranges_size(Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Chdr ch;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".debug_aranges"))
+			continue;
+		if (!(sh.sh_flags & SHF_COMPRESSED))
+			return sh.sh_size;
+		return gelf_getchdr(scn, &ch) ? ch.ch_size : 0;
+	}
+	return 0;
+}
+
+/* Prepares d's ELF for libdw: hides what it need not inflate, notes what it will. */
+static void prepare_sections(struct dwarf_syms *d)
+{
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(d->elf, &shstrndx))
+		return;
+	hide_unused(d->elf, shstrndx);
+	note_packed(d, shstrndx);
+	d->aranges_bytes = aranges_size(d->elf, shstrndx);
 }
 
 static int name_eq(const void *entry, const void *key)
@@ -219,6 +448,7 @@ static int begin_dwarf(struct dwarf_syms *d)
 	d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 	if (!d->dw)
 		return -ENODATA;
+	release_packed(d);
 	err = index_units(d);
 	d->open_bytes = dwarf_syms__memory(d);
 	return err;
@@ -246,30 +476,6 @@ uint32_t dwarf_syms__resets(const struct dwarf_syms *d)
 	return d ? d->resets : 0;
 }
 
-/* Bytes of the inflated debug sections: libdw decompresses every compressed one it
- * knows when it opens the file (9.6 MiB for Debian 12's libc debug file) and keeps them
- * until dwarf_end. Sizes come from the compression headers, so nothing is inflated here. */
-static size_t inflated_bytes(Elf *elf)
-{
-	size_t shstrndx, total = 0;
-	Elf_Scn *scn = NULL;
-	GElf_Chdr ch;
-	GElf_Shdr sh;
-	const char *name;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strncmp(name, ".debug_", 7) && gelf_getchdr(scn, &ch) &&
-		    ch.ch_size < (1ull << 40))
-			total += ch.ch_size;
-	}
-	return total;
-}
-
 struct dwarf_syms *dwarf_syms__open(int fd)
 {
 	struct dwarf_syms *d = calloc(1, sizeof(*d));
@@ -289,7 +495,7 @@ struct dwarf_syms *dwarf_syms__open(int fd)
 	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
 		goto fail;
-	d->section_bytes = inflated_bytes(d->elf);
+	prepare_sections(d);
 	err = begin_dwarf(d);
 	if (err)
 		goto fail;

@@ -27,7 +27,10 @@
 #define ARENA_MIN_BLOCK 4096
 #define ARENA_MAX_BLOCK (64 << 20)
 #define MAX_SOURCES 4 /* string tables: .symtab's and .dynsym's of a file and its debug file */
-#define NAME_READ_CHUNK 4096 /* bytes read at a time until a name's NUL */
+/* Bytes read for a name at first, then doubled up to the most at a time, until its NUL:
+ * most names are short, and each read copies what it asks for. */
+#define NAME_READ_FIRST 256
+#define NAME_READ_CHUNK 4096
 
 enum sym_flags {
 	SYM_UNSIZED = 1, /* st_size was 0: covers up to the next symbol */
@@ -611,12 +614,15 @@ static struct sym *find_sym(struct elf_syms *s, uint64_t va)
 static char *read_name(const struct elf_syms *s, const struct name_src *src, uint64_t off)
 {
 	uint64_t left = src->size - off, len = 0;
+	size_t chunk = NAME_READ_FIRST;
 	char *buf = NULL, *p;
 
 	while (left) {
-		size_t want = left < NAME_READ_CHUNK ? left : NAME_READ_CHUNK;
+		size_t want = left < chunk ? left : chunk;
 		ssize_t n;
 
+		if (chunk < NAME_READ_CHUNK)
+			chunk *= 2;
 		p = realloc(buf, len + want + 1);
 		if (!p)
 			break;

@@ -21,9 +21,11 @@ struct native_unwinder {
 
 /* Builds the tables of the files a command is about to map, before the tracker (the
  * only other user of the pool) starts; each stays in the pool unreferenced until the
- * command's description takes it (or TABLE_POOL_IDLE_S passes). */
+ * command's description takes it (or TABLE_POOL_IDLE_S passes). The runtimes that
+ * claim one of them (runtimes may be NULL) verify their walkers now, so the command's
+ * first samples have their frames. */
 static void warm_tables(struct native_unwinder *n, struct proc_table *procs,
-			const struct warm_list *w)
+			struct runtime_set *runtimes, const struct warm_list *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		struct file_entry *f, copy;
@@ -40,6 +42,8 @@ static void warm_tables(struct native_unwinder *n, struct proc_table *procs,
 		if (copy.fd < 0)
 			continue;
 		te = table_pool__acquire(n->pool, &copy);
+		if (runtimes)
+			runtime_set__expect(runtimes, copy.id, w->f[i].path, copy.fd);
 		close(copy.fd);
 		n->warmed += te->id != 0;
 		table_pool__release(n->pool, te);
@@ -64,7 +68,7 @@ struct native_unwinder *native__start(const struct sampler_maps *maps, struct pr
 		goto fail;
 	}
 	if (warm)
-		warm_tables(n, procs, warm);
+		warm_tables(n, procs, runtimes, warm);
 	n->tracker = tracker__start(procs, n->pool, maps->pid_to_mappings, runtimes, pids, npids);
 	if (!n->tracker) {
 		err = errno;

@@ -2,9 +2,12 @@
 /* Unit tests for the DWARF lookup: the inline_chain workload compiled here in every form
  * the reader must handle (DWARF 4 and 5, compressed sections, split DWARF, clang without
  * .debug_aranges, a separate debug file), its inline chain and lines checked at the call
- * into the leaf; and files without DWARF or not ELF refused cleanly. */
+ * into the leaf; location lists left compressed; and files without DWARF or not ELF
+ * refused cleanly. */
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,6 +173,123 @@ static void test_clang(void)
 	check_build("clang", "clang", "-O2 -g -Wno-unknown-attributes", NULL, "");
 }
 
+/* One unit from gcc, listed in .debug_aranges, one from clang, not: both are found. */
+static void test_mixed_aranges(void)
+{
+	struct dwarf_line l[DWARF_LINES_MAX];
+	char bin[4096], other[4096];
+	uint64_t addr = 0, size = 0;
+	struct dwarf_syms *d;
+	int fd;
+
+	snprintf(other, sizeof(other), "%s/clang_unit.c", tmpdir);
+	snprintf(bin, sizeof(bin), "%s/mixed", tmpdir);
+	CHECK(run("printf 'int clang_unit(int x)\n{\n\treturn x * 5 + 2;\n}\n' >%s", other) == 0);
+	CHECK(run("cd %s && clang -O2 -g -c %s -o clang_unit.o && gcc -O2 -g %s clang_unit.o -o %s",
+		  tmpdir, other, src_path, bin) == 0);
+	fd = open(bin, O_RDONLY);
+	d = fd >= 0 ? dwarf_syms__open(fd) : NULL;
+	if (fd >= 0)
+		close(fd);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	check_chain(d, bin, "mixed");
+	CHECK(nm_symbol(bin, "clang_unit", &addr, &size) == 0);
+	CHECK(dwarf_syms__lookup(d, addr, true, l, DWARF_LINES_MAX) == 1 &&
+	      !strcmp(l[0].function, "clang_unit") && ends_with(l[0].file, "clang_unit.c"));
+	dwarf_syms__free(d);
+}
+
+/* Writes a unit of 200 functions whose locals move between registers: at -O2, location
+ * lists as large as the line table. */
+static int write_many_locals(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	for (int i = 0; i < 200; i++)
+		fprintf(f,
+			"__attribute__((noinline)) long f%d(long a, long b)\n{\n"
+			"\tlong x = a * %d, y = b ^ x, z = 0;\n"
+			"\tfor (long k = 0; k < a; k++) {\n\t\tz += x * k + y;\n"
+			"\t\tx = z >> 3;\n\t\ty ^= k;\n\t}\n\treturn z + x + y;\n}\n",
+			i, i + 3);
+	fprintf(f, "int main(int c, char **v)\n{\n\treturn (int)f0(c, 0);\n}\n");
+	return fclose(f) ? -errno : 0;
+}
+
+/* Inflated size of the file's compressed .debug_loclists, 0 when there is none. */
+static size_t loclists_size(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, size = 0;
+	const char *name;
+	GElf_Chdr ch;
+	GElf_Shdr sh;
+
+	while (elf && !elf_getshdrstrndx(elf, &shstrndx) && (scn = elf_nextscn(elf, scn))) {
+		name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && !strcmp(name, ".debug_loclists") && (sh.sh_flags & SHF_COMPRESSED) &&
+		    gelf_getchdr(scn, &ch))
+			size = ch.ch_size;
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return size;
+}
+
+/* Heap that opening path's DWARF holds; SIZE_MAX when it cannot be opened. */
+static size_t open_heap(const char *path)
+{
+	struct mallinfo2 m0 = mallinfo2(), m1;
+	int fd = open(path, O_RDONLY);
+	struct dwarf_syms *d = fd >= 0 ? dwarf_syms__open(fd) : NULL;
+	size_t grown;
+
+	m1 = mallinfo2();
+	grown = m1.uordblks + m1.hblkhd - m0.uordblks - m0.hblkhd;
+	if (fd >= 0)
+		close(fd);
+	if (!d)
+		return SIZE_MAX;
+	dwarf_syms__free(d);
+	return grown;
+}
+
+/* libdw inflates every compressed section it knows when it begins; the reader hides the
+ * location lists, which lines and inline chains never read. So opening a file holds no
+ * more heap than opening it with its location lists removed: inflated, they would add
+ * their whole size. */
+static void test_loclists_not_inflated(void)
+{
+	char src[4096], bin[4096], noloc[4096];
+	size_t loclists, with, without;
+
+	snprintf(src, sizeof(src), "%s/many_locals.c", tmpdir);
+	snprintf(bin, sizeof(bin), "%s/many_locals", tmpdir);
+	snprintf(noloc, sizeof(noloc), "%s/many_locals.noloc", tmpdir);
+	CHECK(write_many_locals(src) == 0);
+	CHECK(run("cd %s && gcc -O2 -g -gdwarf-5 -gz=zlib %s -o %s && "
+		  "objcopy --remove-section=.debug_loclists %s %s",
+		  tmpdir, src, bin, bin, noloc) == 0);
+	elf_version(EV_CURRENT);
+	loclists = loclists_size(bin);
+	CHECK(loclists > 8192 && loclists_size(noloc) == 0);
+	open_heap(noloc); /* the first open's one-time allocations out of the way */
+	without = open_heap(noloc);
+	with = open_heap(bin);
+	CHECK(with != SIZE_MAX && without != SIZE_MAX);
+	if (with >= without + loclists / 2)
+		fprintf(stderr, "  heap held on open: %zu, without location lists %zu (%zu)\n",
+			with, without, loclists);
+	CHECK(with < without + loclists / 2);
+}
+
 /* A stripped binary's DWARF lives in the debug file objcopy keeps. */
 static void test_debug_file(void)
 {
@@ -250,6 +370,11 @@ int main(void)
 		RUN_TEST(test_clang);
 	else
 		SKIP_TEST(test_clang, "no clang");
+	if (has_tool("clang"))
+		RUN_TEST(test_mixed_aranges);
+	else
+		SKIP_TEST(test_mixed_aranges, "no clang");
+	RUN_TEST(test_loclists_not_inflated);
 	RUN_TEST(test_debug_file);
 	RUN_TEST(test_bounded);
 	RUN_TEST(test_no_dwarf);

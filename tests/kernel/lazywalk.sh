@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A runtime's walker is verified only when a file of that runtime is found: a native
+# command verifies none; python3 run directly has its walker verified before it runs
+# (its first samples have Python frames); a python3 a shell starts later has it verified
+# when the tracker finds it; a walker the verifier rejects then leaves Python's frames
+# native, the recording goes on and nothing stays in the kernel. Also without bpf_loop.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+CHAIN=$PWD/tests/workloads/python/chain.py
+# A Python frame: "name (file.py:LINE)" or "(<frozen ...>:LINE)"; native lines end ".c:N".
+PYFRAME='\([^;]*(\.py|>):[0-9]+\)'
+
+# walkers FILE: the runtimes' programs record -v listed as verified, space-separated.
+walkers() {
+	grep -oE 'program name=(python|go|hotspot|v8)/[a-z0-9_]+' "$1" | sed 's/.*=//' | sort -u |
+		tr '\n' ' '
+}
+
+# most HIT OF: at least 20 samples, >= 90 % of them hits.
+most() { [ "$2" -ge 20 ] && [ "$(pct "$1" "$2")" -ge 90 ]; }
+
+# before_cmd FILE: the walkers verified later (verify_later=) were verified between the
+# sampler's load and attach, so before the command ran (it execs after the attach).
+before_cmd() {
+	awk '/^ebprof: startup_ms/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		ok = v["verify_later"] > 0 && v["attached"] - v["loaded"] >= v["verify_later"]
+	} END { exit !ok }' "$1"
+}
+
+# native LACKS SUFFIX: a command of no runtime, the recording's scope that command only.
+native() {
+	local t=lazywalk_native$2 out=$TMP/native$2 rc
+	EBPROF_KERNEL_LACKS=$1 "$EBPROF" record -v -F 199 -o "$out" -- "$W/nofp_sort" 0.3 \
+		>/dev/null 2>"$out.err"
+	rc=$?
+	check "${t}_exit" "exit $rc" [ $rc -eq 0 ]
+	check "${t}_sampler" "no program lines" grep -q 'program name=sample_bpf/native_walk' \
+		"$out.err"
+	check "${t}_none" "runtime walkers verified: $(walkers "$out.err")" \
+		[ -z "$(walkers "$out.err")" ]
+}
+
+# direct LACKS SUFFIX: python3 as the command: only Python's walker, verified before it
+# ran, so of the samples of the script's run (PyEval_EvalCode, a symbol Debian's stripped
+# python3 keeps) >= 90 % have its frames from the first ones on.
+direct() {
+	local t=lazywalk_direct$2 out=$TMP/direct$2 rc eval py
+	EBPROF_KERNEL_LACKS=$1 "$EBPROF" record -v -F 199 -o "$out" -- "$PY" "$CHAIN" 1 \
+		>/dev/null 2>"$out.err"
+	rc=$?
+	check "${t}_exit" "exit $rc" [ $rc -eq 0 ]
+	check "${t}_python_only" "verified: $(walkers "$out.err")" \
+		grep -qE '^python/python_walk(_unrolled)?_perf $' <<<"$(walkers "$out.err")"
+	check "${t}_before" "not verified before python3 ran: $(grep startup_ms "$out.err")" \
+		before_cmd "$out.err"
+	eval=$(folded_match "$out/stacks.folded" python3 ';PyEval_EvalCode;')
+	py=$(folded_match "$out/stacks.folded" python3 ';PyEval_EvalCode;<module> \(chain\.py:')
+	echo "$t: $py of $eval samples of the script with its frames" >&2
+	check "${t}_frames" "$py of $eval samples of the script with its frames, want >= 90 %" \
+		most "$py" "$eval"
+}
+
+native '' ''
+direct '' ''
+native bpf_loop _unrolled
+direct bpf_loop _unrolled
+
+# java's launcher loads libjvm.so by dlopen: its walker is verified before it runs too.
+if java=$(host_runtime java); then
+	java=${java#host::}
+	"$EBPROF" record -v -F 199 -o "$TMP/java" -- "$java" -version >/dev/null 2>"$TMP/java.err"
+	rc=$?
+	check lazywalk_java_exit "exit $rc" [ $rc -eq 0 ]
+	check lazywalk_java_only "verified: $(walkers "$TMP/java.err")" \
+		[ "$(walkers "$TMP/java.err")" = "hotspot/hotspot_walk_perf " ]
+	check lazywalk_java_before "not verified before java ran: $(grep startup_ms "$TMP/java.err")" \
+		before_cmd "$TMP/java.err"
+else
+	echo "SKIP lazywalk_java: no java on the host"
+fi
+
+# Found later: a shell runs first, then execs python3; the tracker verifies the walker.
+"$EBPROF" record -v -F 199 -o "$TMP/late" -- sh -c "sleep 0.2; exec $PY $CHAIN 1" \
+	>/dev/null 2>"$TMP/late.err"
+rc=$?
+check lazywalk_late_exit "exit $rc" [ $rc -eq 0 ]
+check lazywalk_late_verified "verified: $(walkers "$TMP/late.err")" \
+	grep -qE '^python/python_walk(_unrolled)?_perf $' <<<"$(walkers "$TMP/late.err")"
+leaf=$(folded_match "$TMP/late/stacks.folded" python3 'outer \(chain\.py:[0-9]+\);middle \(chain\.py:[0-9]+\);leaf \(chain\.py')
+check lazywalk_late_frames "$leaf samples of outer -> middle -> leaf, want >= 20" [ "$leaf" -ge 20 ]
+
+# Rejected when found: said once, Python's frames native, the recording complete.
+prog=$(walkers "$TMP/direct.err")
+prog=${prog% }
+prog=${prog#python/}
+before=$(bpf_ids)
+EBPROF_INJECT_FAILURE=load:$prog "$EBPROF" record -F 199 -o "$TMP/rej" -- "$PY" "$CHAIN" 0.5 \
+	>/dev/null 2>"$TMP/rej.err"
+rc=$?
+check lazywalk_rejected_exit "exit $rc" [ $rc -eq 0 ]
+check lazywalk_rejected_said "not said once: $(head -c 300 "$TMP/rej.err")" \
+	[ "$(grep -c 'python: its walker did not load' "$TMP/rej.err")" -eq 1 ]
+check lazywalk_rejected_reason "no per-program reason" grep -qE "^ebprof: error: +python/$prog: " \
+	"$TMP/rej.err"
+check lazywalk_rejected_native "Python frames from a rejected walker" \
+	[ "$(grep -cE "$PYFRAME" "$TMP/rej/stacks.folded")" -eq 0 ]
+check lazywalk_rejected_samples "no samples of the eval loop" \
+	[ "$(folded_match "$TMP/rej/stacks.folded" python3 ';PyEval_EvalCode;')" -ge 20 ]
+check lazywalk_rejected_clean "BPF objects differ after a rejected walker" settled "$before"
