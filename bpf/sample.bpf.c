@@ -304,7 +304,7 @@ static __always_inline void walk_ended(struct chain_slot *s, __u32 stop)
  * frames without bpf_loop or a runtime's hand-back, have some): a described process's
  * stack is CFI-unwound; one not described yet takes frame pointers until the tracker
  * has read it. Here, not in the entry program, so the description is looked up once
- * per sample (a cold hash lookup: ~1.4 us of a whole-system sample). */
+ * per sample (a cold hash lookup: 1.5-2 us of a whole-system sample). */
 static __always_inline void described_or_notice(struct chain_slot *s, const struct unw_proc *proc)
 {
 	if (s->r.ustack_len)
