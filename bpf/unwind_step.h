@@ -115,11 +115,50 @@ static long unw_row_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* Returns the pool index of the last row with row.pc <= vpc in [first, first + count),
- * or -1 when vpc lies before the table. A table holds at most 2^UNW_ROW_STEPS rows. */
-static __always_inline long unw_find_row(__u32 first, __u32 count, __u32 vpc)
+/* The bounds of page i of table t's page index (bpf/unwind.h) into *a and *b; -1 when
+ * its pool row is missing. One pool row holds whole pairs: one lookup. */
+static __always_inline int unw_index_pair(const struct unw_table *t, __u32 i, __u32 *a, __u32 *b)
 {
-	struct unw_search s = {.key = vpc, .base = first, .hi = count};
+	const struct unwind_row *row = UNW_ROW(t->first + t->count + i / UNW_INDEX_PER_ROW);
+	const __u32 *pair;
+
+	if (!row)
+		return -1;
+	/* The mask keeps the read inside the row for the verifier. */
+	pair = (const __u32 *)row + (i & (UNW_INDEX_PER_ROW - 1)) * 2;
+	*a = pair[0];
+	*b = pair[1];
+	return 0;
+}
+
+/* Where in t the row for vpc is: rows [*lo, *hi) of the table hold it or, with *lo = *hi,
+ * row *lo - 1 is it (none when 0). Rows before *lo have pc <= vpc, rows from *hi on have
+ * pc > vpc: the search's own invariant, so it finds the same row as over the whole table.
+ * Without an index, outside the pages it covers, or when an entry cannot be read or
+ * makes no sense: the whole table. Few branches: each one multiplies the paths the
+ * verifier walks through the frame (13.5 k verified instructions before the index). */
+static __always_inline void unw_row_window(const struct unw_table *t, __u32 vpc, __u32 *lo,
+					   __u32 *hi)
+{
+	/* Below the first page it wraps past the last. */
+	__u32 page = (vpc >> UNW_INDEX_SHIFT) - t->base, a, b;
+
+	*lo = 0;
+	*hi = t->count;
+	if (page >= t->pages || unw_index_pair(t, page, &a, &b))
+		return;
+	if (a > b || b > t->count)
+		return;
+	*lo = a;
+	*hi = b;
+}
+
+/* Returns the pool index of the last row with row.pc <= vpc in [first, first + count),
+ * or -1 when vpc lies before the table, searching rows [lo, hi) of it (unw_row_window).
+ * A table holds at most 2^UNW_ROW_STEPS rows. */
+static __always_inline long unw_find_row(__u32 first, __u32 lo, __u32 hi, __u32 vpc)
+{
+	struct unw_search s = {.key = vpc, .base = first, .lo = lo, .hi = hi};
 
 	UNW_LOOP(UNW_ROW_STEPS + 1, unw_row_step, &s);
 	return s.lo ? (long)(first + s.lo - 1) : -1;
@@ -130,13 +169,13 @@ static __always_inline long unw_find_row(__u32 first, __u32 count, __u32 vpc)
  * map memory, so it decides no branch on lo and hi, marks neither precise, and prunes
  * each step's paths (on the stack the bounds decide some branches, and the precise
  * bounds keep thousands of paths apart). The row search as unw_find_row. */
-static __always_inline long unw_find_row_unrolled(struct unw_search *s, __u32 first, __u32 count,
-						  __u32 vpc)
+static __always_inline long unw_find_row_unrolled(struct unw_search *s, __u32 first, __u32 lo,
+						  __u32 hi, __u32 vpc)
 {
 	s->key = vpc;
 	s->base = first;
-	s->lo = 0;
-	s->hi = count;
+	s->lo = lo;
+	s->hi = hi;
 	UNW_UNROLLED(UNW_ROW_STEPS + 1, unw_row_step, s);
 	return s->lo ? (long)(first + s->lo - 1) : -1;
 }

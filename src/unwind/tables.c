@@ -22,6 +22,7 @@
 #include "elf/elf_file.h"
 #include "unwind/cfi.h"
 #include "unwind/gorows.h"
+#include "unwind/row_index.h"
 #include "unwind/tables.h"
 #include "util/crash.h"
 #include "util/log.h"
@@ -438,12 +439,25 @@ static int read_segments(const struct elf_file *e, struct table_entry *t)
 	return t->nsegs ? 0 : -ENOEXEC;
 }
 
-/* Compiles f's CFI and copies the rows into the pool; publishes the table. */
+/* Copies the rows, then their page index, into the pool from first on. */
+static int table_write(struct table_pool *p, uint32_t first, const struct unwind_table *ut,
+		       const struct row_index *ix)
+{
+	int err = rows_write(p, first, ut->rows, ut->nrows);
+
+	if (!err && ix->nrows)
+		err = rows_write(p, first + ut->nrows, ix->rows, ix->nrows);
+	return err;
+}
+
+/* Compiles f's CFI and copies the rows and their page index into the pool; publishes the
+ * table. t->count is what it takes of the pool: the rows and the index. */
 static int build(struct table_pool *p, struct table_entry *t, const struct elf_file *e, int fd)
 {
 	struct unwind_table ut = {0};
+	struct row_index ix = {0};
 	struct unw_table pub;
-	uint32_t ngo = 0;
+	uint32_t ngo = 0, total;
 	int64_t first;
 	int err;
 
@@ -456,8 +470,12 @@ static int build(struct table_pool *p, struct table_entry *t, const struct elf_f
 		return err;
 	}
 	p->st.go_tables += ngo > 0;
-	err = ut.nrows ? -ENOSPC : -ENODATA; /* no CFI: frame pointers there */
-	if (!ut.nrows || ut.nrows > p->max_rows)
+	err = ut.nrows ? row_index__build(ut.rows, ut.nrows, &ix) : -ENODATA;
+	if (err)
+		goto out; /* -ENODATA: no CFI, frame pointers there */
+	total = ut.nrows + ix.nrows;
+	err = -ENOSPC;
+	if (total > p->max_rows)
 		goto out;
 	t->id = free_id(p);
 	if (!t->id) {
@@ -468,24 +486,24 @@ static int build(struct table_pool *p, struct table_entry *t, const struct elf_f
 		evict(p, victim);
 		t->id = free_id(p);
 	}
-	first = make_room(p, ut.nrows);
+	first = make_room(p, total);
 	if (first < 0) {
 		t->id = 0;
 		p->st.no_room++;
 		goto out;
 	}
 	/* A chunk the kernel cannot allocate is a table that did not fit. */
-	err = chunks_get(p, first, ut.nrows);
+	err = chunks_get(p, first, total);
 	if (err) {
-		extent_give(p, first, ut.nrows);
+		extent_give(p, first, total);
 		t->id = 0;
 		p->st.no_room++;
 		goto out;
 	}
 	t->first = first;
-	t->count = ut.nrows;
-	err = rows_write(p, t->first, ut.rows, t->count);
-	pub = (struct unw_table){t->first, t->count};
+	t->count = total;
+	err = table_write(p, t->first, &ut, &ix);
+	pub = (struct unw_table){t->first, ut.nrows, ix.pages, ix.base};
 	if (!err)
 		err = bpf_map_update_elem(p->tables_fd, &t->id, &pub, BPF_ANY) ? -errno : 0;
 	if (err) {
@@ -497,6 +515,7 @@ static int build(struct table_pool *p, struct table_entry *t, const struct elf_f
 	p->by_id[t->id] = t;
 	p->st.rows_used += t->count;
 out:
+	row_index__free(&ix);
 	unwind_table__free(&ut);
 	return err;
 }

@@ -6,10 +6,11 @@
 
 #include "harness.h"
 #include "unwind.h"
+#include "unwind/row_index.h"
 
 static uint8_t stack_mem[4096];
 static const uint64_t stack_base = 0x7ffd00000000ULL;
-static struct unwind_row pool[64];
+static struct unwind_row pool[4096];
 static uint32_t pool_len;
 static int reads;
 
@@ -140,21 +141,86 @@ static void test_find_row(void)
 	pool[pool_len++] = row(0, UNW_CFA_NONE, 0, 0, 0); /* another table's row */
 	for (uint32_t pc = 0x1000; pc < 0x1000 + 10 * 0x10; pc += 0x10)
 		pool[pool_len++] = row(pc, UNW_CFA_SP, pc - 0x1000 + 8, 0, 0);
-	CHECK(unw_find_row(1, 10, 0xfff) == -1);
-	CHECK(unw_find_row(1, 10, 0x1000) == 1);
-	CHECK(unw_find_row(1, 10, 0x100f) == 1);
-	CHECK(unw_find_row(1, 10, 0x1010) == 2);
-	CHECK(unw_find_row(1, 10, 0x1095) == 10);
+	CHECK(unw_find_row(1, 0, 10, 0xfff) == -1);
+	CHECK(unw_find_row(1, 0, 10, 0x1000) == 1);
+	CHECK(unw_find_row(1, 0, 10, 0x100f) == 1);
+	CHECK(unw_find_row(1, 0, 10, 0x1010) == 2);
+	CHECK(unw_find_row(1, 0, 10, 0x1095) == 10);
 	{
 		struct unw_search us;
 
-		CHECK(unw_find_row_unrolled(&us, 1, 10, 0x1095) == 10);
-		CHECK(unw_find_row_unrolled(&us, 1, 10, 0x1010) == 2);
-		CHECK(unw_find_row_unrolled(&us, 1, 10, 0xfff) == -1);
+		CHECK(unw_find_row_unrolled(&us, 1, 0, 10, 0x1095) == 10);
+		CHECK(unw_find_row_unrolled(&us, 1, 0, 10, 0x1010) == 2);
+		CHECK(unw_find_row_unrolled(&us, 1, 0, 10, 0xfff) == -1);
 	}
-	CHECK(unw_find_row(1, 10, 0xffffffff) == 10);
-	CHECK(unw_find_row(1, 0, 0x1000) == -1);
-	CHECK(unw_find_row(5, 100, 0x1050) == -1 || unw_find_row(5, 100, 0x1050) >= 5);
+	CHECK(unw_find_row(1, 0, 10, 0xffffffff) == 10);
+	CHECK(unw_find_row(1, 0, 0, 0x1000) == -1);
+	CHECK(unw_find_row(5, 0, 100, 0x1050) == -1 || unw_find_row(5, 0, 100, 0x1050) >= 5);
+}
+
+/* The row of vpc through the table's page index, as the BPF search finds it. */
+static long indexed_find(const struct unw_table *t, uint32_t vpc, int unrolled)
+{
+	struct unw_search us;
+	uint32_t lo, hi;
+
+	unw_row_window(t, vpc, &lo, &hi);
+	CHECK(lo <= hi && hi <= t->count);
+	if (unrolled)
+		return unw_find_row_unrolled(&us, t->first, lo, hi, vpc);
+	return unw_find_row(t->first, lo, hi, vpc);
+}
+
+/* Rows with gaps of several KiB, pages with many rows, a row on a page's first byte: the
+ * index narrows each search to the rows the whole-table search would have found. */
+static void test_page_index(void)
+{
+	static struct unwind_row rows[2000];
+	struct row_index ix;
+	struct unw_table t = {.first = 3};
+	uint32_t pc = 0x40000 + 0x123, n = 0;
+	int narrowed = 0;
+
+	while (n < 2000) {
+		rows[n] = row(pc, UNW_CFA_SP, 8, 0, 0);
+		n++;
+		pc += n % 97 == 0 ? 0x2345 : n % 5 == 0 ? 0x40 - (pc & 0x3f) : 0x11;
+		if (n % 300 == 0)
+			pc = (pc + 0x1000) & ~0x3ffu; /* a row on a page's start */
+	}
+	CHECK(row_index__build(rows, n, &ix) == 0);
+	CHECK(ix.pages > 0 && ix.nrows * 16 <= n);
+	CHECK(t.first + n + ix.nrows <= sizeof(pool) / sizeof(pool[0]));
+	memset(pool, 0, sizeof(pool));
+	memcpy(&pool[t.first], rows, n * sizeof(rows[0]));
+	memcpy(&pool[t.first + n], ix.rows, ix.nrows * sizeof(rows[0]));
+	pool_len = t.first + n + ix.nrows;
+	t.count = n;
+	t.pages = ix.pages;
+	t.base = ix.base;
+	for (uint32_t vpc = 0x3f000; vpc < pc + 0x3000; vpc += 7) {
+		long want = unw_find_row(t.first, 0, n, vpc);
+		uint32_t lo, hi;
+
+		CHECK(indexed_find(&t, vpc, 0) == want);
+		CHECK(indexed_find(&t, vpc, 1) == want);
+		unw_row_window(&t, vpc, &lo, &hi);
+		narrowed += hi - lo <= 64;
+	}
+	for (uint32_t i = 0; i < n; i++) { /* every row's own first byte */
+		CHECK(indexed_find(&t, rows[i].pc, 0) == t.first + i ||
+		      rows[i + 1 < n ? i + 1 : i].pc == rows[i].pc);
+	}
+	CHECK(narrowed > 0);
+	/* An index entry that makes no sense (past the rows) falls back to the whole table. */
+	((uint32_t *)&pool[t.first + n])[3] = n + 5; /* page 1's end */
+	CHECK(indexed_find(&t, (ix.base + 1) << UNW_INDEX_SHIFT, 0) ==
+	      unw_find_row(t.first, 0, n, (ix.base + 1) << UNW_INDEX_SHIFT));
+	row_index__free(&ix);
+	/* Small tables, and rows out of order, get no index. */
+	CHECK(row_index__build(rows, 10, &ix) == 0 && ix.pages == 0 && !ix.rows);
+	rows[5].pc = 1;
+	CHECK(row_index__build(rows, n, &ix) == 0 && ix.pages == 0 && !ix.rows);
 }
 
 static void test_find_mapping(void)
@@ -213,6 +279,7 @@ int main(void)
 	RUN_TEST(test_signal_frame);
 	RUN_TEST(test_end_and_faults);
 	RUN_TEST(test_find_row);
+	RUN_TEST(test_page_index);
 	RUN_TEST(test_find_mapping);
 	RUN_TEST(test_fp_step);
 	HARNESS_EXIT();
