@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "native_frames.h"
 #include "elf/elf_file.h"
 #include "profile/profile.h"
 #include "profile/report.h"
@@ -58,53 +59,10 @@ static void test_cache_basics(void)
 	line_cache__free(c);
 }
 
-/* The file range of path's .text: frames of native code are file offsets. */
-static int text_range(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-	struct elf_section text;
-	struct elf_file *e;
-
-	if (fd < 0)
-		return -errno;
-	e = elf_file__open(fd);
-	err = e ? elf_file__section(e, ".text", &text) : -errno;
-	if (!err) {
-		text_off = text.offset;
-		text_size = text.size;
-	}
-	elf_file__free(e);
-	close(fd);
-	return err;
-}
-
-/* Stacks of native frames spread over this binary's code (a prime stride). */
+/* Stacks of native frames spread over this binary's code. */
 static int fill_profile(struct profile *p)
 {
-	const struct report_event ev = {.name = "cpu", .nvalues = 1};
-	size_t bytes = sizeof(struct stack) + FRAMES_PER_STACK * sizeof(struct frame);
-	struct stack *key = calloc(1, bytes);
-	uint64_t one = 1;
-	int err = 0;
-
-	if (!key || profile__add_event(p, &ev) < 0) {
-		free(key);
-		return -ENOMEM;
-	}
-	key->cpu = -1;
-	key->pid = 1;
-	strcpy(key->comm, "test");
-	key->nframes = FRAMES_PER_STACK;
-	for (uint32_t s = 0; !err && s < FRAMES / FRAMES_PER_STACK; s++) {
-		for (uint32_t i = 0; i < FRAMES_PER_STACK; i++) {
-			uint64_t at = (s * FRAMES_PER_STACK + i) * 7919ull % text_size;
-
-			key->frames[i] = (struct frame){text_off + at, 1, FRAME_NATIVE};
-		}
-		err = profile__add(p, key, &one, 0);
-	}
-	free(key);
-	return err;
+	return fill_native_profile(p, 1, &text_off, &text_size, FRAMES, FRAMES_PER_STACK);
 }
 
 /* A file table of this binary and a symbolizer freeing its DWARF once named. */
@@ -245,7 +203,7 @@ int main(void)
 		return 1;
 	self[n] = '\0';
 	RUN_TEST(test_cache_basics);
-	if (text_range(self)) {
+	if (text_range(self, &text_off, &text_size)) {
 		fprintf(stderr, "test_linecache: cannot read this binary's .text\n");
 		return 1;
 	}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "native_frames.h"
 #include "elf/elf_file.h"
 #include "profile/profile.h"
 #include "profile/report.h"
@@ -30,56 +31,11 @@ static char tmpdir[] = "/tmp/test_report_lines.XXXXXX";
 static char paths[NFILES][4096];
 static uint64_t text_off[NFILES], text_size[NFILES];
 
-/* The file range of path's .text: frames of native code are file offsets. */
-static int text_range(const char *path, uint64_t *off, uint64_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-	struct elf_section text;
-	struct elf_file *e;
-
-	if (fd < 0)
-		return -errno;
-	e = elf_file__open(fd);
-	err = e ? elf_file__section(e, ".text", &text) : -errno;
-	if (!err) {
-		*off = text.offset;
-		*size = text.size;
-	}
-	elf_file__free(e);
-	close(fd);
-	return err;
-}
-
 /* Stacks alternating between the files, spread over their code. */
 static int fill_profile(struct profile *p)
 {
-	const struct report_event ev = {.name = "cpu", .nvalues = 1};
-	size_t bytes = sizeof(struct stack) + FRAMES_PER_STACK * sizeof(struct frame);
-	struct stack *key = calloc(1, bytes);
-	uint64_t one = 1;
-	int err = 0;
-
-	if (!key || profile__add_event(p, &ev) < 0) {
-		free(key);
-		return -ENOMEM;
-	}
-	key->cpu = -1;
-	key->pid = 1;
-	strcpy(key->comm, "test");
-	key->nframes = FRAMES_PER_STACK;
-	for (uint32_t s = 0; !err && s < NFILES * ADDRS_PER_FILE / FRAMES_PER_STACK; s++) {
-		for (uint32_t i = 0; i < FRAMES_PER_STACK; i++) {
-			uint32_t k = s * FRAMES_PER_STACK + i, file = k % NFILES;
-			/* A prime stride, so frames land at many offsets in many units. */
-			uint64_t at = (k / NFILES) * 7919ull % text_size[file];
-
-			key->frames[i] =
-			    (struct frame){text_off[file] + at, file + 1, FRAME_NATIVE};
-		}
-		err = profile__add(p, key, &one, 0);
-	}
-	free(key);
-	return err;
+	return fill_native_profile(p, NFILES, text_off, text_size, ADDRS_PER_FILE,
+				   FRAMES_PER_STACK);
 }
 
 /* A report of p over a fresh file table of the test's files. */
