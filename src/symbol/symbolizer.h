@@ -33,7 +33,7 @@ struct symbolizer {
 	uint32_t dwarf_evictions;	    /* files whose DWARF was dropped to stay in budget */
 	/* Lookups in address order, strings copied at once (the reports): each file opened
 	 * keeps its units' holdings to about units_keep bytes (0: unbounded; dwarfsym.h), and
-	 * with release_dwarf its DWARF is freed once named (record, agent: the frames named
+	 * with release_dwarf its DWARF is freed when dwarf_idle_max says (the frames named
 	 * stay in the file's line cache, file_entry.lines, so only new ones open it again). */
 	size_t units_keep;
 	bool release_dwarf;
