@@ -32,13 +32,11 @@
 #define DEFAULT_INTERVAL 5.0
 #define DEFAULT_FLUSH 5.0
 #define POLL_MS 100
-/* A file's DWARF that took this much CPU to open, and still names new frames, stays for
- * the next interval: libc's debug file (55-75 ms to open, its sections inflated whole)
- * would otherwise be opened again every interval for a few new frames (bench/README.md:
- * freeing every file's DWARF once named, report CPU 1.73 s in 60 s against 1.21,
- * both agents at once). */
-#define AGENT_DWARF_IDLE 3 /* reports in a row a file's DWARF is kept unneeded */
-#define JITTER 0.1	   /* each interval is 5 s ± 10 %, so many agents do not send in step */
+/* Reports in a row a file's DWARF is kept while asked about no new frame: libc's debug
+ * file (55-75 ms to open, its sections inflated whole) shows a few new frames nearly
+ * every interval, and freeing it once named cost 1.7x the report CPU (bench/README.md). */
+#define AGENT_DWARF_IDLE 3
+#define JITTER 0.1 /* each interval is 5 s ± 10 %, so many agents do not send in step */
 
 extern char **environ;
 
