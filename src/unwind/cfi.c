@@ -14,6 +14,7 @@
 
 #include "arch/arch.h"
 #include "elf/elf_file.h"
+#include "util/cancel.h"
 
 /* The DWARF registers the rows are made of, as the architecture numbers them. */
 #define REG_FP ARCH_DWARF_FP
@@ -29,6 +30,10 @@
 #define ERR_FDE_STOP (-EINVAL)
 /* UNWIND_TABLE_MAX_ROWS reached: the table ends here. */
 #define ERR_TABLE_FULL (-ENOSPC)
+/* The stop flag is polled once per this many CFI entries (collecting) or FDEs (rows):
+ * libLLVM's 98 k FDEs give about 400 polls, each a load, and a stop waits for at most
+ * 256 FDEs' rows (well under a millisecond). A power of two: the test is a mask. */
+#define CANCEL_EVERY 256
 
 enum rule_how {
 	RULE_UNSPEC = 0, /* no rule yet: same value for FP, unusable for RA */
@@ -125,7 +130,14 @@ struct builder {
 	uint32_t ncand, cand_cap;
 	struct exec_seg segs[EXEC_SEGS_MAX];
 	unsigned nsegs;
+	const bool *cancel; /* the caller's stop flag, or NULL */
 };
+
+/* Whether the caller asked the build to stop, polled at the n-th entry or FDE. */
+static bool cancelled_at(const struct builder *b, uint32_t n)
+{
+	return !(n & (CANCEL_EVERY - 1)) && cancel__requested(b->cancel);
+}
 
 /* ---- Bounded little-endian reader ---- */
 
@@ -948,9 +960,12 @@ static int collect_cies(struct builder *b, unsigned sec)
 	struct cfi_section *s = &b->secs[sec];
 	struct cfi_entry e;
 	size_t off = 0;
+	uint32_t n = 0;
 
 	s->cie_first = b->ncies;
 	while (entry_read(s, off, &e) == 1) {
+		if (cancelled_at(b, n++))
+			return -ECANCELED;
 		off = e.end;
 		if (e.kind != ENTRY_CIE)
 			continue;
@@ -999,10 +1014,13 @@ static int collect_fdes(struct builder *b, unsigned sec)
 	const struct cfi_section *s = &b->secs[sec];
 	struct cfi_entry e;
 	size_t off = 0;
+	uint32_t n = 0;
 	int r;
 
 	b->ncand = 0;
 	while ((r = entry_read(s, off, &e)) == 1) {
+		if (cancelled_at(b, n++))
+			return -ECANCELED;
 		off = e.end;
 		if (e.kind == ENTRY_FDE && fde_candidate(b, s, &e))
 			return -ENOMEM;
@@ -1121,6 +1139,8 @@ static int emit_all(struct builder *b)
 	int err;
 
 	for (i = 0; i < b->nfdes; i++) {
+		if (cancelled_at(b, i))
+			return -ECANCELED;
 		err = fde_rows(b, &b->fdes[i]);
 		if (err == ERR_TABLE_FULL) {
 			b->st->truncated = 1;
@@ -1240,9 +1260,9 @@ static int collect(struct builder *b)
 /* ---- API ---- */
 
 int unwind_table__build_elf(const struct elf_file *e, const struct elf_file *debug,
-			    struct unwind_table *t)
+			    const bool *cancel, struct unwind_table *t)
 {
-	struct builder b = {.t = t, .st = &t->stats};
+	struct builder b = {.t = t, .st = &t->stats, .cancel = cancel};
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -1281,7 +1301,7 @@ int unwind_table__build(int fd, int debug_fd, struct unwind_table *t)
 		return -errno;
 	if (debug_fd >= 0 && !(dbg = elf_file__open(debug_fd)))
 		debug_err = -errno;
-	err = unwind_table__build_elf(e, dbg, t);
+	err = unwind_table__build_elf(e, dbg, NULL, t);
 	if (debug_err)
 		t->stats.debug_file_err = debug_err;
 	elf_file__free(dbg);

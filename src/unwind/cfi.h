@@ -5,6 +5,7 @@
 #ifndef EBPROF_UNWIND_CFI_H
 #define EBPROF_UNWIND_CFI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -65,9 +66,12 @@ struct unwind_table {
  * little-endian of our architecture, or a relocatable object), -ENOMEM, -EBADF. On
  * error t is empty. */
 int unwind_table__build(int fd, int debug_fd, struct unwind_table *t);
-/* The same from files already open (debug may be NULL); neither is freed. */
+/* The same from files already open (debug may be NULL); neither is freed. cancel (may
+ * be NULL) is another thread's stop flag, polled every few hundred CFI entries and FDEs:
+ * once it is set the build gives up with -ECANCELED, t empty (its stats say how far it
+ * got: fdes found, fdes_used). */
 int unwind_table__build_elf(const struct elf_file *e, const struct elf_file *debug,
-			    struct unwind_table *t);
+			    const bool *cancel, struct unwind_table *t);
 void unwind_table__free(struct unwind_table *t);
 
 /* The row covering ELF virtual address pc: the last row whose pc is <= pc, or NULL when

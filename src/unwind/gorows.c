@@ -9,13 +9,17 @@
 #include <string.h>
 
 #include "symbol/gopclntab.h"
+#include "util/cancel.h"
 
-#define GO_FP_SLOT (-16) /* the caller's frame pointer, saved below the return address */
-#define IN_GO 1		 /* row.pad while merging: the row lies inside a Go function */
+#define GO_FP_SLOT (-16)  /* the caller's frame pointer, saved below the return address */
+#define IN_GO 1		  /* row.pad while merging: the row lies inside a Go function */
+#define CANCEL_EVERY 1024 /* SP ranges between two polls of the stop flag (a power of 2) */
 
 struct rows {
 	struct unwind_row *v;
 	uint32_t n, cap;
+	uint32_t ranges;    /* SP ranges seen */
+	const bool *cancel; /* the caller's stop flag, or NULL */
 };
 
 static int rows_push(struct rows *r, const struct unwind_row *row)
@@ -50,6 +54,8 @@ static int add_range(void *ctx, const struct go_sp_range *g)
 	struct rows *r = ctx;
 	int err;
 
+	if (!(r->ranges++ & (CANCEL_EVERY - 1)) && cancel__requested(r->cancel))
+		return -ECANCELED;
 	if (g->pc > UINT32_MAX || g->end > UINT32_MAX)
 		return 0; /* rows address files below 4 GiB */
 	if (g->flags & GO_FUNC_TOPFRAME) {
@@ -115,9 +121,9 @@ static int merge(const struct unwind_table *t, const struct rows *g, struct rows
 	return 0;
 }
 
-int unwind_table__add_go(struct unwind_table *t, int fd, uint32_t *ngo)
+int unwind_table__add_go(struct unwind_table *t, int fd, const bool *cancel, uint32_t *ngo)
 {
-	struct rows g = {0}, out = {0};
+	struct rows g = {.cancel = cancel}, out = {0};
 	struct go_table *go = go_table__open(fd);
 	int err;
 

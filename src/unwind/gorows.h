@@ -13,7 +13,8 @@
  * caller's FP at CFA - 16 once a frame exists, END for the functions that start stacks
  * (goexit, mstart), SIGNAL for runtime.sigreturn, NONE for functions that switch stacks,
  * where the unwinder then follows frame pointers. *ngo gets the Go rows made. Returns 0
- * (also for files that are not Go, or whose rows would not fit) or a negative errno. */
-int unwind_table__add_go(struct unwind_table *t, int fd, uint32_t *ngo);
+ * (also for files that are not Go, or whose rows would not fit) or a negative errno:
+ * -ECANCELED once cancel (may be NULL, see unwind_table__build_elf) is set, t unchanged. */
+int unwind_table__add_go(struct unwind_table *t, int fd, const bool *cancel, uint32_t *ngo);
 
 #endif

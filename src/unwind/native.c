@@ -41,7 +41,7 @@ static void warm_tables(struct native_unwinder *n, struct proc_table *procs,
 		copy.fd = open(w->f[i].path, O_RDONLY | O_CLOEXEC);
 		if (copy.fd < 0)
 			continue;
-		te = table_pool__acquire(n->pool, &copy);
+		te = table_pool__acquire(n->pool, &copy, NULL); /* before any stop can come */
 		if (runtimes)
 			runtime_set__expect(runtimes, copy.id, w->f[i].path, copy.fd);
 		close(copy.fd);
@@ -100,23 +100,26 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 {
 	struct table_pool_stats ps;
 	const struct tracker_stats *ts = &n->tracker_stats;
-	char warmed[64] = "";
+	char warmed[64] = "", cancelled[64] = "";
 
 	table_pool__stats(n->pool, &ps);
 	if (n->warmed)
 		snprintf(warmed, sizeof(warmed), "; %u built before the command started",
 			 n->warmed);
+	if (ps.cancelled) /* the stop came during a build, which gave up: see tracker.h */
+		snprintf(cancelled, sizeof(cancelled), "; %llu abandoned at the stop",
+			 (unsigned long long)ps.cancelled);
 	fprintf(out,
 		"  unwinder: %llu processes described (%llu vanished first), %llu tables built "
 		"(%llu from Go's pclntab; %llu not: no CFI, unreadable or no room) in %.0f ms, "
 		"%llu of %llu rows used (%.1f MiB; kernel memory %.0f MiB now, %.0f MiB at most; "
-		"%llu tables dropped after %d s unused%s)\n",
+		"%llu tables dropped after %d s unused%s%s)\n",
 		(unsigned long long)ts->described, (unsigned long long)ts->vanished,
 		(unsigned long long)ps.built, (unsigned long long)ps.go_tables,
 		(unsigned long long)ps.failed, ps.build_ns / 1e6, (unsigned long long)ps.rows_used,
 		(unsigned long long)ps.rows_max, ps.rows_used * 16.0 / (1 << 20),
 		ps.chunks * ps.chunk_bytes / 1048576.0, ps.chunks_peak * ps.chunk_bytes / 1048576.0,
-		(unsigned long long)ps.expired, TABLE_POOL_IDLE_S, warmed);
+		(unsigned long long)ps.expired, TABLE_POOL_IDLE_S, warmed, cancelled);
 	if (ps.evicted || ps.no_room || ts->queue_full || ts->too_many_mappings)
 		fprintf(out,
 			"  unwinder limits: %llu tables evicted, %llu did not fit, %llu requests "

@@ -24,6 +24,7 @@
 #include "unwind/gorows.h"
 #include "unwind/row_index.h"
 #include "unwind/tables.h"
+#include "util/cancel.h"
 #include "util/crash.h"
 #include "util/log.h"
 
@@ -451,8 +452,11 @@ static int table_write(struct table_pool *p, uint32_t first, const struct unwind
 }
 
 /* Compiles f's CFI and copies the rows and their page index into the pool; publishes the
- * table. t->count is what it takes of the pool: the rows and the index. */
-static int build(struct table_pool *p, struct table_entry *t, const struct elf_file *e, int fd)
+ * table. t->count is what it takes of the pool: the rows and the index. A stop (cancel)
+ * is heeded until the pool is touched: past that point the rest (chunks, copy, publish)
+ * is short, and undoing it would cost the same grace periods as finishing it. */
+static int build(struct table_pool *p, struct table_entry *t, const struct elf_file *e, int fd,
+		 const bool *cancel)
 {
 	struct unwind_table ut = {0};
 	struct row_index ix = {0};
@@ -461,16 +465,18 @@ static int build(struct table_pool *p, struct table_entry *t, const struct elf_f
 	int64_t first;
 	int err;
 
-	err = unwind_table__build_elf(e, NULL, &ut);
+	err = unwind_table__build_elf(e, NULL, cancel, &ut);
 	/* Go code has no CFI of its own: rows from its pclntab (needs the file's fd). */
 	if (!err && fd >= 0)
-		err = unwind_table__add_go(&ut, fd, &ngo);
+		err = unwind_table__add_go(&ut, fd, cancel, &ngo);
 	if (err) {
 		unwind_table__free(&ut);
 		return err;
 	}
 	p->st.go_tables += ngo > 0;
 	err = ut.nrows ? row_index__build(ut.rows, ut.nrows, &ix) : -ENODATA;
+	if (!err && cancel__requested(cancel))
+		err = -ECANCELED;
 	if (err)
 		goto out; /* -ENODATA: no CFI, frame pointers there */
 	total = ut.nrows + ix.nrows;
@@ -542,20 +548,38 @@ static struct table_entry *entry_for(struct table_pool *p, uint32_t file_id)
 
 /* Reads the file's segments and builds its table; 0 or a negative errno. */
 static int table_build(struct table_pool *p, struct table_entry *t, const struct elf_file *e,
-		       int fd)
+		       int fd, const bool *cancel)
 {
 	uint64_t t0 = now_ns();
 	int err;
 
 	err = read_segments(e, t);
 	if (!err)
-		err = build(p, t, e, fd);
+		err = build(p, t, e, fd, cancel);
 	p->st.build_ns += now_ns() - t0;
 	return err;
 }
 
+/* A cancelled build leaves t as it was, neither built nor failed: the next acquire
+ * builds it (nothing of it reached the pool or BPF). */
+static void build_done(struct table_pool *p, struct table_entry *t, const char *path, int err)
+{
+	if (err == -ECANCELED) {
+		t->nsegs = 0; /* read again by the next build */
+		p->st.cancelled++;
+		return;
+	}
+	t->err = -err;
+	if (t->err) {
+		p->st.failed++;
+		pr_debug("no unwind table for %s: %s", path, strerror(t->err));
+	} else {
+		p->st.built++;
+	}
+}
+
 struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_entry *f,
-					    const struct elf_file *e)
+					    const struct elf_file *e, const bool *cancel)
 {
 	static struct table_entry unusable = {.err = ENOMEM};
 	struct table_entry *t = entry_for(p, f->id);
@@ -571,16 +595,10 @@ struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_en
 		return t;
 	}
 	if (!e && !(e = own = elf_file__open(f->fd)))
-		t->err = errno;
+		build_done(p, t, f->path, -errno);
 	else
-		t->err = -table_build(p, t, e, f->fd);
+		build_done(p, t, f->path, table_build(p, t, e, f->fd, cancel));
 	elf_file__free(own);
-	if (t->err) {
-		p->st.failed++;
-		pr_debug("no unwind table for %s: %s", f->path, strerror(t->err));
-	} else {
-		p->st.built++;
-	}
 	return t;
 }
 
@@ -597,9 +615,10 @@ void table_pool__expire(struct table_pool *p, uint64_t now, uint64_t idle_ns)
 	}
 }
 
-struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f)
+struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f,
+					const bool *cancel)
 {
-	return table_pool__acquire_elf(p, f, NULL);
+	return table_pool__acquire_elf(p, f, NULL, cancel);
 }
 
 void table_pool__release(struct table_pool *p, struct table_entry *t)

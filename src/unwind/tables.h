@@ -28,6 +28,7 @@ struct table_entry {
 
 struct table_pool_stats {
 	uint64_t built, failed, evicted, no_room;
+	uint64_t cancelled; /* builds abandoned because the caller stopped */
 	uint64_t expired;   /* evicted after TABLE_POOL_IDLE_S unused, not for room */
 	uint64_t go_tables; /* tables with rows from a Go pclntab */
 	uint64_t rows_used, rows_max;
@@ -44,11 +45,15 @@ struct table_pool *table_pool__new(int chunks_fd, uint32_t nchunks, uint32_t chu
 void table_pool__free(struct table_pool *p);
 /* Returns f's table with one more reference, building and uploading it on first use
  * (slow: call it off the sample path). Never NULL: a table that could not be built has
- * id 0 and err set, and the unwinder falls back to frame pointers for it. */
-struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f);
+ * id 0 and err set, and the unwinder falls back to frame pointers for it. cancel (may be
+ * NULL) is the caller's stop flag (util/cancel.h): once set, a build in progress is
+ * abandoned before any of it reaches the pool, and the table has id 0 and err 0 (a later
+ * acquire builds it). */
+struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f,
+					const bool *cancel);
 /* The same from the file already open as e (NULL: open f->fd), which is not freed. */
 struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_entry *f,
-					    const struct elf_file *e);
+					    const struct elf_file *e, const bool *cancel);
 void table_pool__release(struct table_pool *p, struct table_entry *t);
 /* A table no process has used for this long is evicted (the tracker asks): kernel memory
  * follows the tables in use, and a program run again and again (a compiler in a build)

@@ -14,6 +14,7 @@
 
 #include "unwind/tracker.h"
 #include "sample.h"
+#include "util/cancel.h"
 #include "util/crash.h"
 #include "util/hmap.h"
 #include "util/log.h"
@@ -39,7 +40,7 @@ struct tracker {
 	pthread_cond_t wake;
 	struct request queue[QUEUE_LEN];
 	uint32_t head, len;
-	bool stop;
+	bool stop; /* set under lock (for the wait), polled without it (util/cancel.h) */
 	struct proc_table *procs;
 	struct table_pool *pool;
 	int pid_maps_fd;
@@ -60,11 +61,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Read without the lock between steps of a long description: the end of a recording
- * waits for the tracker, and what it would still describe is of no use any more. */
+/* Read without the lock between steps of a long description, and by the table build
+ * itself: the end of a recording waits for the tracker, and what it would still
+ * describe is of no use any more. */
 static bool stopping(struct tracker *t)
 {
-	return __atomic_load_n(&t->stop, __ATOMIC_RELAXED);
+	return cancel__requested(&t->stop);
 }
 
 static int held_eq(const void *entry, const void *key)
@@ -142,7 +144,7 @@ static struct table_entry *describe_mapping(struct tracker *t, const struct proc
 	pthread_mutex_unlock(&t->procs->lock);
 	if (!f)
 		return NULL;
-	te = table_pool__acquire(t->pool, &copy);
+	te = table_pool__acquire(t->pool, &copy, &t->stop);
 	if (copy.fd >= 0)
 		close(copy.fd);
 	if (te->id && table_entry__vaddr_bias(te, pm->start, pm->pgoff, &bias)) {
@@ -186,6 +188,12 @@ static int describe(struct tracker *t, uint32_t pid)
 		te = describe_mapping(t, &maps[i], &t->desc.m[i]);
 		if (te)
 			h->tables[h->n++] = te;
+	}
+	/* A stop during the last build: no description lacking its table, and no walker
+	 * verified (the runtimes' describe may do that) for a recording that is over. */
+	if (stopping(t)) {
+		err = -ECANCELED;
+		goto out;
 	}
 	t->desc.n = n;
 	/* The runtimes' claims split mappings: they go in before BPF sees the table. */
@@ -337,7 +345,7 @@ void tracker__stop(struct tracker *t)
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	__atomic_store_n(&t->stop, true, __ATOMIC_RELAXED);
+	cancel__request(&t->stop);
 	pthread_cond_signal(&t->wake);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);

@@ -30,7 +30,10 @@ struct tracker_stats {
 struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
 			       struct runtime_set *runtimes, const uint32_t *pids, size_t npids);
 /* Stops the thread and releases every table reference; descriptions stay in BPF
- * until the maps are closed. */
+ * until the maps are closed. A table build in progress is abandoned (the CFI compiler
+ * polls the stop flag), and so is the description it was for: the wait is for at most
+ * a few hundred FDEs, a chunk being made, or a runtime's walker being verified (a BPF
+ * verification cannot be interrupted). */
 void tracker__stop(struct tracker *t);
 /* Queues a notice from BPF (enum record_type); cheap, callable from the sample path. */
 void tracker__notice(struct tracker *t, uint32_t type, uint32_t pid);

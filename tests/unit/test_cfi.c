@@ -9,6 +9,8 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <link.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,8 +25,10 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "elf/elf_file.h"
 #include "shell.h"
 #include "unwind/cfi.h"
+#include "util/cancel.h"
 
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
 #define LIBLLVM "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"
@@ -1054,6 +1058,104 @@ static void test_table_row_cap(void)
 	free(b.d);
 }
 
+/* ---- A build cancelled by another thread's stop flag ---- */
+
+/* As many FDEs as a large C++ library has (libLLVM-15: 98 k) and more, so that the build
+ * outlasts the few instructions the other thread needs to set the flag. */
+#define CANCEL_FDES 1000000u
+
+struct cancel_job {
+	const struct elf_file *e;
+	const bool *flag;
+	pthread_barrier_t *started;
+	struct unwind_table t;
+	int err;
+};
+
+static void *cancel_job_main(void *arg)
+{
+	struct cancel_job *j = arg;
+
+	pthread_barrier_wait(j->started);
+	j->err = unwind_table__build_elf(j->e, NULL, j->flag, &j->t);
+	return NULL;
+}
+
+/* n FDEs of 16 bytes of code, two rows each. */
+static void many_fdes(struct bytes *b, uint32_t n)
+{
+	size_t cie = eh_cie(b, "zR", 1), f;
+
+	for (uint32_t k = 0; k < n; k++) {
+		f = eh_fde(b, cie, 0x10000 + k * 16, 0x10000 + k * 16 + 16);
+		ops(b, DW_CFA_advance_loc | 1, DW_CFA_def_cfa_offset, 16, -1);
+		entry_end(b, f);
+	}
+}
+
+/* Builds e on a thread and sets the flag once the build is interpreting FDEs (its count
+ * of them is read while it writes it: a torn or late read only delays the flag). Returns
+ * the build's result; *used gets the FDEs that produced rows before it gave up. */
+static int build_cancelled(const struct elf_file *e, uint32_t *used)
+{
+	pthread_barrier_t started;
+	bool flag = false;
+	struct cancel_job j = {.e = e, .flag = &flag, .started = &started};
+	pthread_t th;
+
+	pthread_barrier_init(&started, NULL, 2);
+	if (pthread_create(&th, NULL, cancel_job_main, &j)) {
+		pthread_barrier_destroy(&started);
+		return -EAGAIN;
+	}
+	pthread_barrier_wait(&started);
+	while (!__atomic_load_n(&j.t.stats.fdes_used, __ATOMIC_RELAXED))
+		sched_yield();
+	cancel__request(&flag);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&started);
+	*used = j.t.stats.fdes_used;
+	CHECK(!j.t.rows && !j.t.nrows); /* nothing half-built comes back */
+	unwind_table__free(&j.t);
+	return j.err;
+}
+
+/* The stop flag (the tracker's, at the end of a recording) ends a build in progress: it
+ * returns -ECANCELED with an empty table, having interpreted fewer FDEs than the file
+ * has (counted, not timed). Without the polls it would run to the end, as the control
+ * build with the flag never set does. */
+static void test_cancel(void)
+{
+	struct bytes b = {0};
+	struct syn_section s = {".eh_frame", &b};
+	struct unwind_table t = {0};
+	struct elf_file *e = NULL;
+	bool unset = false, set = true;
+	uint32_t used = CANCEL_FDES;
+	int fd, err;
+
+	many_fdes(&b, CANCEL_FDES);
+	fd = synth_elf(&s, 1);
+	CHECK(fd >= 0 && (e = elf_file__open(fd)));
+	if (!e)
+		goto out;
+	CHECK(unwind_table__build_elf(e, NULL, &unset, &t) == 0);
+	CHECK(t.stats.fdes_used == CANCEL_FDES && t.nrows == 2 * CANCEL_FDES + 1);
+	unwind_table__free(&t);
+	/* Set before it starts: it gives up at the first poll. */
+	CHECK(unwind_table__build_elf(e, NULL, &set, &t) == -ECANCELED);
+	CHECK(!t.rows && !t.nrows && t.stats.fdes_used == 0);
+	err = build_cancelled(e, &used);
+	fprintf(stderr, "  cancelled after %u of %u FDEs\n", used, CANCEL_FDES);
+	CHECK(err == -ECANCELED);
+	CHECK(used > 0 && used < CANCEL_FDES);
+out:
+	elf_file__free(e);
+	if (fd >= 0)
+		close(fd);
+	free(b.d);
+}
+
 /* .debug_frame (DWARF 4 CIE, and the 64-bit format) fills what .eh_frame leaves out. */
 static void test_debug_frame_format(void)
 {
@@ -1275,6 +1377,7 @@ int main(void)
 	RUN_TEST(test_synthetic_rules);
 	RUN_TEST(test_fde_row_cap);
 	RUN_TEST(test_table_row_cap);
+	RUN_TEST(test_cancel);
 	RUN_TEST(test_debug_frame_format);
 	RUN_TEST(test_not_elf);
 	RUN_TEST(test_truncated);
