@@ -15,6 +15,7 @@
 #include "loader/loader.h"
 #include "profile/profile.h"
 #include "sample.h"
+#include "util/cancel.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -370,15 +371,22 @@ static bool describe_one(const struct runtime_entry *e, uint32_t pid,
 	return true;
 }
 
-void runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
-			   uint32_t n, struct unw_proc *desc)
+int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
+			  uint32_t n, struct unw_proc *desc, const bool *cancel)
 {
 	uint32_t claimed = 0, was = described(rs, pid), now = 0;
 
+	/* Detection opens each new file's ELF view and looks symbols up: a stop is heeded
+	 * between files, and once more before a walker may be verified (which cannot be
+	 * interrupted). Claims of the files already asked about stay: they are complete. */
 	for (uint32_t i = 0; i < n; i++) {
+		if (cancel__requested(cancel))
+			return -ECANCELED;
 		if (maps[i].file_id)
 			claimed |= file_claims(rs, maps[i].file_id);
 	}
+	if (cancel__requested(cancel))
+		return -ECANCELED;
 	for (size_t i = 0; i < rs->n; i++) {
 		struct runtime_entry *e = &rs->e[i];
 		uint32_t bit = 1u << e->ops->walker;
@@ -392,6 +400,7 @@ void runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct pr
 			e->ops->forget(e->priv, pid);
 	}
 	set_described(rs, pid, now);
+	return 0;
 }
 
 void runtime_set__forget(struct runtime_set *rs, uint32_t pid)

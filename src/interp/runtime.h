@@ -133,9 +133,12 @@ void runtime_set__free(struct runtime_set *rs);
 /* Tracker thread: lets every runtime that detects one of pid's files describe it, and
  * writes their claims into desc (mappings split at claimed ranges, markers, always).
  * The first file a runtime detects verifies its walker here first (tens to hundreds of
- * milliseconds; see runtime_set__start). */
-void runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
-			   uint32_t n, struct unw_proc *desc);
+ * milliseconds; see runtime_set__start). cancel (may be NULL) is the tracker's stop flag
+ * (util/cancel.h): set before the runtimes describe pid, it gives -ECANCELED with
+ * nothing of pid described or verified; a verification already begun runs to its end.
+ * Returns 0 or -ECANCELED. */
+int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
+			  uint32_t n, struct unw_proc *desc, const bool *cancel);
 void runtime_set__forget(struct runtime_set *rs, uint32_t pid);
 /* Ingest: a runtime frame (UF_IS_RUNTIME) into profile frames; see runtime_ops.ingest.
  * A frame of a runtime that is not running becomes one frame of kind FRAME_UNKNOWN. */

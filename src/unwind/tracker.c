@@ -189,16 +189,17 @@ static int describe(struct tracker *t, uint32_t pid)
 		if (te)
 			h->tables[h->n++] = te;
 	}
-	/* A stop during the last build: no description lacking its table, and no walker
-	 * verified (the runtimes' describe may do that) for a recording that is over. */
+	/* A stop during the last build: no description lacking its table. */
 	if (stopping(t)) {
 		err = -ECANCELED;
 		goto out;
 	}
 	t->desc.n = n;
 	/* The runtimes' claims split mappings: they go in before BPF sees the table. */
-	if (t->runtimes)
-		runtime_set__describe(t->runtimes, pid, maps, n, &t->desc);
+	if (t->runtimes && runtime_set__describe(t->runtimes, pid, maps, n, &t->desc, &t->stop)) {
+		err = -ECANCELED;
+		goto out;
+	}
 	err = bpf_map_update_elem(t->pid_maps_fd, &pid, &t->desc, BPF_ANY) ? -errno : 0;
 	release_held(t, pid);
 	if (!err && !hmap_insert(&t->held, hash_u64(pid), h)) {
