@@ -11,14 +11,12 @@
 #include "symbol/gopclntab.h"
 #include "util/cancel.h"
 
-#define GO_FP_SLOT (-16)  /* the caller's frame pointer, saved below the return address */
-#define IN_GO 1		  /* row.pad while merging: the row lies inside a Go function */
-#define CANCEL_EVERY 1024 /* SP ranges between two polls of the stop flag (a power of 2) */
+#define GO_FP_SLOT (-16) /* the caller's frame pointer, saved below the return address */
+#define IN_GO 1		 /* row.pad while merging: the row lies inside a Go function */
 
 struct rows {
 	struct unwind_row *v;
 	uint32_t n, cap;
-	uint32_t ranges;    /* SP ranges seen */
 	const bool *cancel; /* the caller's stop flag, or NULL */
 };
 
@@ -54,7 +52,9 @@ static int add_range(void *ctx, const struct go_sp_range *g)
 	struct rows *r = ctx;
 	int err;
 
-	if (!(r->ranges++ & (CANCEL_EVERY - 1)) && cancel__requested(r->cancel))
+	/* Polled at every range: each costs reads of the file (pread, several per
+	 * function), beside which one load is noise, and a stop waits for one range. */
+	if (cancel__requested(r->cancel))
 		return -ECANCELED;
 	if (g->pc > UINT32_MAX || g->end > UINT32_MAX)
 		return 0; /* rows address files below 4 GiB */
