@@ -16,6 +16,7 @@
 #include "loader/btf_cache.h"
 #include "loader/sampler.h"
 #include "interp/runtime.h"
+#include "symbol/debugcache.h"
 #include "symbol/debuginfod.h"
 #include "symbol/symbolizer.h"
 #include "symbol/ksyms.h"
@@ -597,4 +598,6 @@ void session__symbolizer(struct session *s, struct symbolizer *sym, const struct
 	sym->lines = !s->no_lines;
 	sym->inlines = !s->no_inline;
 	sym->debuginfod = s->debuginfod;
+	sym->debug_cache = DEBUG_CACHE_DIR;
+	sym->debug_cache_bytes = DEBUG_CACHE_BYTES;
 }
