@@ -38,6 +38,7 @@ void session_opts__init(struct session_opts *o, unsigned long freq)
 	    .freq = freq,
 	    .ringbuf_seconds = RECORD_RINGBUF_SECONDS,
 	    .unwind_memory = DEFAULT_UNWIND_MEMORY,
+	    .debug_cache = DEBUG_CACHE_DIR,
 	};
 }
 
@@ -162,6 +163,13 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		return 0;
 	case SESSION_OPT_NO_INLINE:
 		o->no_inline = true;
+		return 0;
+	case SESSION_OPT_DEBUG_CACHE:
+		if (!arg[0]) {
+			pr_err("--debug-cache: give a directory, or 'off'");
+			return -EINVAL;
+		}
+		o->debug_cache = strcmp(arg, "off") ? arg : NULL;
 		return 0;
 	}
 	return 1;
@@ -482,6 +490,7 @@ struct session *session__start(const struct session_opts *o)
 	s->continuous = o->continuous;
 	s->no_lines = o->no_lines;
 	s->no_inline = o->no_inline;
+	s->debug_cache = o->debug_cache;
 	/* Off unless DEBUGINFOD_URLS is set; nothing is loaded before the first fetch. */
 	s->debuginfod = debuginfod__new(0);
 	file_table__init(&s->files);
@@ -598,6 +607,6 @@ void session__symbolizer(struct session *s, struct symbolizer *sym, const struct
 	sym->lines = !s->no_lines;
 	sym->inlines = !s->no_inline;
 	sym->debuginfod = s->debuginfod;
-	sym->debug_cache = DEBUG_CACHE_DIR;
+	sym->debug_cache = s->debug_cache;
 	sym->debug_cache_bytes = DEBUG_CACHE_BYTES;
 }
