@@ -31,8 +31,9 @@
 /* UNWIND_TABLE_MAX_ROWS reached: the table ends here. */
 #define ERR_TABLE_FULL (-ENOSPC)
 /* The stop flag is polled once per this many CFI entries (collecting) or FDEs (rows):
- * libLLVM's 98 k FDEs give about 400 polls, each a load, and a stop waits for at most
- * 256 FDEs' rows (well under a millisecond). A power of two: the test is a mask. */
+ * libLLVM's 98 k FDEs give about 400 polls in each of the three passes (CIEs, FDEs,
+ * rows), each a load, and a stop waits for at most 256 FDEs' rows (well under a
+ * millisecond on an idle CPU). A power of two: the test is a mask. */
 #define CANCEL_EVERY 256
 
 enum rule_how {
