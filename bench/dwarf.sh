@@ -47,7 +47,7 @@ elif [ ! -x "$big" ]; then
 fi
 # -fno-ipa-icf: the two lookup phases are identical code, kept apart for callgrind.
 gcc -O2 -g -fno-ipa-icf -std=gnu11 -D_GNU_SOURCE -Isrc bench/dwarf_cost.c src/symbol/dwarfsym.c \
-	src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c -ldw -lelf -lz -liberty \
+	src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c src/util/resident.c -ldw -lelf -lz -liberty \
 	-o "$out/dwarf_cost"
 
 # Midpoints of every sized function, NADDRS of them spread over the binary.
