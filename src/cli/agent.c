@@ -427,11 +427,12 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 	       "mapped any more\n",
 	       (unsigned long long)a->pruned.procs, (unsigned long long)a->pruned.files);
 	if (a->sym_ready && (a->sym.lines_hits || a->sym.lines_misses))
-		printf("  debug info: DWARF opened %u times (kept for the next interval %u times), "
-		       "%.1f MiB of indexes at most; %llu frames named from DWARF, %llu from the "
-		       "line caches (bound %.0f MiB, %u dropped to stay in it)\n",
-		       a->sym.dwarf_opened, a->sym.dwarf_kept, a->sym.dwarf_peak / 1048576.0,
-		       (unsigned long long)a->sym.lines_misses,
+		printf("  debug info: DWARF opened %u times (%u from the debug cache; kept for the "
+		       "next interval %u times), %.1f MiB of indexes at most; %llu frames named "
+		       "from DWARF, %llu from the line caches (bound %.0f MiB, %u dropped to stay "
+		       "in it)\n",
+		       a->sym.dwarf_opened, a->sym.dwarf_cached, a->sym.dwarf_kept,
+		       a->sym.dwarf_peak / 1048576.0, (unsigned long long)a->sym.lines_misses,
 		       (unsigned long long)a->sym.lines_hits, a->sym.lines_budget / 1048576.0,
 		       a->sym.lines_dropped);
 }

@@ -398,10 +398,10 @@ static void print_debug_info(const struct symbolizer *sym)
 	struct debuginfod_stats st;
 
 	if (sym->dwarf_opened || sym->dwarf_evictions)
-		printf("  debug info: DWARF of %u files, %.1f MiB of indexes at most (bound %.0f "
-		       "MiB), %u dropped to stay in it, %u freed once named, units dropped %u "
-		       "times\n",
-		       sym->dwarf_opened, sym->dwarf_peak / 1048576.0,
+		printf("  debug info: DWARF of %u files (%u from the debug cache), %.1f MiB of "
+		       "indexes at most (bound %.0f MiB), %u dropped to stay in it, %u freed once "
+		       "named, units dropped %u times\n",
+		       sym->dwarf_opened, sym->dwarf_cached, sym->dwarf_peak / 1048576.0,
 		       sym->dwarf_budget / 1048576.0, sym->dwarf_evictions, sym->dwarf_released,
 		       sym->dwarf_resets);
 	if (!sym->debuginfod)

@@ -16,6 +16,7 @@
 #include "loader/btf_cache.h"
 #include "loader/sampler.h"
 #include "interp/runtime.h"
+#include "symbol/debugcache.h"
 #include "symbol/debuginfod.h"
 #include "symbol/symbolizer.h"
 #include "symbol/ksyms.h"
@@ -37,6 +38,7 @@ void session_opts__init(struct session_opts *o, unsigned long freq)
 	    .freq = freq,
 	    .ringbuf_seconds = RECORD_RINGBUF_SECONDS,
 	    .unwind_memory = DEFAULT_UNWIND_MEMORY,
+	    .debug_cache = DEBUG_CACHE_DIR,
 	};
 }
 
@@ -161,6 +163,13 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		return 0;
 	case SESSION_OPT_NO_INLINE:
 		o->no_inline = true;
+		return 0;
+	case SESSION_OPT_DEBUG_CACHE:
+		if (!arg[0]) {
+			pr_err("--debug-cache: give a directory, or 'off'");
+			return -EINVAL;
+		}
+		o->debug_cache = strcmp(arg, "off") ? arg : NULL;
 		return 0;
 	}
 	return 1;
@@ -481,6 +490,7 @@ struct session *session__start(const struct session_opts *o)
 	s->continuous = o->continuous;
 	s->no_lines = o->no_lines;
 	s->no_inline = o->no_inline;
+	s->debug_cache = o->debug_cache;
 	/* Off unless DEBUGINFOD_URLS is set; nothing is loaded before the first fetch. */
 	s->debuginfod = debuginfod__new(0);
 	file_table__init(&s->files);
@@ -597,4 +607,6 @@ void session__symbolizer(struct session *s, struct symbolizer *sym, const struct
 	sym->lines = !s->no_lines;
 	sym->inlines = !s->no_inline;
 	sym->debuginfod = s->debuginfod;
+	sym->debug_cache = s->debug_cache;
+	sym->debug_cache_bytes = DEBUG_CACHE_BYTES;
 }

@@ -36,9 +36,10 @@ struct session_opts {
 	bool continuous;	   /* runs for days: forget what exited processes left behind */
 	struct probe_spec *probes; /* --probe, each its own event; malloc'd */
 	size_t nprobes;
-	uint32_t off_cpu_ppm; /* --off-cpu: share of blocks sampled (ppm); 0: off */
-	bool no_lines;	      /* --no-lines: names from symbol tables only, no DWARF */
-	bool no_inline;	      /* --no-inline: DWARF lines, but no inlined functions */
+	uint32_t off_cpu_ppm;	 /* --off-cpu: share of blocks sampled (ppm); 0: off */
+	bool no_lines;		 /* --no-lines: names from symbol tables only, no DWARF */
+	bool no_inline;		 /* --no-inline: DWARF lines, but no inlined functions */
+	const char *debug_cache; /* --debug-cache: directory of inflated debug files; NULL: off */
 };
 
 /* The flags every profiling verb takes, for getopt_long: -F -p -v and the long ones
@@ -53,6 +54,7 @@ enum session_opt {
 	SESSION_OPT_ALLOC_KERNEL,
 	SESSION_OPT_NO_LINES,
 	SESSION_OPT_NO_INLINE,
+	SESSION_OPT_DEBUG_CACHE,
 	SESSION_OPT__END,
 };
 /* clang-format off */
@@ -69,7 +71,8 @@ enum session_opt {
 	{"probe", required_argument, NULL, SESSION_OPT_PROBE},              \
 	{"off-cpu", optional_argument, NULL, SESSION_OPT_OFF_CPU},          \
 	{"no-lines", no_argument, NULL, SESSION_OPT_NO_LINES},              \
-	{"no-inline", no_argument, NULL, SESSION_OPT_NO_INLINE}
+	{"no-inline", no_argument, NULL, SESSION_OPT_NO_INLINE},            \
+	{"debug-cache", required_argument, NULL, SESSION_OPT_DEBUG_CACHE}
 /* clang-format on */
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
@@ -103,6 +106,11 @@ enum session_opt {
 	"      --no-lines       name native frames from symbol tables only: no DWARF,\n"      \
 	"                       so no source lines and no inlined functions\n"                \
 	"      --no-inline      source lines, but not the functions inlined into others\n"    \
+	"      --debug-cache DIR\n"                                                           \
+	"                       where debug files with compressed DWARF are kept inflated,\n" \
+	"                       by build id, so no run inflates them again (default\n"        \
+	"                       /var/cache/ebprof/debug, at most 512M: the copies used\n"     \
+	"                       longest ago go first); 'off': inflate them in memory\n"       \
 	"  -v, --verbose        debug output, including libbpf's and the verifier's, and\n"   \
 	"                       the cost of every program verified, at start or later\n"
 
@@ -135,6 +143,7 @@ struct session {
 	unsigned long freq;
 	bool continuous;
 	bool no_lines, no_inline; /* from the options, for the symbolizer */
+	const char *debug_cache;
 	uint64_t start_unix_ns;
 	uint64_t start_ns; /* CLOCK_MONOTONIC */
 	uint64_t end_ns;

@@ -411,8 +411,7 @@ static const char *const unused_sections[] = {
     "loc", "loclists", "frame", "macro", "macinfo", "pubnames", "pubtypes",
 };
 
-/* Whether name is one of unused_sections as libdw spells it: .debug_X, .zdebug_X, .dwo. */
-static bool unused_section(const char *name)
+bool dwarf_syms__section_unused(const char *name)
 {
 	size_t len;
 
@@ -445,7 +444,7 @@ static void hide_unused(Elf *elf, size_t shstrndx)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || !unused_section(name))
+		if (!name || !dwarf_syms__section_unused(name))
 			continue;
 		sh.sh_type = SHT_NOBITS;
 		gelf_update_shdr(scn, &sh);

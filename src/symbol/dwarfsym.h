@@ -54,6 +54,11 @@ size_t dwarf_syms__units_memory(const struct dwarf_syms *d);
  * valid only until the next lookup: for callers that copy them at once and look up in
  * address order (one unit after another). 0, the default, bounds nothing. */
 void dwarf_syms__bound_units(struct dwarf_syms *d, size_t bytes);
+/* Whether the debug section called name (.debug_X, .zdebug_X, their .dwo forms) is one
+ * lines and inline chains never read: location lists, call frames, macros, name tables.
+ * The reader hides them from libdw; the debug cache leaves them out of its copies. */
+bool dwarf_syms__section_unused(const char *name);
+
 /* How many times the bound dropped the units' holdings. */
 uint32_t dwarf_syms__resets(const struct dwarf_syms *d);
 

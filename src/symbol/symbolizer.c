@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbol/debugcache.h"
 #include "symbol/debuginfod.h"
 #include "symbol/dwarfsym.h"
 #include "symbol/elfsym.h"
@@ -62,19 +63,39 @@ static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
 	return fd;
 }
 
+/* The DWARF of the file on fd: from its inflated copy in the debug cache when its debug
+ * sections are compressed, else (or when the cache cannot serve) from fd itself. */
+static struct dwarf_syms *dwarf_of(struct symbolizer *s, int fd)
+{
+	struct dwarf_syms *d;
+	int cfd = -ENOENT;
+
+	if (s->debug_cache)
+		cfd = debug_cache__open(s->debug_cache, s->debug_cache_bytes, fd);
+	if (cfd < 0)
+		return dwarf_syms__open(fd);
+	d = dwarf_syms__open(cfd);
+	close(cfd);
+	if (d) {
+		s->dwarf_cached++;
+		return d;
+	}
+	return dwarf_syms__open(fd);
+}
+
 /* Opens f's DWARF: its own, else its local debug file's, else the one debuginfod
  * fetched. Remembers a failure in dwarf_err. */
 static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 {
 	int dfd;
 
-	f->dwarf = dwarf_syms__open(f->fd);
+	f->dwarf = dwarf_of(s, f->fd);
 	if (!f->dwarf) {
 		dfd = open_debug_file(s, f);
 		if (dfd < 0 && f->debug_state == DEBUG_FETCHED)
 			dfd = debuginfod__find(s->debuginfod, elf_syms__build_id(f->syms));
 		if (dfd >= 0) {
-			f->dwarf = dwarf_syms__open(dfd);
+			f->dwarf = dwarf_of(s, dfd);
 			close(dfd);
 		}
 	}

@@ -29,8 +29,13 @@ struct symbolizer {
 	bool lines;			    /* read DWARF for source lines (--no-lines: false) */
 	bool inlines;			    /* and inlined functions (--no-inline: false) */
 	struct debuginfod *debuginfod;	    /* fetches missing debug files; NULL when off */
-	uint64_t dwarf_budget;		    /* bytes for every file's DWARF indexes together */
-	uint32_t dwarf_evictions;	    /* files whose DWARF was dropped to stay in budget */
+	/* Where inflated copies of compressed debug files are kept (debugcache.h; NULL: none,
+	 * the default here; the commands set DEBUG_CACHE_DIR), and their bound in bytes. */
+	const char *debug_cache;
+	uint64_t debug_cache_bytes;
+	uint32_t dwarf_cached;	  /* opens of a file's DWARF the debug cache served */
+	uint64_t dwarf_budget;	  /* bytes for every file's DWARF indexes together */
+	uint32_t dwarf_evictions; /* files whose DWARF was dropped to stay in budget */
 	/* Lookups in address order, strings copied at once (the reports): each file opened
 	 * keeps its units' holdings to about units_keep bytes (0: unbounded; dwarfsym.h), and
 	 * with release_dwarf its DWARF is freed when dwarf_idle_max says (the frames named

@@ -2,19 +2,27 @@
 /* libFuzzer harness for the DWARF lookup: each input becomes a file whose DWARF is opened,
  * looked up over its executable sections (with and without inline chains) and freed; for
  * inputs of odd size with the units bounded to a byte, so each new unit first drops and
- * begins libdw again (what record's report does). Built by run_dwarfsym.sh. */
+ * begins libdw again (what record's report does); then the same through the debug
+ * cache's inflated copy, when it makes one (what the symbolizer does).
+ * Built by run_dwarfsym.sh. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <stdlib.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "symbol/debugcache.h"
 #include "symbol/dwarfsym.h"
 
 #define LOOKUPS 96
 #define SPANS 8
+#define CACHE_BYTES (32u << 20) /* copies past 8 MiB are refused: inflating bombs stops */
 
 static volatile uint32_t sink_resets;
 
@@ -72,16 +80,48 @@ static void lookups(struct dwarf_syms *d, int fd, const uint8_t *data, size_t si
 	sink += dwarf_syms__memory(d);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct dwarf_syms *d;
-	int fd = input_fd(data, size);
+static char cache_dir[] = "/tmp/fuzz_debugcache.XXXXXX";
 
-	if (fd < 0)
-		return 0;
-	d = dwarf_syms__open(fd);
+/* Copies are named by build id: emptied after each input, so each is copied itself. */
+static void empty_cache(void)
+{
+	struct dirent *e;
+	DIR *d = opendir(cache_dir);
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+}
+
+static void remove_cache(void)
+{
+	empty_cache();
+	rmdir(cache_dir);
+}
+
+/* The input's copy in a debug cache of this process's own, or -1. */
+static int cached_copy(int fd)
+{
+	static bool made;
+
+	if (!made) {
+		if (!mkdtemp(cache_dir))
+			return -1;
+		atexit(remove_cache);
+		made = true;
+	}
+	return debug_cache__open(cache_dir, CACHE_BYTES, fd);
+}
+
+/* Opens the DWARF on fd, looks up, frees. */
+static void one_file(int fd, const uint8_t *data, size_t size)
+{
+	struct dwarf_syms *d = dwarf_syms__open(fd);
+
 	if (!d)
-		return 0;
+		return;
 	if (size & 1)
 		dwarf_syms__bound_units(d, 1);
 	if (size & 2)
@@ -89,5 +129,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lookups(d, fd, data, size);
 	sink_resets += dwarf_syms__resets(d);
 	dwarf_syms__free(d);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = input_fd(data, size), cfd;
+
+	if (fd < 0)
+		return 0;
+	one_file(fd, data, size);
+	cfd = cached_copy(fd);
+	if (cfd >= 0) {
+		one_file(cfd, data, size);
+		close(cfd);
+		empty_cache();
+	}
 	return 0;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harness of the DWARF lookup into $BUILD/fuzz, seeds a corpus from the
 # inline_chain workload compiled as DWARF 4, 5, compressed and by clang, and from C++, and
-# fuzzes for $FUZZ_SECONDS; any crash, leak or hang fails.
+# fuzzes (through the debug cache too) for $FUZZ_SECONDS; any crash, leak or hang fails.
 # Usage: tests/fuzz/run_dwarfsym.sh    or    FUZZ_SECONDS=600 tests/fuzz/run_dwarfsym.sh
 NAME=fuzz_dwarfsym
 out=${BUILD:-build}/fuzz/dwarfsym
@@ -41,5 +41,6 @@ zlib="ZLIB"
 DICT
 }
 
-fuzz_all src/symbol/dwarfsym.c src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c \
+fuzz_all src/symbol/dwarfsym.c src/symbol/debugcache.c src/symbol/elfsym.c src/elf/elf_file.c \
+	src/util/arena.c src/util/atomic_file.c src/util/hmap.c src/util/log.c \
 	-- -ldw -lelf -liberty

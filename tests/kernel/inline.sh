@@ -3,8 +3,8 @@
 # Inline frames and source lines from DWARF: the inline_chain workload (two always-inline
 # levels between two noinline functions) shows its whole chain with the right lines in
 # folded stacks and pprof, from its own DWARF, from a debug file under
-# /usr/lib/debug/.build-id once stripped, and from a local debuginfod serving only that
-# file; the switches turn it off; a C++ template and a Rust iterator chain show inlined.
+# /usr/lib/debug/.build-id once stripped (compressed too, through the debug cache), and
+# from a local debuginfod serving only that file; the switches turn it off; a C++ template and a Rust iterator chain show inlined.
 . "$(dirname "$0")/lib.sh"
 
 SRC=tests/workloads/inline_chain.c
@@ -83,6 +83,20 @@ else
 	if record inline_stripped "$TMP/bin/inline_chain"; then
 		expect_leaf inline_stripped inline_chain ';leaf_hash \(' "$CHAIN"
 	fi
+	# The debug file compressed, as Debian ships them: the first run keeps an inflated
+	# copy in the debug cache, the second reads it; both show the whole chain.
+	objcopy --compress-debug-sections=zlib "$TMP/inline_chain.debug" "$DBG"
+	inodes=""
+	for run in made reused; do
+		record "inline_cache_$run" "$TMP/bin/inline_chain" --debug-cache "$TMP/dcache" &&
+			expect_leaf "inline_cache_$run" inline_chain ';leaf_hash \(' "$CHAIN"
+		inodes+=" $(stat -c %i "$TMP/dcache/$BID.debug" 2>/dev/null)"
+	done
+	check inline_cache_copy "no inflated copy named by the build id" \
+		test -s "$TMP/dcache/$BID.debug"
+	check inline_cache_served "the runs did not read the copy, or the second made it again" \
+		bash -c "grep -q 'DWARF of [0-9]* files ([1-9][0-9]* from the debug cache)' \
+			'$TMP/inline_cache_reused.out' && [ \$(echo $inodes | tr ' ' '\n' | sort -u | wc -l) = 1 ]"
 	rm -f "$DBG"
 fi
 
