@@ -85,6 +85,7 @@ struct dwarf_syms {
 	uint32_t map_drops;
 	uint64_t *windows; /* bitmap of the span's FAULT_AROUND windows charged since then */
 	size_t nwindows;
+	bool plain_noted;
 };
 
 /* Growable array of addr_range, for both kinds of index. */
@@ -187,9 +188,10 @@ static bool plain_in_mapping(Elf_Scn *scn, const char *map, const GElf_Shdr *sh)
 	return data && data->d_buf == map + sh->sh_offset && data->d_size == sh->sh_size;
 }
 
-/* Notes, once libdw has begun (what it inflates is inflated by then), the span of the
- * debug sections whose bytes libdw reads straight from the mapping, whose pages
- * release_plain drops, and where .debug_line's bytes are, to charge line programs. */
+/* Notes, once libdw has first begun (what it inflates is inflated by then, and stays so
+ * when it begins again on the same ELF), the span of the debug sections whose bytes libdw
+ * reads straight from the mapping, whose pages make_room drops, and where .debug_line's
+ * bytes are, to charge line programs. Once: the windows charged outlive a units reset. */
 static void note_plain(struct dwarf_syms *d)
 {
 	char *map = elf_getident(d->elf, NULL);
@@ -198,11 +200,9 @@ static void note_plain(struct dwarf_syms *d)
 	size_t shstrndx;
 	GElf_Shdr sh;
 
-	d->plain_map = NULL;
-	d->plain_lo = d->plain_hi = 0;
-	free(d->windows);
-	d->windows = NULL;
-	d->nwindows = d->walked = 0;
+	if (d->plain_noted)
+		return;
+	d->plain_noted = true;
 	if (!map || elf_getshdrstrndx(d->elf, &shstrndx))
 		return;
 	while ((scn = elf_nextscn(d->elf, scn))) {
