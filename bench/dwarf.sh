@@ -3,11 +3,13 @@
 # What DWARF symbolization costs on a large C++ binary: builds one (COPIES renamed copies
 # of bench/dwarf_unit.cc, about 2 MB of DWARF each), then runs bench/dwarf_cost over the
 # midpoints of its functions: CPU time to open, to look up (first time: units indexed;
-# again: cached), against ELF symbol lookups of the same addresses, and the heap held.
+# again: cached), against ELF symbol lookups of the same addresses, the heap held, and
+# the pages of the file's mapping resident with and without their bound.
 # DWARF_FILE=PATH measures an existing file instead (e.g. libc's debug file; its symbol
 # table gives the addresses).
 # Usage: bench/dwarf.sh   (DWARF_COPIES=24 DWARF_ADDRS=4000 DWARF_REPEAT=3 DWARF_CALLGRIND=1
-#                          DWARF_FILE=/usr/lib/debug/.build-id/xx/yyyy.debug)
+#                          DWARF_FILE=/usr/lib/debug/.build-id/xx/yyyy.debug
+#                          DWARF_MAPPED_BOUND=BYTES: another bound than the default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -47,7 +49,7 @@ elif [ ! -x "$big" ]; then
 fi
 # -fno-ipa-icf: the two lookup phases are identical code, kept apart for callgrind.
 gcc -O2 -g -fno-ipa-icf -std=gnu11 -D_GNU_SOURCE -Isrc bench/dwarf_cost.c src/symbol/dwarfsym.c \
-	src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c -ldw -lelf -lz -liberty \
+	src/symbol/elfsym.c src/elf/elf_file.c src/util/arena.c src/util/hmap.c src/util/resident.c -ldw -lelf -lz -liberty \
 	-o "$out/dwarf_cost"
 
 # Midpoints of every sized function, NADDRS of them spread over the binary.
@@ -71,6 +73,9 @@ awk -v f="$f" -v a="$a" -v e="$e" -v n="$(wc -l <"$out/addrs")" 'BEGIN {
 printf 'heap: %s MiB after open, %s MiB after indexing (the reader counts %s MiB); open adds %s MiB to the resident set\n' \
 	"$(field heap_open_mib)" "$(field heap_indexed_mib)" "$(field counted_mib)" "$(field rss_open_mib)"
 grep -m1 '^bounded:' "$out/runs" | sed 's/^bounded:/record'"'"'s way (sorted, units bounded to 4 MiB):/'
+grep -m1 '^kept:' "$out/runs" | sed 's/^kept:/the same, the mapped pages kept:/'
+grep -m1 '^mapped:' "$out/runs" | sed 's/^mapped:/resident pages of the mapping at most, bounded (MiB by section):/'
+grep -m1 '^mapped_kept:' "$out/runs" | sed 's/^mapped_kept:/the same, kept:/'
 
 # Instructions, which time on a shared machine cannot give: callgrind, one run.
 if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then

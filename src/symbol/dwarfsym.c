@@ -30,6 +30,10 @@
 /* .debug_aranges read at most: the elfutils reader allocas 32 bytes per 16-byte entry. */
 #define ARANGES_BYTES_MAX (256u << 10)
 #define LINE_ROW_BYTES 80 /* libdw's heap per line-table row used, with its tables (bench) */
+/* The kernel maps a read fault's neighbours too, the aligned window of fault_around_bytes
+ * (64 KiB by default) around it: reading one byte of the mapping can make that resident,
+ * so walks are charged by the windows they touch. */
+#define FAULT_AROUND (64u << 10)
 
 struct addr_range {
 	uint64_t lo, hi; /* [lo, hi) */
@@ -70,6 +74,18 @@ struct dwarf_syms {
 	 * mapping it is in (NULL: libelf read the file instead, or dropped already). */
 	uint64_t packed_lo, packed_hi;
 	char *packed_map;
+	/* The file span of the uncompressed debug sections libdw reads in the mapping at
+	 * plain_map (NULL: none there), .debug_line's bytes there, and what the reader walked
+	 * in that span since its pages were last dropped (dwarf_syms__bound_mapped). */
+	uint64_t plain_lo, plain_hi;
+	char *plain_map;
+	const char *line_buf;
+	size_t line_size;
+	size_t walked, mapped_bound;
+	uint32_t map_drops;
+	uint64_t *windows; /* bitmap of the span's FAULT_AROUND windows charged since then */
+	size_t nwindows;
+	bool plain_noted;
 };
 
 /* Growable array of addr_range, for both kinds of index. */
@@ -141,6 +157,117 @@ static const struct addr_range *range_find(const struct addr_range *v, size_t n,
 		if (va < v[lo - 1].hi)
 			return &v[lo - 1];
 	return NULL;
+}
+
+/* Drops the resident pages of the file span [lo, hi) of the mapping at map, whole pages
+ * inside only (the edges may hold bytes of other sections). The mapping is private and
+ * read-only (ELF_C_READ_MMAP), so this loses nothing: a later read faults the pages in
+ * again from the file. Returns whether any page was dropped. */
+static bool drop_pages(char *map, uint64_t lo, uint64_t hi)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!map || page <= 0 || ((uintptr_t)map & (page - 1)))
+		return false;
+	lo = (lo + page - 1) & ~(uint64_t)(page - 1);
+	hi &= ~(uint64_t)(page - 1);
+	return lo < hi && !madvise(map + lo, hi - lo, MADV_DONTNEED);
+}
+
+static size_t window_of(const void *p)
+{
+	return (uintptr_t)p / FAULT_AROUND;
+}
+
+/* Whether scn's data, as libdw reads it, is the file's bytes in the mapping at map: not a
+ * section libdw inflated, nor one libelf copied into a buffer of its own. */
+static bool plain_in_mapping(Elf_Scn *scn, const char *map, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+
+	return data && data->d_buf == map + sh->sh_offset && data->d_size == sh->sh_size;
+}
+
+/* Notes, once libdw has first begun (what it inflates is inflated by then, and stays so
+ * when it begins again on the same ELF), the span of the debug sections whose bytes libdw
+ * reads straight from the mapping, whose pages make_room drops, and where .debug_line's
+ * bytes are, to charge line programs. Once: the windows charged outlive a units reset. */
+static void note_plain(struct dwarf_syms *d)
+{
+	char *map = elf_getident(d->elf, NULL);
+	Elf_Scn *scn = NULL;
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (d->plain_noted)
+		return;
+	d->plain_noted = true;
+	if (!map || elf_getshdrstrndx(d->elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(d->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size ||
+		    (sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset + sh.sh_size < sh.sh_offset)
+			continue;
+		name = elf_strptr(d->elf, shstrndx, sh.sh_name);
+		if (!name || strncmp(name, ".debug_", 7) || !plain_in_mapping(scn, map, &sh))
+			continue;
+		if (!d->plain_hi || sh.sh_offset < d->plain_lo)
+			d->plain_lo = sh.sh_offset;
+		if (sh.sh_offset + sh.sh_size > d->plain_hi)
+			d->plain_hi = sh.sh_offset + sh.sh_size;
+		if (!strcmp(name, ".debug_line")) {
+			d->line_buf = map + sh.sh_offset;
+			d->line_size = sh.sh_size;
+		}
+	}
+	if (!d->plain_hi)
+		return;
+	d->nwindows = window_of(map + d->plain_hi - 1) - window_of(map + d->plain_lo) + 1;
+	d->windows = calloc((d->nwindows + 63) / 64, sizeof(*d->windows));
+	d->plain_map = d->windows ? map : NULL; /* without the bitmap, nothing is charged */
+}
+
+/* Charges a walk over the bytes [lo, hi] of the mapping (a unit's DIEs, a line program,
+ * an inline chain, a name): each fault-around window it touched that no walk touched
+ * since the last drop. Walks elsewhere (a .dwo file, sections inflated in the heap) cost
+ * the mapping nothing. */
+static void charge(struct dwarf_syms *d, const void *lo, const void *hi)
+{
+	uintptr_t a = (uintptr_t)lo, b = (uintptr_t)hi, map = (uintptr_t)d->plain_map;
+	size_t first, last;
+
+	if (!map || a < map + d->plain_lo || b >= map + d->plain_hi || b < a)
+		return;
+	first = window_of(lo) - window_of(d->plain_map + d->plain_lo);
+	last = window_of(hi) - window_of(d->plain_map + d->plain_lo);
+	for (size_t w = first; w <= last && w < d->nwindows; w++) {
+		if (d->windows[w / 64] & (1ull << (w % 64)))
+			continue;
+		d->windows[w / 64] |= 1ull << (w % 64);
+		d->walked += FAULT_AROUND;
+	}
+}
+
+/* Charges the string s, when it is in the mapping (.debug_str, or inline in a DIE). */
+static void charge_string(struct dwarf_syms *d, const char *s)
+{
+	if (s)
+		charge(d, s, s + strnlen(s, NAME_MAX_LEN));
+}
+
+/* Drops the pages of the plain sections' span once the walks since the last drop were
+ * charged past the bound: called before a walk, so the pages the last one read stay for
+ * the lookups that follow it. A later read faults a page in again from the page cache
+ * (bench/README.md, DWARF: what that costs). */
+static void make_room(struct dwarf_syms *d)
+{
+	if (!d->mapped_bound || d->walked <= d->mapped_bound)
+		return;
+	d->walked = 0;
+	memset(d->windows, 0, (d->nwindows + 63) / 64 * sizeof(*d->windows));
+	if (drop_pages(d->plain_map, d->plain_lo, d->plain_hi))
+		d->map_drops++;
 }
 
 /* One .debug_aranges entry: the address range a unit's DIE at off covers. */
@@ -224,6 +351,8 @@ static int add_unit(struct dwarf_syms *d, struct range_vec *rv, const struct ara
 
 	struct unit *u;
 
+	make_room(d);
+	charge(d, cudie->addr, cudie->addr); /* its header and DIE were read */
 	/* libdw reads a partial unit's type from its header (DWARF 5) or its DIE's tag. */
 	if (unit_type == DW_UT_type || unit_type == DW_UT_split_type || unit_type == DW_UT_partial)
 		return 0; /* no code of their own */
@@ -364,19 +493,10 @@ static void note_packed(struct dwarf_syms *d, size_t shstrndx)
 
 /* Once libdw has inflated the sections, their compressed bytes are not read again (libelf
  * points the sections at the copies), yet their pages stay resident in the mapping: 4.2
- * MiB for libc's debug file. The mapping is private and read-only (ELF_C_READ_MMAP), so
- * dropping the pages loses nothing: a later read faults them in again from the file. */
+ * MiB for libc's debug file. */
 static void release_packed(struct dwarf_syms *d)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t lo, hi;
-
-	if (!d->packed_map || page <= 0 || ((uintptr_t)d->packed_map & (page - 1)))
-		return;
-	lo = (d->packed_lo + page - 1) & ~(uint64_t)(page - 1); /* whole pages inside only */
-	hi = d->packed_hi & ~(uint64_t)(page - 1);
-	if (lo < hi)
-		madvise(d->packed_map + lo, hi - lo, MADV_DONTNEED);
+	drop_pages(d->packed_map, d->packed_lo, d->packed_hi);
 	d->packed_map = NULL; /* inflated once: the span is not dropped again */
 }
 
@@ -448,6 +568,7 @@ static int begin_dwarf(struct dwarf_syms *d)
 	if (!d->dw)
 		return -ENODATA;
 	release_packed(d);
+	note_plain(d);
 	err = index_units(d);
 	d->open_bytes = dwarf_syms__memory(d);
 	return err;
@@ -475,6 +596,17 @@ uint32_t dwarf_syms__resets(const struct dwarf_syms *d)
 	return d ? d->resets : 0;
 }
 
+void dwarf_syms__bound_mapped(struct dwarf_syms *d, size_t bytes)
+{
+	if (d)
+		d->mapped_bound = bytes;
+}
+
+uint32_t dwarf_syms__mapped_drops(const struct dwarf_syms *d)
+{
+	return d ? d->map_drops : 0;
+}
+
 struct dwarf_syms *dwarf_syms__open(int fd)
 {
 	struct dwarf_syms *d = calloc(1, sizeof(*d));
@@ -487,6 +619,7 @@ struct dwarf_syms *dwarf_syms__open(int fd)
 	}
 	arena_init(&d->arena);
 	hmap_init(&d->names, name_eq);
+	d->mapped_bound = DWARF_MAPPED_KEEP;
 	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (d->fd < 0 || fstat(d->fd, &st) || !S_ISREG(st.st_mode))
 		goto fail;
@@ -510,6 +643,7 @@ void dwarf_syms__free(struct dwarf_syms *d)
 	if (!d)
 		return;
 	drop_dwarf(d);
+	free(d->windows);
 	if (d->elf)
 		elf_end(d->elf);
 	if (d->fd >= 0)
@@ -537,6 +671,7 @@ struct func_vec {
 	Dwarf_Die *v;
 	size_t n, cap;
 	uint32_t visits;
+	const char *last; /* the DIE visited furthest into the mapping */
 };
 
 static int func_vec__add(struct func_vec *fv, Dwarf_Die *die)
@@ -579,6 +714,8 @@ static int collect_funcs(struct func_vec *fv, Dwarf_Die *parent, int nest)
 	while (r == 0) {
 		if (++fv->visits > DIE_VISITS_MAX)
 			return -E2BIG;
+		if ((uintptr_t)child.addr > (uintptr_t)fv->last)
+			fv->last = child.addr;
 		tag = dwarf_tag(&child);
 		err = 0;
 		if (tag == DW_TAG_subprogram &&
@@ -593,6 +730,32 @@ static int collect_funcs(struct func_vec *fv, Dwarf_Die *parent, int nest)
 	return r < 0 ? -EINVAL : 0;
 }
 
+/* Charges u's line program, which dwarf_getsrclines reads whole: its length is in its
+ * first 4 bytes (12 in 64-bit DWARF), cut at the section's end (so a file of the other
+ * byte order is only charged too much). */
+static void charge_lines(struct dwarf_syms *d, struct unit *u)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	uint32_t len32;
+	uint64_t len;
+
+	if (!d->line_buf || dwarf_formudata(dwarf_attr(&u->lines, DW_AT_stmt_list, &a), &off) ||
+	    off >= d->line_size || d->line_size - off < 4)
+		return;
+	memcpy(&len32, d->line_buf + off, sizeof(len32));
+	len = (uint64_t)len32 + 4;
+	if (len32 == 0xffffffff) {
+		if (d->line_size - off < 12)
+			return;
+		memcpy(&len, d->line_buf + off + 4, sizeof(len));
+		len = len > UINT64_MAX - 12 ? UINT64_MAX : len + 12;
+	}
+	if (len > d->line_size - off)
+		len = d->line_size - off;
+	charge(d, d->line_buf + off, d->line_buf + off + len - 1);
+}
+
 static void count_line_rows(struct dwarf_syms *d, struct unit *u)
 {
 	Dwarf_Lines *lines;
@@ -600,6 +763,7 @@ static void count_line_rows(struct dwarf_syms *d, struct unit *u)
 
 	if (dwarf_getsrclines(&u->lines, &lines, &n) == 0)
 		d->line_rows += n;
+	charge_lines(d, u);
 }
 
 /* Indexes unit u's functions on its first lookup. A unit that fails stays unindexed. */
@@ -625,6 +789,8 @@ static int index_unit(struct dwarf_syms *d, struct unit *u)
 	u->nranges = fv.rv.n;
 	u->indexed = true;
 	d->index_bytes += fv.cap * sizeof(*fv.v) + fv.rv.cap * sizeof(*fv.rv.v);
+	/* The walk read the unit's DIEs from its first to the last it visited. */
+	charge(d, u->top.addr, fv.last ? fv.last : u->top.addr);
 	count_line_rows(d, u);
 	return 0;
 }
@@ -634,17 +800,26 @@ static bool is_block(int tag)
 	return tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
 }
 
+/* An inline chain's walk: the DIEs visited, and the one furthest into the mapping. */
+struct chain_walk {
+	uint32_t visits;
+	const char *last;
+};
+
 /* Finds the child of *scope whose code covers va among inlined calls and blocks (blocks
  * without addresses are entered too: their children may have some). 1 found, 0 none. */
-static int covering_child(Dwarf_Die *scope, uint64_t va, Dwarf_Die *out, uint32_t *visits, int nest)
+static int covering_child(Dwarf_Die *scope, uint64_t va, Dwarf_Die *out, struct chain_walk *w,
+			  int nest)
 {
 	Dwarf_Die child;
 	int r, tag;
 
 	r = dwarf_child(scope, &child);
 	for (; r == 0; r = dwarf_siblingof(&child, &child)) {
-		if (++*visits > CHAIN_VISITS_MAX)
+		if (++w->visits > CHAIN_VISITS_MAX)
 			return 0;
+		if ((uintptr_t)child.addr > (uintptr_t)w->last)
+			w->last = child.addr;
 		tag = dwarf_tag(&child);
 		if (tag != DW_TAG_inlined_subroutine && !is_block(tag))
 			continue;
@@ -654,26 +829,27 @@ static int covering_child(Dwarf_Die *scope, uint64_t va, Dwarf_Die *out, uint32_
 		}
 		if (is_block(tag) && nest < NEST_MAX && !dwarf_hasattr(&child, DW_AT_low_pc) &&
 		    !dwarf_hasattr(&child, DW_AT_ranges) &&
-		    covering_child(&child, va, out, visits, nest + 1))
+		    covering_child(&child, va, out, w, nest + 1))
 			return 1;
 	}
 	return 0;
 }
 
 /* Fills chain[] with the inlined calls covering va inside fn, outermost first. */
-static int inline_chain(Dwarf_Die *fn, uint64_t va, Dwarf_Die *chain, int max)
+static int inline_chain(struct dwarf_syms *d, Dwarf_Die *fn, uint64_t va, Dwarf_Die *chain, int max)
 {
+	struct chain_walk w = {};
 	Dwarf_Die scope = *fn, next;
-	uint32_t visits = 0;
 	int n = 0, nest;
 
 	for (nest = 0; nest < NEST_MAX && n < max; nest++) {
-		if (!covering_child(&scope, va, &next, &visits, 0))
+		if (!covering_child(&scope, va, &next, &w, 0))
 			break;
 		if (dwarf_tag(&next) == DW_TAG_inlined_subroutine)
 			chain[n++] = next;
 		scope = next;
 	}
+	charge(d, fn->addr, w.last && (uintptr_t)w.last > (uintptr_t)fn->addr ? w.last : fn->addr);
 	return n;
 }
 
@@ -701,6 +877,8 @@ static const char *function_name(struct dwarf_syms *d, Dwarf_Die *die)
 	if (ln)
 		dem = ebprof_demangle(ln);
 	name = dem ? dem : die_string(die, DW_AT_name);
+	charge_string(d, ln);
+	charge_string(d, name);
 	if (!name)
 		name = ln ? ln : "[unknown]";
 	len = strnlen(name, NAME_MAX_LEN);
@@ -759,7 +937,8 @@ static int fill_lines(struct dwarf_syms *d, struct unit *u, Dwarf_Die *fn, uint6
 		      bool inlines, struct dwarf_line *out, int max)
 {
 	Dwarf_Die chain[DWARF_LINES_MAX];
-	int n = inline_chain(fn, va, chain, max - 1 < DWARF_LINES_MAX ? max - 1 : DWARF_LINES_MAX);
+	int n =
+	    inline_chain(d, fn, va, chain, max - 1 < DWARF_LINES_MAX ? max - 1 : DWARF_LINES_MAX);
 	int k;
 
 	if (!inlines) {
@@ -801,6 +980,7 @@ int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct d
 			return 0;
 		u = &d->units[ur->idx];
 	}
+	make_room(d);
 	if (index_unit(d, u))
 		return 0;
 	fr = range_find(u->ranges, u->nranges, va);

@@ -10,6 +10,11 @@
 #include <stdint.h>
 
 #define DWARF_LINES_MAX 32 /* functions reported per address: deeper inlining is cut */
+/* Bytes of the mapped debug sections walked between two drops of their pages, by
+ * default (dwarf_syms__bound_mapped). */
+#ifndef DWARF_MAPPED_KEEP /* -DDWARF_MAPPED_KEEP=0: a build that keeps them, to compare */
+#define DWARF_MAPPED_KEEP (2u << 20)
+#endif
 
 struct dwarf_syms;
 
@@ -56,5 +61,17 @@ bool dwarf_syms__section_unused(const char *name);
 
 /* How many times the bound dropped the units' holdings. */
 uint32_t dwarf_syms__resets(const struct dwarf_syms *d);
+
+/* Bounds the pages of the file's mapping that the reader keeps resident. libdw reads the
+ * uncompressed debug sections straight from libelf's mapping of the file, so every page a
+ * walk touches (indexing a unit, reading its line program, finding an inline chain) stays
+ * in the resident set until the DWARF is freed. Each walk is charged its span of the
+ * mapping; once the walks since the last drop were charged more than bytes, the next
+ * lookup first drops the pages of those sections (madvise: they are read again from the
+ * page cache when needed). Answers and the strings returned are not affected. 0 bounds
+ * nothing; the default is DWARF_MAPPED_KEEP. */
+void dwarf_syms__bound_mapped(struct dwarf_syms *d, size_t bytes);
+/* How many times the pages of the mapping were dropped. */
+uint32_t dwarf_syms__mapped_drops(const struct dwarf_syms *d);
 
 #endif

@@ -408,8 +408,10 @@ void symbolizer__file_named(struct symbolizer *s, uint32_t file_id)
 		s->dwarf_kept++;
 		return;
 	}
-	pr_debug("DWARF of %s: %.1f MiB at the end, units dropped %u times, freed once named",
-		 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0, dwarf_syms__resets(f->dwarf));
+	pr_debug("DWARF of %s: %.1f MiB at the end, units dropped %u times, mapped pages %u "
+		 "times, freed once named",
+		 f->path, dwarf_syms__memory(f->dwarf) / 1048576.0, dwarf_syms__resets(f->dwarf),
+		 dwarf_syms__mapped_drops(f->dwarf));
 	s->dwarf_resets += dwarf_syms__resets(f->dwarf);
 	release_dwarf(f);
 	s->dwarf_released++;

@@ -124,6 +124,8 @@ static void one_file(int fd, const uint8_t *data, size_t size)
 		return;
 	if (size & 1)
 		dwarf_syms__bound_units(d, 1);
+	if (size & 2)
+		dwarf_syms__bound_mapped(d, 1); /* every walk drops the mapped pages first */
 	lookups(d, fd, data, size);
 	sink_resets += dwarf_syms__resets(d);
 	dwarf_syms__free(d);

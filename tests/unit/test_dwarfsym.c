@@ -2,8 +2,8 @@
 /* Unit tests for the DWARF lookup: the inline_chain workload compiled here in every form
  * the reader must handle (DWARF 4 and 5, compressed sections, split DWARF, clang without
  * .debug_aranges, a separate debug file), its inline chain and lines checked at the call
- * into the leaf; location lists left compressed; and files without DWARF or not ELF
- * refused cleanly. */
+ * into the leaf; location lists left compressed; the resident pages of the mapped debug
+ * sections bounded; and files without DWARF or not ELF refused cleanly. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "shell.h"
 #include "symbol/dwarfsym.h"
+#include "util/resident.h"
 
 #define SRC "tests/workloads/inline_chain.c"
 
@@ -336,6 +338,158 @@ static void test_bounded(void)
 	dwarf_syms__free(d);
 }
 
+#define GEN_FUNCS 200	/* functions in the generated unit: 34 KiB of DIEs, 30 of lines */
+#define GEN_COPIES 48	/* units linked: 3 MiB of mapped DWARF */
+#define GEN_ADDRS 16384 /* function midpoints looked up at most */
+#define MAPPED_BOUND (128u << 10)
+/* Over the bound: the walk that crossed it (a unit: 34 KiB of DIEs and 30 of lines, in
+ * 64 KiB windows), the windows of the ELF and section headers (128 KiB), and what no walk
+ * is charged for (range lists, abbreviations: 220 KiB in all here). 660 KiB measured. */
+#define MAPPED_SLACK (768u << 10)
+
+/* Writes a unit of GEN_FUNCS functions, each with an inlined helper, called from one
+ * entry, gen_entry, which objcopy renames in each copy. */
+static int write_gen_unit(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "struct pair {\n\tlong a, b;\n};\n"
+		   "static inline __attribute__((always_inline)) long mix(long x, long k)\n{\n"
+		   "\tstruct pair p = {x ^ k, x + k};\n\treturn p.a * 31 + (p.b >> 3);\n}\n");
+	for (int i = 0; i < GEN_FUNCS; i++)
+		fprintf(f,
+			"static __attribute__((noinline)) long g%d(long x)\n{\n\tlong s = %d;\n"
+			"\tfor (long k = 0; k < (x & 7); k++)\n\t\ts += mix(x, k + %d);\n"
+			"\treturn s;\n}\n",
+			i, i, i);
+	fprintf(f, "long gen_entry(long x)\n{\n\tlong s = 0;\n");
+	for (int i = 0; i < GEN_FUNCS; i++)
+		fprintf(f, "\ts += g%d(x);\n", i);
+	fprintf(f, "\treturn s;\n}\n");
+	return fclose(f) ? -errno : 0;
+}
+
+/* Builds GEN_COPIES copies of the generated unit into one binary at bin. */
+static int build_gen_binary(const char *bin)
+{
+	char src[4096];
+
+	snprintf(src, sizeof(src), "%s/gen.c", tmpdir);
+	if (write_gen_unit(src))
+		return -EIO;
+	return run("cd %s && gcc -O2 -g -c gen.c -o gen.o && : >main.c && "
+		   "for i in $(seq 1 %d); do objcopy --redefine-sym gen_entry=gen_entry_$i gen.o "
+		   "gen$i.o && echo \"long gen_entry_$i(long);\" >>main.c; done && "
+		   "echo 'int main(int c, char **v) { long s = 0;' >>main.c && "
+		   "for i in $(seq 1 %d); do echo \"s += gen_entry_$i(c);\" >>main.c; done && "
+		   "echo 'return (int)(s & 1); }' >>main.c && gcc -O2 -g main.c gen[0-9]*.o -o %s",
+		   tmpdir, GEN_COPIES, GEN_COPIES, bin)
+		   ? -EIO
+		   : 0;
+}
+
+/* The midpoints of bin's sized functions, in address order (nm -n). */
+static size_t function_midpoints(const char *bin, uint64_t *out, size_t max)
+{
+	char cmd[8192], line[512], type;
+	unsigned long long a, sz;
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -n -S --defined-only %s", bin);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (n < max && sscanf(line, "%llx %llx %c", &a, &sz, &type) == 3 &&
+		    (type == 't' || type == 'T') && sz)
+			out[n++] = a + sz / 2;
+	pclose(p);
+	return n;
+}
+
+/* Bytes of the pages of the file st resident in this process's mappings. */
+static size_t resident_bytes(const struct stat *st)
+{
+	long n = resident__file_pages(st->st_dev, st->st_ino, NULL, NULL);
+
+	return n > 0 ? (size_t)n * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* Looks up every address in d as record does (in address order), writing the answers to
+ * out; returns the most pages of st's file resident after any lookup, in bytes. */
+static size_t lookup_all(struct dwarf_syms *d, const uint64_t *va, size_t n, FILE *out,
+			 const struct stat *st)
+{
+	struct dwarf_line l[DWARF_LINES_MAX];
+	size_t peak = 0, r;
+	int k;
+
+	for (size_t i = 0; i < n; i++) {
+		k = dwarf_syms__lookup(d, va[i], true, l, DWARF_LINES_MAX);
+		fprintf(out, "%llx", (unsigned long long)va[i]);
+		for (int j = 0; j < k; j++)
+			fprintf(out, "|%s|%s|%u", l[j].function, l[j].file, l[j].line);
+		fputc('\n', out);
+		r = resident_bytes(st);
+		if (r > peak)
+			peak = r;
+	}
+	return peak;
+}
+
+/* libdw reads uncompressed debug sections from the file's mapping, so every page a walk
+ * touched stayed resident: with the bound, looking up every function of 48 units keeps at
+ * most the bound and one walk's pages (measured by pagemap after every lookup), without
+ * it nearly all of them; the answers are the same, byte for byte. */
+static void test_mapped_bound(void)
+{
+	static uint64_t va[GEN_ADDRS];
+	char bin[4096], *with = NULL, *without = NULL;
+	size_t n, with_len = 0, without_len = 0, peak_with, peak_without;
+	struct dwarf_syms *d;
+	FILE *out;
+	struct stat st;
+	int fd;
+
+	snprintf(bin, sizeof(bin), "%s/gen_units", tmpdir);
+	CHECK(build_gen_binary(bin) == 0);
+	n = function_midpoints(bin, va, GEN_ADDRS);
+	CHECK(n > GEN_FUNCS * GEN_COPIES / 2);
+	fd = open(bin, O_RDONLY);
+	CHECK(fd >= 0 && fstat(fd, &st) == 0);
+	if (fd < 0)
+		return;
+	d = dwarf_syms__open(fd);
+	CHECK(d != NULL);
+	out = open_memstream(&with, &with_len);
+	dwarf_syms__bound_mapped(d, MAPPED_BOUND);
+	peak_with = lookup_all(d, va, n, out, &st);
+	CHECK(dwarf_syms__mapped_drops(d) > 0);
+	fclose(out);
+	dwarf_syms__free(d);
+	d = dwarf_syms__open(fd);
+	CHECK(d != NULL);
+	out = open_memstream(&without, &without_len);
+	dwarf_syms__bound_mapped(d, 0);
+	peak_without = lookup_all(d, va, n, out, &st);
+	fclose(out);
+	dwarf_syms__free(d);
+	close(fd);
+	fprintf(stderr,
+		"  %zu lookups, mapped pages resident at most: %zu KiB bounded to %u KiB, "
+		"%zu KiB kept\n",
+		n, peak_with >> 10, MAPPED_BOUND >> 10, peak_without >> 10);
+	CHECK(peak_with <= MAPPED_BOUND + MAPPED_SLACK);
+	CHECK(peak_without > 2 * (MAPPED_BOUND + MAPPED_SLACK)); /* large enough to tell */
+	CHECK(with && without && with_len == without_len && !memcmp(with, without, with_len));
+	CHECK(with && strstr(with, "|g17|") && strstr(with, "|mix|"));
+	free(with);
+	free(without);
+}
+
 static void test_no_dwarf(void)
 {
 	char bin[4096];
@@ -377,6 +531,7 @@ int main(void)
 	RUN_TEST(test_loclists_not_inflated);
 	RUN_TEST(test_debug_file);
 	RUN_TEST(test_bounded);
+	RUN_TEST(test_mapped_bound);
 	RUN_TEST(test_no_dwarf);
 	run("rm -rf %s", tmpdir);
 	HARNESS_EXIT();
