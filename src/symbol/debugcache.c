@@ -282,12 +282,14 @@ static int make_copy(const struct elf_file *e, const char *dir, const char *name
 	return err;
 }
 
-/* The cache's problems are said once: each makes every later file fall back the same. */
+/* The cache's problems are said once: each makes every later file fall back the same.
+ * A file that is not worth a copy or cannot be read is not the cache's problem (its DWARF
+ * is then read, or refused, by the reader as before). */
 static void say_once(const char *dir, int err)
 {
 	static bool said;
 
-	if (said || err == -ENOENT || err == -EFBIG)
+	if (said || err == -ENOENT || err == -EFBIG || err == -EINVAL)
 		return;
 	said = true;
 	pr_debug("debug cache %s unusable (%s): compressed DWARF is inflated in memory", dir,
@@ -301,7 +303,7 @@ int debug_cache__open(const char *dir, uint64_t max_bytes, int fd)
 	int err = -ENOENT;
 
 	if (!e)
-		return -errno;
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	elf_file__build_id_hex(e, id);
 	if (!id[0] || !compressed_dwarf(e))
 		goto out;

@@ -203,14 +203,16 @@ static void test_unsafe_dir(void)
 	CHECK(chmod(cache, 0700) == 0);
 }
 
-/* Uncompressed DWARF is read from the file itself; a copy past a quarter of the bound is
- * not made. */
+/* Uncompressed DWARF is read from the file itself, and a file that is not ELF by the
+ * reader; a copy past a quarter of the bound is not made. */
 static void test_not_copied(void)
 {
 	char copy[4096];
 
 	CHECK(build("plain", 2, "") == 0);
 	CHECK(cache_open("plain", BIG) == -ENOENT);
+	CHECK(run("echo 'not an ELF file' > %s/text", tmpdir) == 0);
+	CHECK(cache_open("text", BIG) == -EINVAL);
 	CHECK(cache_open("gz1", 4096) == -EFBIG);
 	copy_path(copy, sizeof(copy), 1);
 	CHECK(access(copy, F_OK) != 0);
