@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The minimal-BTF cache. Files are named by kernel id and object hash, so neither a new
- * kernel nor a new ebprof reuses a stale one; they are trusted only when root owns them
- * and nobody else may write them, because libbpf relocates our programs by them. */
+ * kernel nor a new ebprof reuses a stale one; they are trusted only when we (root) own
+ * them and nobody else may write them, because libbpf relocates our programs by them. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
@@ -15,34 +15,16 @@
 #include "loader/btf_cache.h"
 #include "loader/min_btf.h"
 #include "loader/objects.h"
+#include "util/cache_dir.h"
 #include "util/log.h"
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
-static bool trusted(const char *path, bool dir)
+static bool trusted(const char *path)
 {
 	struct stat st;
 
-	if (lstat(path, &st))
-		return false;
-	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-		return false;
-	return st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
-}
-
-static int make_dir(const char *dir)
-{
-	char parent[4096], *s;
-
-	snprintf(parent, sizeof(parent), "%s", dir);
-	s = strrchr(parent, '/');
-	if (s && s != parent) {
-		*s = '\0';
-		mkdir(parent, 0755);
-	}
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	return trusted(dir, true) ? 0 : -EPERM;
+	return !lstat(path, &st) && S_ISREG(st.st_mode) && cache_dir__safe(&st);
 }
 
 /* Another ebprof build's file is left alone while it may be in use: libbpf opens the
@@ -87,11 +69,11 @@ int btf_cache__get(const char *dir, char *path, size_t len)
 	    (int)len)
 		return -ENAMETOOLONG;
 	/* Touched on every use, so no other build takes it for stale while we load. */
-	if (trusted(path, false)) {
+	if (trusted(path)) {
 		utimensat(AT_FDCWD, path, NULL, 0);
 		return 0;
 	}
-	err = make_dir(dir);
+	err = cache_dir__make(dir);
 	if (err) {
 		pr_debug("BTF cache %s unusable: %s", dir, strerror(-err));
 		return err;

@@ -21,34 +21,11 @@
 #include "symbol/debugcache.h"
 #include "symbol/dwarfsym.h"
 #include "util/atomic_file.h"
+#include "util/cache_dir.h"
 #include "util/log.h"
 
 /* A temporary file this old was left by an ebprof that died while writing it. */
 #define TMP_STALE_SECONDS (10 * 60)
-
-static bool owned_safe(const struct stat *st)
-{
-	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-static int make_dir(const char *dir)
-{
-	char parent[4096], *s;
-	struct stat st;
-
-	if (snprintf(parent, sizeof(parent), "%s", dir) >= (int)sizeof(parent))
-		return -ENAMETOOLONG;
-	s = strrchr(parent, '/');
-	if (s && s != parent) {
-		*s = '\0';
-		mkdir(parent, 0755);
-	}
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	if (lstat(dir, &st))
-		return -errno;
-	return S_ISDIR(st.st_mode) && owned_safe(&st) ? 0 : -EPERM;
-}
 
 /* Whether e is worth a copy: an executable or shared object (relocatable files' DWARF
  * needs their relocation sections) with at least one compressed debug section libdw
@@ -175,7 +152,7 @@ static int open_copy(const char *path, const char *id)
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !owned_safe(&st))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !cache_dir__safe(&st))
 		goto refuse;
 	c = elf_file__open(fd);
 	if (c)
@@ -269,7 +246,7 @@ static int make_copy(const struct elf_file *e, const char *dir, const char *name
 		     uint64_t max)
 {
 	struct atomic_file af;
-	int err = make_dir(dir);
+	int err = cache_dir__make(dir);
 
 	if (err)
 		return err;

@@ -42,5 +42,5 @@ DICT
 }
 
 fuzz_all src/symbol/dwarfsym.c src/symbol/debugcache.c src/symbol/elfsym.c src/elf/elf_file.c \
-	src/util/arena.c src/util/atomic_file.c src/util/hmap.c src/util/log.c \
+	src/util/arena.c src/util/atomic_file.c src/util/cache_dir.c src/util/hmap.c src/util/log.c \
 	-- -ldw -lelf -liberty
