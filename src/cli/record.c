@@ -21,6 +21,7 @@
 #include "export/folded.h"
 #include "export/pprof.h"
 #include "export/summary.h"
+#include "unwind/cut.h"
 #include "unwind/native.h"
 #include "profile/report.h"
 #include "profile/report_view.h"
@@ -356,12 +357,16 @@ static void print_summary(const struct session *rec, const struct report *r,
 		       (unsigned long long)c[CTR_TAIL_CALL_FAILED],
 		       (unsigned long long)c[CTR_TAIL_CALLS_OUT],
 		       (unsigned long long)c[CTR_RUNTIME_CUT]);
-	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
-	    c[CTR_BAD_FRAME])
-		printf("  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
-		       "frames without a table yet, %llu frames outside the CFI (frame pointers "
-		       "there); stacks cut: %llu unreadable stack, %llu impossible caller\n",
-		       (unsigned long long)c[CTR_UNKNOWN_PID], (unsigned long long)c[CTR_NO_TABLE],
+	cut_causes__print(c, log_verbose, stdout);
+	if (log_verbose)
+		printf("  unwinding: %llu samples of processes without a description, %llu pcs "
+		       "placed through the kernel's VMAs (%llu in none, %llu in files without "
+		       "a table yet), %llu frames without a table (frame pointers), %llu outside "
+		       "the CFI (frame pointers there); stacks cut: %llu unreadable stack, %llu "
+		       "impossible caller\n",
+		       (unsigned long long)c[CTR_UNKNOWN_PID], (unsigned long long)c[CTR_VMA_WALKS],
+		       (unsigned long long)c[CTR_VMA_MISSED],
+		       (unsigned long long)c[CTR_FILE_UNKNOWN], (unsigned long long)c[CTR_NO_TABLE],
 		       (unsigned long long)c[CTR_NO_ROW], (unsigned long long)c[CTR_READ_FAULT],
 		       (unsigned long long)c[CTR_BAD_FRAME]);
 	printf("  processes: %zu seen, %llu distinct stacks, %u files\n", summary__processes(r),
