@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fake_mem.h"
-#include "interp/v8_heap.h"
-#include "interp/v8_meta.h"
+#include "interp/v8/v8_heap.h"
+#include "interp/v8/v8_meta.h"
 
 /* Node 20's (V8 11.3's) values, as its libnode.so exports them. */
 static void node20(struct v8_meta *m)

@@ -14,13 +14,12 @@
 #include <bpf/libbpf.h>
 
 #include "elf/elf_file.h"
-#include "interp/python.h"
-#include "interp/python_lines.h"
-#include "interp/python_offsets.h"
+#include "interp/python/python.h"
+#include "interp/python/python_lines.h"
+#include "interp/python/python_offsets.h"
 #include "interp/runtime.h"
 #include "interp/runtime_state.h"
 #include "loader/counters.h"
-#include "profile/profile.h"
 #include "python.skel.h"
 #include "sample.h"
 #include "util/arena.h"
@@ -535,16 +534,21 @@ static unsigned int python_ingest(void *priv, uint32_t pid, const struct user_fr
 
 /* Python frames read "qualname (file.py:LINE)": the file without its directory, which
  * is how tracebacks are read at a glance; line 0 when the instruction has none. */
-static const char *python_name(void *priv, const struct frame *f, struct arena *a)
+/* Python frames: the qualified name, the code object's file and the line (frame.addr). */
+static bool python_symbol(void *priv, const struct frame *f, struct arena *a,
+			  struct frame_symbol *out)
 {
 	const struct python *py = priv;
 	/* Read at report time, under the tracker's lock: no function is being added. */
 	const struct functab_entry *fn = functab__get(&py->rs.names, f->file_id);
 
-	if (!fn)
-		return "[python: unreadable code]";
-	return arena_printf(a, "%s (%s:%llu)", fn->func, base_name(fn->file),
-			    (unsigned long long)f->addr);
+	if (!fn) {
+		*out = (struct frame_symbol){.function = "[python: unreadable code]", .file = ""};
+		return true;
+	}
+	*out = (struct frame_symbol){
+	    .function = fn->func, .file = fn->file, .line = (uint32_t)f->addr};
+	return true;
 }
 
 void python__stats(struct python *py, struct python_stats *out)
@@ -622,6 +626,6 @@ const struct runtime_ops python_runtime = {
     .describe = python_describe,
     .forget = python_forget,
     .ingest = python_ingest,
-    .frame_name = python_name,
+    .frame_symbol = python_symbol,
     .print_stats = python_print_stats,
 };

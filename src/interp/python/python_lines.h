@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "interp/python_offsets.h"
+#include "interp/python/python_offsets.h"
 
 /* Returns the source line of the instruction at index lasti (code units, two bytes
  * each) of a code object whose first line is first, from its line table t[0..n) in

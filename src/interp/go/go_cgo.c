@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "elf/elf_file.h"
-#include "interp/go_cgo.h"
+#include "interp/go/go_cgo.h"
 #include "symbol/gopclntab.h"
 
 #define CODE_MAX 512 /* asmcgocall is about 200 bytes in every release */

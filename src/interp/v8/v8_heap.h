@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "interp/v8_meta.h"
+#include "interp/v8/v8_meta.h"
 
 /* Reads len bytes at addr of the process: 0 or -errno. */
 typedef int (*v8_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "interp/hotspot_describe.h"
+#include "interp/hotspot/hotspot_describe.h"
 
 /* v: a uint64_t or a __u64 (unsigned long vs unsigned long long, the same 8 bytes). */
 static int rd64(const struct hs_mem *m, uint64_t addr, void *v)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hotspot_proc.h"
-#include "interp/hotspot_method.h"
-#include "interp/hotspot_names.h"
+#include "interp/hotspot/hotspot_proc.h"
+#include "interp/hotspot/hotspot_method.h"
+#include "interp/hotspot/hotspot_names.h"
 #include "util/hmap.h"
 
 struct method_entry {

@@ -6,7 +6,7 @@
 #include <libelf.h>
 #include <string.h>
 
-#include "interp/hotspot_elf.h"
+#include "interp/hotspot/hotspot_elf.h"
 
 bool hs_elf__is_libjvm(const char *path)
 {

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "interp/python_offsets.h"
+#include "interp/python/python_offsets.h"
 
 static const struct py_version_info tables[] = {
     {

@@ -15,16 +15,14 @@
 #include <bpf/libbpf.h>
 
 #include "hotspot.skel.h"
-#include "hotspot_proc.h"
-#include "interp/hotspot_describe.h"
-#include "interp/hotspot_elf.h"
-#include "interp/hotspot_method.h"
-#include "interp/hotspot_names.h"
+#include "interp/hotspot/hotspot_proc.h"
+#include "interp/hotspot/hotspot_describe.h"
+#include "interp/hotspot/hotspot_elf.h"
+#include "interp/hotspot/hotspot_method.h"
+#include "interp/hotspot/hotspot_names.h"
 #include "interp/runtime.h"
 #include "interp/runtime_state.h"
 #include "loader/counters.h"
-#include "profile/profile.h"
-#include "profile/report.h"
 #include "sample.h"
 #include "util/arena.h"
 #include "util/functab.h"
@@ -277,19 +275,22 @@ static unsigned int hotspot_ingest(void *priv, uint32_t pid, const struct user_f
 	return 1;
 }
 
-/* Java frames read "package.Class.method (File.java:LINE)"; stubs and frames without a
- * source file read as their name alone. */
-static const char *hotspot_name(void *priv, const struct frame *f, struct arena *a)
+/* Java frames: "package.Class.method", its source file ("File.java", the class file
+ * keeps no directory) and the line (frame.addr); stubs have no file. */
+static bool hotspot_symbol(void *priv, const struct frame *f, struct arena *a,
+			   struct frame_symbol *out)
 {
 	const struct hotspot *hs = priv;
 	/* Read at report time, under the tracker's lock: no function is being added. */
 	const struct functab_entry *fn = functab__get(&hs->rs.names, f->file_id);
 
-	if (!fn)
-		return "[jvm: unreadable code]";
-	if (!fn->file[0])
-		return fn->func;
-	return arena_printf(a, "%s (%s:%llu)", fn->func, fn->file, (unsigned long long)f->addr);
+	if (!fn) {
+		*out = (struct frame_symbol){.function = "[jvm: unreadable code]", .file = ""};
+		return true;
+	}
+	*out = (struct frame_symbol){
+	    .function = fn->func, .file = fn->file, .line = fn->file[0] ? (uint32_t)f->addr : 0};
+	return true;
 }
 
 static void hotspot_print_stats(void *priv, FILE *out)
@@ -352,6 +353,6 @@ const struct runtime_ops hotspot_runtime = {
     .describe = hotspot_describe,
     .forget = hotspot_forget,
     .ingest = hotspot_ingest,
-    .frame_name = hotspot_name,
+    .frame_symbol = hotspot_symbol,
     .print_stats = hotspot_print_stats,
 };

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "interp/hotspot_layout.h"
+#include "interp/hotspot/hotspot_layout.h"
 
 struct ctx {
 	const struct hs_vm *vm;

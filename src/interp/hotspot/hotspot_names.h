@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "interp/hotspot_layout.h"
+#include "interp/hotspot/hotspot_layout.h"
 
 #define HS_NAMES_MAX_FRAMES (64 << 10) /* cached frames per process; then it starts over */
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/hotspot_method.h"
+#include "interp/hotspot/hotspot_method.h"
 
 #define HEAD 512	  /* bytes of a Method, ConstMethod, ConstantPool, Klass or nmethod read */
 #define ACC_NATIVE 0x0100 /* the class file format's access flag */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interp/hotspot_vm.h"
+#include "interp/hotspot/hotspot_vm.h"
 
 #define HS_MAX_SEGS 8
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interp/hotspot_layout.h"
+#include "interp/hotspot/hotspot_layout.h"
 
 #define HS_NAME_MAX 256		/* bytes of a class or method name kept */
 #define HS_LINES_MAX (8 << 10)	/* bytes of a line-number table read */

@@ -17,13 +17,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "go_proc.h"
-#include "interp/go_cgo.h"
+#include "interp/go/go_proc.h"
+#include "interp/go/go_cgo.h"
 #include "interp/runtime.h"
 #include "interp/runtime_state.h"
 #include "loader/counters.h"
 #include "profile/labels.h"
-#include "profile/profile.h"
 #include "sample.h"
 #include "symbol/gopclntab.h"
 #include "util/arena.h"

@@ -16,17 +16,16 @@
 #include "elf/elf_file.h"
 #include "interp/runtime.h"
 #include "interp/runtime_state.h"
-#include "interp/v8_heap.h"
-#include "interp/v8_meta.h"
+#include "interp/v8/v8_heap.h"
+#include "interp/v8/v8_meta.h"
 #include "loader/counters.h"
-#include "profile/profile.h"
 #include "sample.h"
 #include "util/arena.h"
 #include "util/functab.h"
 #include "util/hmap.h"
 #include "util/log.h"
 #include "v8.skel.h"
-#include "v8_proc.h"
+#include "interp/v8/v8_proc.h"
 
 #define MAX_FUNCS (1 << 20)  /* distinct (function, file) names kept; then frames are "?" */
 #define MAX_CACHED (1 << 16) /* functions and scripts cached per process, then cleared */
@@ -619,23 +618,25 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 	return 1;
 }
 
-/* JavaScript frames read "function (file:line:column)"; stubs and frames without a
- * script (builtins) read as their name alone. */
-static const char *v8_name(void *priv, const struct frame *f, struct arena *a)
+/* JavaScript frames: the function, its script and line and column (frame.addr); stubs
+ * and builtins have no script. */
+static bool v8_symbol(void *priv, const struct frame *f, struct arena *a, struct frame_symbol *out)
 {
 	const struct v8 *v = priv;
 	uint64_t line = f->addr >> LINE_SHIFT, col = f->addr & COL_MASK;
 	/* Read at report time: no function is being added. */
 	const struct functab_entry *fn = functab__get(&v->rs.names, f->file_id);
 
-	if (!fn)
-		return "[v8: unreadable frame]";
-	if (!fn->file[0])
-		return fn->func;
-	if (!line)
-		return arena_printf(a, "%s (%s)", fn->func, fn->file);
-	return arena_printf(a, "%s (%s:%llu:%llu)", fn->func, fn->file, (unsigned long long)line,
-			    (unsigned long long)col);
+	if (!fn) {
+		*out = (struct frame_symbol){.function = "[v8: unreadable frame]", .file = ""};
+		return true;
+	}
+	*out = (struct frame_symbol){.function = fn->func, .file = fn->file};
+	if (fn->file[0] && line) {
+		out->line = (uint32_t)line;
+		out->column = (uint32_t)col;
+	}
+	return true;
 }
 
 static void v8_print_stats(void *priv, FILE *out)
@@ -683,6 +684,7 @@ const struct runtime_ops v8_runtime = {
 	    .about = "JavaScript frame (V8)",
 	    .colour = {275, 25, 55, 60, 8}, /* violet: apart from every other kind's hue */
 	    .folded_suffix = "",
+	    .label_path = true, /* a script's path tells apart the index.js of each package */
 	},
     .floor = {.bpf_loop = true, .without = "Node.js frames stay native"},
     .bpf_elf = v8_elf,
@@ -693,6 +695,6 @@ const struct runtime_ops v8_runtime = {
     .describe = v8_describe,
     .forget = v8_forget,
     .ingest = v8_ingest,
-    .frame_name = v8_name,
+    .frame_symbol = v8_symbol,
     .print_stats = v8_print_stats,
 };

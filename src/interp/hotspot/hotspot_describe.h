@@ -5,8 +5,8 @@
 #ifndef EBPROF_HOTSPOT_DESCRIBE_H
 #define EBPROF_HOTSPOT_DESCRIBE_H
 
-#include "hotspot_proc.h"
-#include "interp/hotspot_layout.h"
+#include "interp/hotspot/hotspot_proc.h"
+#include "interp/hotspot/hotspot_layout.h"
 
 /* Fills p. Returns 0, -EAGAIN when the JVM has not set up its code cache or interpreter
  * yet (describe it again later; p->code_low/high are filled when the code cache's bounds

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "elf/elf_file.h"
-#include "interp/v8_meta.h"
+#include "interp/v8/v8_meta.h"
 
 #define V8_MEMBER_ROW(id, req, names) {req, names},
 static const struct {

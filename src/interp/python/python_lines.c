@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "interp/python_lines.h"
+#include "interp/python/python_lines.h"
 
 /* The first line and the deltas come from the traced process: lines run in 64 bits
  * (64 KiB of deltas cannot overflow them) and one that is no line number is none. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/v8_heap.h"
+#include "interp/v8/v8_heap.h"
 
 #define STRING_DEPTH 16	  /* cons strings nested this deep are not followed */
 #define SCOPE_SLOTS 48	  /* ScopeInfo words scanned for the name and position */

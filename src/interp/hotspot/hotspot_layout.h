@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "interp/hotspot_stream.h"
-#include "interp/hotspot_vm.h"
+#include "interp/hotspot/hotspot_stream.h"
+#include "interp/hotspot/hotspot_vm.h"
 
 #define HS_NONE 0xffff /* a member this build does not have */
 

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "alloc/abi.h"
+#include "preload/abi.h"
 
 /* glibc's allocator under its own exported names: no dlsym(), which may allocate and so
  * re-enter us before we know where the real malloc is. */

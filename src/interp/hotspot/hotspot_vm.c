@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/hotspot_vm.h"
+#include "interp/hotspot/hotspot_vm.h"
 #include "util/hmap.h"
 
 const char *const hs_sym_names[HS_SYM__COUNT] = {

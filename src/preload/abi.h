@@ -2,8 +2,8 @@
 /* The stable interface between libebprof-alloc.so (the preloaded allocation sampler)
  * and ebprof: the environment the library reads and the two marker functions ebprof
  * places uprobes on. Changing a name or an argument here breaks running agents. */
-#ifndef EBPROF_ALLOC_ABI_H
-#define EBPROF_ALLOC_ABI_H
+#ifndef EBPROF_PRELOAD_ABI_H
+#define EBPROF_PRELOAD_ABI_H
 
 /* Mean distance in allocated bytes between two samples (a decimal number of bytes);
  * unset: ALLOC_DEFAULT_MEAN; 0: the library samples nothing. */

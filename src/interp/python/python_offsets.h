@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "python_proc.h"
+#include "interp/python/python_proc.h"
 
 /* Code and string objects, for symbolization in userspace. */
 struct py_code_offsets {

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "interp/hotspot_stream.h"
+#include "interp/hotspot/hotspot_stream.h"
 
 #define LG_H 6		    /* payload bits of a continued byte */
 #define MAX_BYTES 5	    /* an int takes at most five bytes */
