@@ -47,7 +47,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The runtimes the kernel tests profile (CPython 3.13, OpenJDK 11/17/21/25, Node 12/18/20):
+# The runtimes the kernel tests profile (each runtime's src/interp/NAME/packages.list):
 # one minimal Debian root per suite under /var/cache/ebprof/, made once and kept.
 if [ "${1:-build}" = test ]; then
 	"$(dirname "$0")/runtimes.sh"
