@@ -3,7 +3,9 @@
 # Builds the libFuzzer harness of the Go pclntab reader into $BUILD/fuzz, seeds a corpus
 # from the tables of the Go workloads (tests/workloads/go/build.sh) with and without
 # section headers, and fuzzes for $FUZZ_SECONDS; any crash fails.
-# Usage: tests/fuzz/run_gopclntab.sh    or    FUZZ_SECONDS=600 tests/fuzz/run_gopclntab.sh
+# Go's decoders: the pclntab (src/symbol/gopclntab.c) and the cgo stack switch
+# (src/interp/go/go_cgo.c).
+# Usage: tests/fuzz/run_go.sh    or    FUZZ_SECONDS=600 tests/fuzz/run_go.sh
 NAME=fuzz_gopclntab
 out=${BUILD:-build}/fuzz/gopclntab
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-1048576}
@@ -48,5 +50,5 @@ none="\xff\xff\xff\xff"
 DICT
 }
 
-fuzz_all src/symbol/gopclntab.c src/interp/go_cgo.c src/elf/elf_file.c src/util/arena.c \
+fuzz_all src/symbol/gopclntab.c src/interp/go/go_cgo.c src/elf/elf_file.c src/util/arena.c \
 	src/util/hmap.c -- -lelf
