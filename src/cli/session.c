@@ -22,6 +22,7 @@
 #include "symbol/symbolizer.h"
 #include "symbol/ksyms.h"
 #include "unwind/native.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #define RINGBUF_MIN (256u << 10)
@@ -196,10 +197,7 @@ void session__install_signals(void)
 
 uint64_t session__clock_ns(clockid_t id)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return clock_ns(id);
 }
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -537,12 +535,6 @@ bool session__child_exited(struct session *s)
 		pr_info("command killed by signal %d", WTERMSIG(status));
 	s->child.pid = 0;
 	return true;
-}
-
-void session__read_counters(struct session *s)
-{
-	if (s->sampler)
-		sampler__counters(s->sampler, s->counters);
 }
 
 void session__stop(struct session *s)

@@ -169,8 +169,6 @@ struct session *session__start(const struct session_opts *o);
 int session__poll(struct session *s, int timeout_ms);
 /* True once the command (if any) has exited; logs a failing exit status. */
 bool session__child_exited(struct session *s);
-/* Reads the BPF counters into s->counters. */
-void session__read_counters(struct session *s);
 /* Stops sampling, drains what BPF already sent, stops the tracker, and releases every
  * program, link and event. The profile and the counters stay readable. */
 void session__stop(struct session *s);
