@@ -550,19 +550,6 @@ static int code_frames(const struct v8_mem *mem, const struct v8_meta *m,
 	return err;
 }
 
-int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
-			 const struct v8_code_layout *l, uint64_t fn, uint32_t off,
-			 struct v8_inlined *out, int max)
-{
-	uint64_t code;
-	int err;
-
-	if (!l->fn_code || max <= 0)
-		return -EINVAL;
-	err = rd64(mem, fn - 1 + l->fn_code, &code);
-	return err ? err : code_frames(mem, m, l, code, off, out, max);
-}
-
 #define SCAN_BACK (64u << 10)
 #define SCAN_CHUNK 4096u /* a page: the code's mapping may begin at any page */
 

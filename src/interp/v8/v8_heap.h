@@ -73,19 +73,15 @@ struct v8_inlined {
 	int32_t pos;
 };
 
-/* The functions running at offset off of the instructions of JSFunction fn's code,
- * innermost (the most deeply inlined) first, at most max. Returns how many, 0 when the
- * code is no optimized code (baseline code keeps no inlining), or -errno. */
-int v8_heap__code_frames(const struct v8_mem *mem, const struct v8_meta *m,
-			 const struct v8_code_layout *l, uint64_t fn, uint32_t off,
-			 struct v8_inlined *out, int max);
 /* The Code object (tagged) whose instructions, starting at *start, hold pc: searched
  * back from pc within 64 KiB (instructions start 64-byte aligned; the candidate's own
  * fields must agree). 0, -ENOENT, or -errno. */
 int v8_heap__find_code(const struct v8_mem *mem, const struct v8_meta *m,
 		       const struct v8_code_layout *l, uint64_t pc, uint64_t *code,
 		       uint64_t *start);
-/* v8_heap__code_frames for a Code object already known. */
+/* The functions running at offset off of the instructions of Code object code (tagged),
+ * innermost (the most deeply inlined) first, at most max. Returns how many, 0 when the
+ * code is no optimized code (baseline code keeps no inlining), or -errno. */
 int v8_heap__code_frames_at(const struct v8_mem *mem, const struct v8_meta *m,
 			    const struct v8_code_layout *l, uint64_t code, uint32_t off,
 			    struct v8_inlined *out, int max);
