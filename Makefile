@@ -59,6 +59,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 OTLP_TEST_BINS := $(patsubst tests/otlp/%.c,$(BUILD)/tests/%,$(wildcard tests/otlp/*.c))
 # Drivers of tests/kernel/hotspot.sh: ebprof's HotSpot readers run on a live JVM.
 HOTSPOT_TEST_BINS := $(patsubst tests/hotspot/%.c,$(BUILD)/tests/%,$(wildcard tests/hotspot/*.c))
+# The leak checks of the kernel tests (tests/leaks): the recorder preloaded into ebprof,
+# the check, and a BPF user to run beside them.
+LEAK_TEST_BINS := $(BUILD)/tests/libbpf_log.so $(BUILD)/tests/bpf_gone $(BUILD)/tests/bpf_churn
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_plugin.c,$(wildcard tests/workloads/*.c))) \
 	$(patsubst tests/workloads/%_plugin.c,$(BUILD)/workloads/lib%_plugin.so,$(wildcard tests/workloads/*_plugin.c)) \
 	$(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cc)) \
@@ -152,7 +155,7 @@ $(PRELOAD_LIB): $(PRELOAD_SRCS) src/alloc/abi.h
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -shared -Wl,-z,now -o $@ $(PRELOAD_SRCS) -lm
 
-unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS) $(HOTSPOT_TEST_BINS)
+unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS) $(HOTSPOT_TEST_BINS) $(LEAK_TEST_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
@@ -167,6 +170,13 @@ $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
 $(BUILD)/tests/hotspot_%: tests/hotspot/hotspot_%.c $(wildcard tests/hotspot/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+$(BUILD)/tests/libbpf_log.so: tests/leaks/bpf_log.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -D_GNU_SOURCE $< -o $@ -ldl
+$(BUILD)/tests/bpf_%: tests/leaks/bpf_%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 # Workloads carry their own flags in a first-line comment: "// cflags: ...".
 workloads: $(WORKLOADS)
@@ -186,7 +196,7 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	rustc $(WL_FLAGS) $< -o $@
 
 FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] \
-	tests/fuzz/*.[ch] tests/otlp/*.c tests/hotspot/*.c)
+	tests/fuzz/*.[ch] tests/otlp/*.c tests/hotspot/*.c tests/leaks/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 

@@ -158,11 +158,11 @@ check agent_outage_resumed "$(requests "$TMP/after.jsonl") requests after the re
 kill "$rpid" 2>/dev/null
 
 # No collector at all: a clear warning, a clean exit, nothing left behind.
-before=$(bpf_ids)
+track_bpf
 "$EBPROF" agent --endpoint 127.0.0.1:1 --insecure --report-interval 0.5s -d 2 \
 	--flush-timeout 1 >"$TMP/down.out" 2>"$TMP/down.err"
 rc=$?
 check agent_no_collector_exit "exit $rc: $(tail -2 "$TMP/down.err")" [ "$rc" -eq 0 ]
 check agent_no_collector_says "stderr: $(tail -2 "$TMP/down.err")" \
 	grep -qiE 'refused|connect' "$TMP/down.err"
-check agent_no_leftovers "BPF objects left behind" settled "$before"
+bpf_gone agent_no_leftovers

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Helpers for the kernel tests (sourced): result lines, a scratch directory, and
-# readings of the kernel's BPF objects for the leak checks.
+# Helpers for the kernel tests (sourced): result lines, a scratch directory, the leak
+# checks, and the runtime roots.
 set -u
 BUILD=${BUILD:-build}
 EBPROF=${EBPROF:-$BUILD/ebprof}
@@ -67,21 +67,43 @@ wait_sampling() {
 	return 1
 }
 
-# The ids of every BPF program, map and link in the kernel, one line each.
-bpf_ids() { bpftool prog show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'
-	echo maps
-	bpftool map show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'
-	echo links
-	bpftool link show -j 2>/dev/null | tr ',' '\n' | grep -E '^\[?\{"id"' | tr -dc '0-9\n'; }
+# ---- Leak checks: only ebprof's own objects, never a diff of the kernel's lists, which
+# any other BPF user on the host changes (an agent, systemd, another test).
 
-# settled IDS: true once the kernel's BPF ids equal IDS again. Freed programs and maps
-# leave the id tables after an RCU grace period, so allow up to two seconds.
-settled() {
-	for _ in $(seq 20); do
-		[ "$1" = "$(bpf_ids)" ] && return 0
-		sleep 0.1
-	done
-	return 1
+# track_bpf: from here on $EBPROF runs with tests/leaks/bpf_log.c preloaded, which logs
+# the id of every BPF program, map, link and BTF object and every perf event it creates
+# into BPF_LOG (started afresh); bpf_gone checks that exactly those are gone.
+# The wrapper lives outside TMP (mode 0700), so ebprof run as another user finds it too.
+track_bpf() {
+	local lib dir
+	lib=$(readlink -f "$BUILD/tests/libbpf_log.so")
+	EBPROF_UNTRACKED=${EBPROF_UNTRACKED:-$EBPROF}
+	dir=$(mktemp -d /tmp/ebprof-tracked.XXXXXX) && chmod 755 "$dir" && CLEAN+=("$dir")
+	BPF_LOG=$dir/objects
+	: >"$BPF_LOG"
+	[ -f "$lib" ] || return 0 # bpf_gone says so
+	EBPROF=$dir/ebprof
+	# The library removes itself from LD_PRELOAD: ebprof and its children see the caller's.
+	printf '#!/bin/sh\nLD_PRELOAD=%q${LD_PRELOAD:+:$LD_PRELOAD} EBPROF_BPF_LOG=%q exec %q "$@"\n' \
+		"$lib" "$BPF_LOG" "$(readlink -f "$EBPROF_UNTRACKED")" >"$EBPROF"
+	chmod +x "$EBPROF"
+}
+
+# bpf_gone NAME: PASS when every object the tracked runs of ebprof created is gone (within
+# ten seconds: see tests/leaks/bpf_gone.c), else FAIL naming what is left and who holds it. Nothing logged is a FAIL too: every
+# test that checks has ebprof load something.
+bpf_gone() {
+	local out
+	if [ ! -x "$BUILD/tests/bpf_gone" ] || [ "$EBPROF" = "${EBPROF_UNTRACKED:-$EBPROF}" ]; then
+		fail "$1" "no $BUILD/tests/bpf_gone or libbpf_log.so: make unit-bins"
+	elif ! [ -s "$BPF_LOG" ]; then
+		fail "$1" "ebprof logged no BPF object (is $BUILD/tests/libbpf_log.so preloaded?)"
+	elif out=$("$BUILD/tests/bpf_gone" "$BPF_LOG"); then
+		echo "$1: $out" >&2
+		pass "$1"
+	else
+		fail "$1" "$(echo "$out" | paste -sd';')"
+	fi
 }
 
 # ---- Runtime roots: the Debian releases scripts/runtimes.sh unpacks (bullseye, bookworm,
