@@ -138,7 +138,12 @@ fixed=$port
 "$EBPROF" agent -F 49 --endpoint "127.0.0.1:$fixed" --insecure --report-interval 0.5s \
 	--max-queue 2 -d 14 >"$TMP/outage.out" 2>"$TMP/outage.err" &
 agent=$!
-sleep 2
+# The outage starts once the receiver has had an export (a loaded machine may take
+# seconds to verify the agent's programs), at the latest 8 s in.
+for _ in $(seq 80); do
+	[ "$(requests "$TMP/before.jsonl")" -ge 1 ] && break
+	sleep 0.1
+done
 kill "$rpid"
 wait "$rpid" 2>/dev/null
 sleep 5
