@@ -68,7 +68,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_
 	$(if $(shell command -v rustc),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
 
 .SECONDARY:
-.PHONY: all deps test-deps run test test-kernels unit check-format format clean
+.PHONY: all deps test-deps run test test-quick test-kernels unit check-format format clean
 all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
@@ -89,6 +89,14 @@ run: deps
 test: test-deps
 	$(MAKE) all unit-bins workloads
 	$(SUDO) tests/run.sh
+
+# The inner loop, under 5 minutes (tests/README.md): the unit tests, one kernel test per
+# area (recording, native unwinding, a runtime, probes, teardown, errors), the format
+# check; no kernel matrix, no installs.
+QUICK_TESTS := '^unit/' '^kernel/(record_command|unwind|python|probes|teardown|errors)$$' '^format$$'
+test-quick:
+	$(MAKE) all unit-bins workloads
+	$(SUDO) tests/run.sh $(QUICK_TESTS)
 
 # The kernel tests on the running kernel and inside 5.10, 6.1 and 6.12 (scripts/vm.sh).
 test-kernels: test-deps

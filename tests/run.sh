@@ -16,9 +16,9 @@ cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
 # The machine's Go build cache, where `go tool pprof` (built on first use since Go 1.24)
 # and the Go workloads are compiled once (scripts/install-go.sh fills it).
-if [ -z "${EBPROF_GOCACHE:-}" ] && mkdir -p /var/cache/ebprof/go/build-cache 2>/dev/null &&
-	[ -w /var/cache/ebprof/go/build-cache ]; then
-	export EBPROF_GOCACHE=/var/cache/ebprof/go/build-cache
+gocache=${EBPROF_GO_CACHE:-/var/cache/ebprof/go}/build-cache
+if [ -z "${EBPROF_GOCACHE:-}" ] && mkdir -p "$gocache" 2>/dev/null && [ -w "$gocache" ]; then
+	export EBPROF_GOCACHE=$gocache
 fi
 jobs=$(nproc 2>/dev/null || echo 1)
 while getopts j: opt; do

@@ -10,7 +10,7 @@
 
 WL=tests/workloads/python
 SECS=${PYTHON_TEST_SECONDS:-5}
-TRIXIE=${EBPROF_TRIXIE_ROOT:-/var/cache/ebprof/trixie}
+TRIXIE=${EBPROF_TRIXIE_ROOT:-$ROOTS/trixie}
 # Python frames have "(file.py:LINE)"; one native (or kernel) frame has no "(", or the
 # source line DWARF gives it, in a file that is not Python's.
 NATIVE='([^;(]*( \([^;]*[^y;]:[0-9]+\)( \[inlined\])?)?;)*'
