@@ -174,6 +174,7 @@ format() {
 	fi
 }
 add format "" format
+[ -x tests/layers/run.sh ] && add layers "" tests/layers/run.sh
 
 # ---- The order: the programs that run alone first (nothing else is running yet), then
 # the longest first by the last run's times (a fresh checkout: the guests, the kernel

@@ -6,6 +6,10 @@ BUILD=${BUILD:-build}
 EBPROF=${EBPROF:-$BUILD/ebprof}
 W=$BUILD/workloads
 TMP=$(mktemp -d /tmp/ebprof-test.XXXXXX)
+# Go 1.24 and later build `go tool pprof` on first use, into GOCACHE: the machine's Go
+# build cache (EBPROF_GOCACHE, set by tests/run.sh, filled by scripts/install-go.sh), else
+# one under the build folder for every test, so it is built once, not once per test.
+GO_TOOL_CACHE=${EBPROF_GOCACHE:-$(realpath -m "$BUILD/go-tool-cache")}
 # Directories a test made elsewhere (in a runtime root, below), removed at exit too.
 CLEAN=()
 trap 'rm -rf "$TMP" "${CLEAN[@]}"' EXIT
@@ -52,10 +56,6 @@ steady() { grep -Ev "$STARTUP" "$1" >"$1.steady"; echo "$1.steady"; }
 TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-1}
 [[ ${EBPROF_VM:-} == *tcg* ]] && TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-3}
 secs() { awk -v n="$1" -v k="$TIME_SCALE" 'BEGIN { print n * k }'; }
-# GO_TOOL_CACHE: the Go build cache for `go tool pprof`, which Go 1.24 on no longer ships
-# built: each use with an empty cache compiles it again (a minute of CPU). The machine's
-# (EBPROF_GOCACHE, set by tests/run.sh) when there is one, else the test's own.
-GO_TOOL_CACHE=${EBPROF_GOCACHE:-$TMP/gocache}
 # ratio A B: prints 100*A/B as an integer (0 when B is 0).
 pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 

@@ -35,9 +35,28 @@ expect() {
 	fi
 }
 
+# pprof_list NAME: pprof knows a Python function by its name, file and line, apart (the
+# text outputs' "leaf (chain.py:9)" is not a function name): go tool pprof -list finds
+# leaf's source file where the interpreter ran it and prints its lines with their samples.
+pprof_list() {
+	local name=$1 out
+	if ! command -v go >/dev/null; then
+		echo "SKIP $name: no go to run go tool pprof"
+		return 0
+	fi
+	out=$(HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP GOTOOLCHAIN=local GOPROXY=off \
+		go tool pprof -symbolize=none -list '^leaf$' "$BATCH/out/profile.pb.gz" 2>&1)
+	if echo "$out" | grep -q "ROUTINE =* leaf in $PWD/$WL/chain.py" &&
+		echo "$out" | grep -qE '^ +[0-9.]+[a-z]* +[0-9.]+[a-z]* +[0-9]+: +total \+= i \* i % 7'; then
+		pass "$name"
+	else
+		fail "$name" "go tool pprof -list leaf shows no source of chain.py: $(echo "$out" | head -5)"
+	fi
+}
+
 # add LABEL ROOT PYTHON: the three workloads, run by PYTHON in ROOT ("": the host), join
 # the batch; LABELS lists the interpreters that run, MINOR and COMM say what each is.
-declare -A MINOR COMMS
+declare -A MINOR COMMS ROOTOF
 LABELS=()
 add() {
 	local l=$1 root=$2 py=$3 minor where
@@ -49,8 +68,13 @@ add() {
 	MINOR[$l]=$minor
 	COMMS[$l]=$(basename "$py" | cut -c1-15)
 	echo "python_$l: CPython 3.$minor, comm ${COMMS[$l]}" >&2
-	root_dir "$root" python
-	cp "$WL"/*.py "$DIR/"
+	ROOTOF[$l]=$root
+	if [ -n "$root" ]; then
+		root_dir "$root" python
+		cp "$WL"/*.py "$DIR/"
+	else
+		RDIR=$PWD/$WL
+	fi
 	# The chain's check counts all its samples, the first, cut ones too (the interpreter's
 	# unwind table is built after exec, later when the batch's processes all start at
 	# once, or in an emulated guest: lib.sh, secs): twice as long, they weigh less.
@@ -68,6 +92,8 @@ check_suite() {
 	[ "$minor" -ge 11 ] || chain="outer \(chain\.py:[0-9]+\);${NATIVE}middle \(chain\.py:[0-9]+\);${NATIVE}leaf \(chain\.py:[0-9]+\)"
 	OUT=$(batch_stacks "$l-chain")
 	expect "python_${l}_chain" "outer -> middle -> leaf with lines" "$chain" '' 100
+	# The host's interpreter runs the scripts where they are: pprof finds leaf's source.
+	[ -z "${ROOTOF[$l]}" ] && pprof_list "python_${l}_pprof_list"
 	# The C encoder (the _json module, built in or not) calls hook through
 	# PyObject_CallOneArg (inlined before 3.11, where encoder_listencode_obj shows):
 	# a named native frame of its own between the two Python ones.
