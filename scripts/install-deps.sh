@@ -43,8 +43,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 	echo "ebprof: installing ${missing[*]}" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# Another apt on the machine (unattended upgrades, a second checkout's install) holds
+	# dpkg's lock for a while: wait for it rather than fail.
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" \
+		>/dev/null
 fi
 
 [ "${1:-build}" = test ] || exit 0

@@ -36,7 +36,7 @@ add_backports() {
 	printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\n' "$mirror" \
 		>"$list"
 	printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >>"$list"
-	apt-get update -qq
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
 }
 
 install_backports() {
@@ -49,7 +49,8 @@ install_backports() {
 	has_candidate "${missing[0]}" || add_backports ||
 		{ echo "ebprof: cannot add bookworm-backports for ${missing[*]}" >&2; return 1; }
 	echo "ebprof: installing ${missing[*]} (bookworm-backports)" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+		--no-install-recommends \
 		-t bookworm-backports "${missing[@]}" >/dev/null
 }
 
