@@ -6,21 +6,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "unwind/native.h"
 #include "unwind/tables.h"
 #include "unwind/tracker.h"
+#include "util/clock.h"
 #include "util/log.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 struct native_unwinder {
 	struct table_pool *pool;

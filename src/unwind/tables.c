@@ -29,6 +29,7 @@
 #include "unwind/row_index.h"
 #include "unwind/tables.h"
 #include "util/cancel.h"
+#include "util/clock.h"
 #include "util/crash.h"
 #include "util/log.h"
 
@@ -79,14 +80,6 @@ struct table_pool {
 	size_t used_len;      /* bytes mapped */
 	struct table_pool_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Maps table_used read-only: the walker's times of use, read at every eviction. */
 static int map_used(struct table_pool *p, int fd, uint32_t n)

@@ -6,7 +6,7 @@
 # nothing stays attached afterwards.
 . "$(dirname "$0")/lib.sh"
 
-before=$(bpf_ids)
+track_bpf
 "$EBPROF" record --off-cpu -o "$TMP/out" -- "$W/offcpu_sleep" 10 100 300 >"$TMP/stdout" 2>"$TMP/err"
 rc=$?
 check offcpu_exit "exit $rc: $(head -3 "$TMP/err")" [ $rc -eq 0 ]
@@ -38,7 +38,7 @@ good=$(folded_match "$f" offcpu_sleep ";(sleeper_main$L;sleeper_wait|reader_main
 check offcpu_stacks "only $good of $all ns carry the blocking function" [ "$all" -gt 0 -a "$good" -eq "$all" ]
 
 if command -v go >/dev/null; then
-	export HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP
+	export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
 	go tool pprof -raw -symbolize=none "$TMP/out/profile.off-cpu.pb.gz" >"$TMP/raw" 2>/dev/null
 	check offcpu_pprof_types "sample types are not samples/count off_cpu/nanoseconds" grep -q 'samples/count off_cpu/nanoseconds' "$TMP/raw"
 else
@@ -55,4 +55,4 @@ rc=$?
 check offcpu_bad_rate "exit $rc for --off-cpu=2" [ $rc -eq 2 ]
 check offcpu_bad_rate_message "no message" grep -q -- '--off-cpu' "$TMP/err"
 
-check offcpu_clean "BPF objects differ after recording off-CPU time" settled "$before"
+bpf_gone offcpu_clean
