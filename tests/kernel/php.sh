@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# PHP frames in mixed stacks on every PHP the runtime roots hold (scripts/runtimes.sh:
+# 7.4, 8.2, 8.4), with ebprof record and no flags. On each: three functions spinning
+# (the leaf's line), a namespaced method handing a closure to array_map ({closure} above
+# array_map's native frames above array_map), a generator resumed by foreach, a required
+# file's function, an eval'd one and an included file's top-level code, all in one
+# recording; the chain again served by
+# an FPM pool behind cgi-fcgi on the loopback, recorded in its worker processes (-p, as
+# one profiles a pool already running); on 8.x the chain and the closure again with
+# opcache's JIT in its tracing and its function mode, the JIT leaf marked and the native
+# frames below execute_ex still there. Each asserts that >= 90 % of the samples reaching
+# its leaf carry the whole chain. Last, a build whose version text is unknown is said once
+# and keeps native stacks. A root missing is a SKIP.
+. "$(dirname "$0")/lib.sh"
+
+WL=tests/workloads/php
+SECS=${PHP_TEST_SECONDS:-4}
+# LABEL:ROOT:PHP (the CLI; php-fpmX.Y beside it in /usr/sbin)
+PHPS=("7.4:$ROOTS/bullseye:/usr/bin/php7.4" "8.2:$ROOTS/bookworm:/usr/bin/php8.2"
+	"8.4:$ROOTS/trixie:/usr/bin/php8.4")
+
+line_of() { marker_line "$WL/$1.php" "$2"; }
+F='[^;]*'                    # one frame
+END='(;[^;]*)* [0-9]+$'      # whatever the leaf calls, then the count
+J='( \[jit\])?'              # a frame the JIT may have run
+# The native frames below the first activation of execute_ex, from the root: the CLI's
+# and FPM's php_execute_script (8.4: _ex), zend_execute_scripts (8.4: _script).
+BELOW="^[^;]*;_start;($F;)*php_execute_script(_ex)?;zend_execute_scripts?;zend_execute;"
+
+# opcache loaded (as distributions run PHP), and with JIT=MODE its JIT on the CLI.
+opcache() {
+	echo "-n -d zend_extension=opcache.so"
+	[ -n "${1:-}" ] && echo "-d opcache.enable_cli=1 -d opcache.jit=$1 -d opcache.jit_buffer_size=32M"
+}
+
+# cli LABEL ROOT PHP: the JIT-off workloads, one recording.
+cli() {
+	local l=$1 root=$2 php=$3 d=$RDIR chain
+	OUT=$TMP/$l-cli
+	record_in_root "php_${l}_cli" '^  php' "$root" sh -c \
+		"$php -n $d/chain.php $SECS & $php -n $d/closure.php $SECS & $php -n $d/gen.php $SECS &
+		$php -n $d/code.php $SECS; wait"
+	chain="${BELOW}\{main\} \(chain\.php:[0-9]+\);outer \(chain\.php:[0-9]+\);middle \(chain\.php:[0-9]+\);leaf \(chain\.php:$(line_of chain LEAF_LINE)\)$END"
+	expect "php_${l}_chain" "$OUT" "{main} -> outer -> middle -> leaf at line $(line_of chain LEAF_LINE)" \
+		"$chain" 'leaf \(chain\.php' 40
+	expect "php_${l}_closure" "$OUT" "App\\Repo::find -> array_map -> its native frames -> {closure} at line $(line_of closure CLOSURE_LINE)" \
+		"${BELOW}\{main\} \(closure\.php:[0-9]+\);App\\\\Repo::find \(closure\.php:[0-9]+\);array_map;($F;)*zend_call_function;\{closure\} \(closure\.php:$(line_of closure CLOSURE_LINE)\)$END" \
+		'\{closure\} \(closure\.php' 40
+	expect "php_${l}_generator" "$OUT" "consume -> the generator resumed from C -> numbers at line $(line_of gen GEN_LINE)" \
+		"${BELOW}\{main\} \(gen\.php:[0-9]+\);consume \(gen\.php:[0-9]+\);($F;)*zend_generator_resume;numbers \(gen\.php:$(line_of gen GEN_LINE)\)$END" \
+		'numbers \(gen\.php' 30
+	expect "php_${l}_required" "$OUT" "{main} -> lib_spin of lib.php at line $(line_of lib LIB_LINE)" \
+		"${BELOW}\{main\} \(code\.php:[0-9]+\);lib_spin \(lib\.php:$(line_of lib LIB_LINE)\)$END" \
+		'lib_spin \(' 15
+	expect "php_${l}_eval" "$OUT" "{main} -> eval_spin of eval()'d code" \
+		"${BELOW}\{main\} \(code\.php:[0-9]+\);eval_spin \(code\.php\([0-9]+\) : eval\(\)'d code:1\)$END" \
+		'eval_spin \(' 15
+	expect "php_${l}_include" "$OUT" "{main} -> include of body.php at line $(line_of body BODY_LINE)" \
+		"${BELOW}\{main\} \(code\.php:[0-9]+\);include \(body\.php:$(line_of body BODY_LINE)\)$END" \
+		'include \(body\.php' 15
+}
+
+# jit LABEL ROOT PHP MODE: the chain and the closure with opcache's JIT.
+jit() {
+	local l=$1 root=$2 php=$3 mode=$4 d=$RDIR o
+	o=$(opcache "$mode" | tr '\n' ' ')
+	OUT=$TMP/$l-$mode
+	record_in_root "php_${l}_jit_$mode" '^  php' "$root" sh -c \
+		"$php $o $d/chain.php $SECS & $php $o $d/closure.php $SECS; wait"
+	expect "php_${l}_jit_${mode}_chain" "$OUT" "the chain under the $mode JIT, native frames below execute_ex" \
+		"${BELOW}\{main\}$J \(chain\.php:[0-9]+\);outer$J \(chain\.php:[0-9]+\);middle$J \(chain\.php:[0-9]+\);leaf$J \(chain\.php:[0-9]+\)$END" \
+		'leaf( \[jit\])? \(chain\.php' 40
+	expect "php_${l}_jit_${mode}_leaf" "$OUT" "the leaf marked as JIT code" \
+		'leaf \[jit\] \(chain\.php' 'leaf( \[jit\])? \(chain\.php' 40
+	expect "php_${l}_jit_${mode}_closure" "$OUT" "the closure under the $mode JIT" \
+		"${BELOW}\{main\}$J \(closure\.php:[0-9]+\);App\\\\Repo::find$J \(closure\.php:[0-9]+\);array_map;($F;)*zend_call_function;\{closure\}$J \(closure\.php:[0-9]+\)$END" \
+		'\{closure\}( \[jit\])? \(closure\.php' 40
+}
+
+# free_port: a loopback TCP port nothing listens on.
+free_port() {
+	local p
+	for _ in $(seq 20); do
+		p=$((20000 + RANDOM % 20000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# fpm LABEL ROOT PHP: an FPM pool (opcache on) on the loopback, its workers recorded while
+# cgi-fcgi sends it requests for the chain.
+fpm() {
+	local l=$1 root=$2 php=$3 fpm port master workers rc end
+	fpm=/usr/sbin/php-fpm${php##*/php}
+	if [ ! -x "$root$fpm" ] || [ ! -x "$root/usr/bin/cgi-fcgi" ]; then
+		echo "SKIP php_${l}_fpm: no $root$fpm or cgi-fcgi (scripts/install-deps.sh test adds them)"
+		return
+	fi
+	port=$(free_port) || { fail "php_${l}_fpm" "no free loopback port"; return; }
+	printf '[global]\nerror_log = %s/fpm.log\npid = %s/fpm.pid\ndaemonize = no\n[www]\nlisten = 127.0.0.1:%s\npm = static\npm.max_children = 2\n' \
+		"$RDIR" "$RDIR" "$port" >"$DIR/fpm.conf"
+	(in_root "$root" "$fpm" $(opcache) -R -F -y "$RDIR/fpm.conf") >"$DIR/fpm.out" 2>&1 &
+	master=$!
+	for _ in $(seq 100); do
+		workers=$(pgrep -P "$master" | paste -sd,)
+		[ "$(echo "$workers" | tr ',' '\n' | grep -c .)" -ge 2 ] && break
+		sleep 0.1
+	done
+	if [ -z "$workers" ]; then
+		fail "php_${l}_fpm" "the pool started no workers: $(tail -2 "$DIR/fpm.out" "$DIR/fpm.log" 2>/dev/null | tr '\n' ' ')"
+		kill "$master" 2>/dev/null
+		return
+	fi
+	OUT=$TMP/$l-fpm
+	"$EBPROF" record -F 199 -d $((SECS + 1)) -p "$workers" -o "$OUT" >"$OUT.stdout" 2>"$OUT.stderr" &
+	local ep=$!
+	wait_sampling "$ep"
+	end=$((SECONDS + SECS))
+	while [ "$SECONDS" -lt "$end" ]; do
+		chroot "$root" env SCRIPT_FILENAME="$RDIR/chain.php" REQUEST_METHOD=GET \
+			QUERY_STRING=secs=1 cgi-fcgi -bind -connect "127.0.0.1:$port" >>"$DIR/requests" 2>&1
+	done
+	wait "$ep"
+	rc=$?
+	kill "$master" 2>/dev/null
+	wait "$master" 2>/dev/null
+	grep -E '^  php' "$OUT.stdout" >&2
+	if [ "$rc" -ne 0 ]; then
+		fail "php_${l}_fpm" "record failed, $(how_ended "$rc" "$OUT.stderr")"
+		return
+	fi
+	grep -c '^done' "$DIR/requests" | sed "s/^/php_${l}_fpm: requests served: /" >&2
+	expect "php_${l}_fpm" "$OUT/stacks.folded" "the chain in FPM's workers (pids $workers), leaf at line $(line_of chain LEAF_LINE)" \
+		"^php-fpm${php##*/php};_start;($F;)*php_execute_script(_ex)?;zend_execute_scripts?;zend_execute;\{main\} \(chain\.php:[0-9]+\);outer \(chain\.php:[0-9]+\);middle \(chain\.php:[0-9]+\);leaf \(chain\.php:$(line_of chain LEAF_LINE)\)$END" \
+		'leaf \(chain\.php' 40
+}
+
+suite() {
+	local l=$1 root=$2 php=$3
+	root_dir "$root" php
+	cp "$WL"/*.php "$DIR/"
+	cli "$l" "$root" "$php"
+	fpm "$l" "$root" "$php"
+	if [ "$l" = 7.4 ]; then
+		echo "SKIP php_${l}_jit: PHP 7.4 has no JIT"
+		return
+	fi
+	jit "$l" "$root" "$php" tracing
+	jit "$l" "$root" "$php" function
+}
+
+# A build ebprof has no layout for (8.2's, its version text changed to 9.9): said once,
+# naming the file, and its process keeps native stacks.
+unknown_version() {
+	local root=$ROOTS/bookworm said
+	[ -x "$root/usr/bin/php8.2" ] || { echo "SKIP php_unknown_version: no $root/usr/bin/php8.2"; return; }
+	root_dir "$root" php
+	cp "$WL/chain.php" "$DIR/"
+	sed 's|X-Powered-By: PHP/8\.2\.|X-Powered-By: PHP/9.9.|' "$root/usr/bin/php8.2" >"$DIR/php9.9"
+	chmod +x "$DIR/php9.9"
+	OUT=$TMP/unknown
+	record_in_root php_unknown_version '^  php' "$root" "$RDIR/php9.9" -n "$RDIR/chain.php" 2
+	[ "$OUT" = /dev/null ] && return
+	said=$(grep -E '^ebprof: (warning: )?php: ' "${OUT%/stacks.folded}.stderr")
+	echo "$said" | sed 's/^/php_unknown_version: /' >&2
+	if [ "$(echo "$said" | grep -c 'PHP 9\.9\.[0-9]*, which ebprof cannot unwind')" -ne 1 ] ||
+		! echo "$said" | grep -q "php9.9"; then
+		fail php_unknown_version "want one line naming php9.9 and its version, got: $said"
+	elif grep -q 'chain\.php' "$OUT"; then
+		fail php_unknown_version "PHP frames from a build of an unknown layout"
+	elif ! grep -q 'zend_execute' "$OUT"; then
+		fail php_unknown_version "no native stack of the process"
+	else
+		pass php_unknown_version
+	fi
+}
+
+runtime_suites php suite "${PHPS[@]}"
+unknown_version
