@@ -2,8 +2,8 @@
 /* libFuzzer harness for what ebprof decodes out of a PHP build and process, neither of
  * which it can trust: the version text of the build's read-only data, the dispatch jump
  * in execute_ex's first bytes, and, with the input as the whole "process memory", the
- * reader of a zend_function (its name, class, file and tag) under each known layout. The
- * first byte picks. */
+ * readers of a zend_function (its name, class, file and tag) and of top-level code's file
+ * name under each known layout. The first byte picks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +68,9 @@ static void function(const uint8_t *data, size_t size)
 				abort();
 		}
 	}
+	if (php_code__read(&mem, l, FAKE_MEM_BASE + off, &f) == 0 &&
+	    (!f.code || !memchr(f.file, '\0', sizeof(f.file)) || !f.file[0]))
+		abort();
 	free(m.p);
 }
 

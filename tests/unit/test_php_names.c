@@ -2,8 +2,8 @@
 /* Unit tests of what ebprof reads of PHP: the version text of a build, execute_ex's
  * dispatch jump, and zend_functions laid out in a fake process memory as PHP 7.4, 8.2
  * and 8.4 lay them out (php_layout.c): a method, a namespaced closure and 8.4's named
- * closure, an internal function, a script's top-level code and eval'd code, with their
- * tags and the names their frames show. */
+ * closure, an internal function, a script's top-level code and eval'd code, top-level
+ * code known by its file name alone, with their tags and the names their frames show. */
 #include <errno.h>
 #include <string.h>
 
@@ -160,6 +160,29 @@ static void test_top_level_code(void)
 	CHECK(!strcmp(php_func__frame_name(&f, PHP_CODE_MAIN), "eval"));
 }
 
+/* Top-level code sent as its file name: the name's text, the tag of its hash. */
+static void test_code_by_file(void)
+{
+	const struct php_layout *l = php_layout__table(0x0804);
+	uint64_t file = string_at(0x900, "/srv/app/body.php"), hash = 0x1234567890abcdefull, tail;
+	struct php_func f;
+
+	memcpy(mem + 0x900 + 8, &hash, 8);
+	memcpy(&tail, "body.php", 8);
+	CHECK(php_code__read(&reader, l, file, &f) == 0);
+	CHECK(f.code && !strcmp(f.file, "/srv/app/body.php") && f.tag == php_tag(hash ^ tail));
+	/* Freed: the allocator's pointer in its last bytes changes the tag. */
+	memcpy(mem + 0x900 + 24 + 15, "\x92\x7f", 2);
+	CHECK(php_code__read(&reader, l, file, &f) == 0 && f.tag != php_tag(hash ^ tail));
+	string_at(0x900, "a.php");
+	CHECK(php_code__read(&reader, l, file, &f) == 0 && f.tag == php_tag(0));
+	CHECK(!strcmp(php_func__frame_name(&f, PHP_CODE_INCLUDE), "include"));
+	CHECK(!strcmp(php_func__frame_name(&f, PHP_CODE_EVAL), "eval"));
+	string_at(0x900, "");
+	CHECK(php_code__read(&reader, l, file, &f) == -EINVAL);
+	CHECK(php_code__read(&reader, l, BASE + MEM - 8, &f) == -EFAULT);
+}
+
 static void test_bounded(void)
 {
 	const struct php_layout *l = php_layout__table(0x0802);
@@ -190,6 +213,7 @@ int main(void)
 	RUN_TEST(test_closures);
 	RUN_TEST(test_internal);
 	RUN_TEST(test_top_level_code);
+	RUN_TEST(test_code_by_file);
 	RUN_TEST(test_bounded);
 	HARNESS_EXIT();
 }

@@ -178,6 +178,50 @@ static __always_inline __u32 php_user_pad(struct php_walk *pw, const __u64 *ex, 
 	return line <= PHP_LINE_MASK ? line : 0;
 }
 
+/* The file name of the top-level code at func (a zend_string the code does not own: an
+ * include's or an eval's code is freed as soon as it ends), and in *tag the tag of its
+ * hash and its text's last 8 bytes (of none when shorter); 0 when unreadable. */
+static __always_inline __u64 php_code_file(const struct php_walk *pw, __u64 func, __u16 *tag)
+{
+	__u64 file = 0, head[2] = {}, tail = 0; /* h, len */
+
+	if (read_user(&file, sizeof(file), func + pw->p->off.fn_filename) || !file ||
+	    read_user(head, sizeof(head), file + PHP_STR_HASH))
+		return 0;
+	if (head[1] >= sizeof(tail) &&
+	    read_user(&tail, sizeof(tail), file + PHP_STR_VAL + head[1] - sizeof(tail)))
+		return 0;
+	*tag = php_tag(head[0] ^ tail);
+	return file;
+}
+
+/* What a frame of the function fn (read at func) is sent as: its address and tag, or
+ * for top-level code its file's (setting PHP_F_CODE and, for eval'd code, its kind in
+ * *pad). */
+static __always_inline __u64 php_ident(const struct php_walk *pw, const __u64 *fn, __u64 func,
+				       __u32 *pad)
+{
+	const struct php_offsets *o = &pw->p->off;
+	__u8 type = (__u8)fn[0]; /* zend_function.type */
+	__u64 file;
+	__u16 tag;
+
+	if (type == PHP_INTERNAL_FUNCTION)
+		return func | (__u64)php_tag(php_word(fn, PHP_FN_WORDS - 1, o->fn_name))
+				  << PHP_TAG_SHIFT;
+	if (php_word(fn, PHP_FN_WORDS - 1, o->fn_name) && type != PHP_EVAL_CODE)
+		return func | (__u64)php_tag(php_word(fn, PHP_FN_WORDS - 1, o->fn_opcodes))
+				  << PHP_TAG_SHIFT;
+	file = php_code_file(pw, func, &tag);
+	if (!file) /* named from the function while it lives */
+		return func | (__u64)php_tag(php_word(fn, PHP_FN_WORDS - 1, o->fn_opcodes))
+				  << PHP_TAG_SHIFT;
+	*pad |= PHP_F_CODE;
+	if (type == PHP_EVAL_CODE)
+		*pad |= PHP_CODE_EVAL << PHP_KIND_SHIFT;
+	return (file & PHP_ADDR_MASK) | (__u64)tag << PHP_TAG_SHIFT;
+}
+
 /* bpf_loop() callback (or the body of the walk without it): reads the frame at the
  * cursor and its function, appends it, and ends its group at a user frame entered from
  * C (ZEND_CALL_TOP: zend_execute, zend_call_function, a generator resumed). An internal
@@ -187,7 +231,7 @@ static long php_step(__u32 i, void *arg)
 {
 	struct php_walk *pw = arg;
 	const struct php_offsets *o = &pw->p->off;
-	__u64 ex[PHP_EX_WORDS], fn[PHP_FN_WORDS] = {}, at = pw->cursor, func, tagged;
+	__u64 ex[PHP_EX_WORDS], fn[PHP_FN_WORDS] = {}, at = pw->cursor, func, ident;
 	__u32 pad = 0, k;
 	bool internal;
 
@@ -198,8 +242,8 @@ static long php_step(__u32 i, void *arg)
 		return 1;
 	}
 	pw->cursor = php_word(ex, PHP_EX_WORDS - 1, o->ex_prev);
-	func = php_word(ex, PHP_EX_WORDS - 1, o->ex_func);
-	if (!func) /* a frame C pushed without a function (7.4's dummy frames) */
+	func = php_word(ex, PHP_EX_WORDS - 1, o->ex_func) & PHP_ADDR_MASK;
+	if (!func) /* a frame C pushed without a function (a placeholder) */
 		return 0;
 	if (read_user(fn, PHP_FUNC_READ, func)) {
 		php_count(PHP_CTR_READ_FAULT);
@@ -210,17 +254,14 @@ static long php_step(__u32 i, void *arg)
 		k = pw->acts - pw->groups;
 		pw->jit_pending = k < 64 && (pw->jit >> k) & 1;
 	}
-	if (internal) {
-		tagged = php_word(fn, PHP_FN_WORDS - 1, o->fn_name);
-	} else {
-		tagged = php_word(fn, PHP_FN_WORDS - 1, o->fn_opcodes);
+	if (!internal) {
 		pad = php_user_pad(pw, ex, fn, at);
 		if (pw->jit_pending)
 			pad |= PHP_F_JIT;
 		pw->jit_pending = 0;
 	}
-	if (!php_append(pw, (func & PHP_ADDR_MASK) | (__u64)php_tag(tagged) << PHP_TAG_SHIFT,
-			pad & UF_DATA_MASK))
+	ident = php_ident(pw, fn, func, &pad);
+	if (!php_append(pw, ident, pad & UF_DATA_MASK))
 		return 1;
 	pw->in_group++;
 	if (!internal && (php_u32(ex, PHP_EX_WORDS - 1, o->ex_info) & PHP_CALL_TOP) &&

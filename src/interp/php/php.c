@@ -377,15 +377,26 @@ static void php_forget(void *priv, uint32_t pid)
 
 /* ---- functions ---- */
 
-/* Returns the cached function at addr with tag, reading it on a miss; NULL when it
- * cannot be read or is not the function the sample ran. Under rs.lock. */
-static struct php_fn *fn_at(struct php *php, struct php_process *p, uint64_t addr, uint16_t tag)
+/* Reads what a frame was sent as: a function, or top-level code's file name (code). */
+static int read_fn(const struct php_process *p, uint64_t addr, bool code, struct php_func *out)
+{
+	struct php_mem mem = {.read = runtime_proc__read, .ctx = (void *)p};
+
+	if (code)
+		return php_code__read(&mem, p->layout, addr, out);
+	return php_func__read(&mem, p->layout, addr, out);
+}
+
+/* Returns the cached function (or top-level code's file, code) at addr with tag, reading
+ * it on a miss; NULL when it cannot be read or is not what the sample ran. Under
+ * rs.lock. A function and a file name never share an address. */
+static struct php_fn *fn_at(struct php *php, struct php_process *p, uint64_t addr, uint16_t tag,
+			    bool code)
 {
 	struct php_fn *fn = hmap_find(&p->funcs, hash_u64(addr), &addr);
-	struct php_mem mem = {.read = runtime_proc__read, .ctx = p};
 	int err;
 
-	if (fn && fn->f.tag == tag)
+	if (fn && fn->f.tag == tag && fn->f.code == code)
 		return fn;
 	if (fn) {
 		/* Another function lives where this one was. */
@@ -401,7 +412,7 @@ static struct php_fn *fn_at(struct php *php, struct php_process *p, uint64_t add
 		return NULL;
 	php->st.fn_reads++;
 	fn->addr = addr;
-	err = php_func__read(&mem, p->layout, addr, &fn->f);
+	err = read_fn(p, addr, code, &fn->f);
 	if (err || hmap_insert(&p->funcs, hash_u64(addr), fn)) {
 		php->st.read_failures += err != 0;
 		free(fn);
@@ -417,18 +428,24 @@ static struct php_fn *fn_at(struct php *php, struct php_process *p, uint64_t add
 	return fn;
 }
 
-/* The name id of a frame of fn: its name, or for top-level code what ran it, marked
- * when the frame ran JIT code. */
+/* The name id of a frame of f: its name, or for top-level code what ran it, marked when
+ * the frame ran JIT code. */
+static uint32_t frame_id(struct php *php, const struct php_func *f, unsigned int kind, bool jit)
+{
+	char name[PHP_NAME_MAX + 8];
+
+	snprintf(name, sizeof(name), "%s%s", php_func__frame_name(f, kind % NKINDS),
+		 jit ? " [jit]" : "");
+	return functab__intern(&php->rs.names, name, f->file);
+}
+
+/* frame_id of a frame of fn, kept in fn. */
 static uint32_t fn_id(struct php *php, struct php_fn *fn, unsigned int kind, bool jit)
 {
 	uint32_t *id = &fn->ids[fn->f.code ? kind % NKINDS : 0][jit];
-	char name[PHP_NAME_MAX + 8];
 
-	if (*id)
-		return *id;
-	snprintf(name, sizeof(name), "%s%s", php_func__frame_name(&fn->f, kind % NKINDS),
-		 jit ? " [jit]" : "");
-	*id = functab__intern(&php->rs.names, name, fn->f.file);
+	if (!*id)
+		*id = frame_id(php, &fn->f, kind, jit);
 	return *id;
 }
 
@@ -437,6 +454,8 @@ static unsigned int php_ingest(void *priv, uint32_t pid, const struct user_frame
 {
 	struct php *php = priv;
 	uint32_t data = uf->pad & UF_DATA_MASK;
+	static const struct php_func unnamed_code = {.type = PHP_FN_USER, .code = true};
+	unsigned int kind = (data >> PHP_KIND_SHIFT) & PHP_KIND_MASK;
 	struct php_process *p;
 	struct php_fn *fn = NULL;
 
@@ -444,13 +463,16 @@ static unsigned int php_ingest(void *priv, uint32_t pid, const struct user_frame
 	pthread_mutex_lock(&php->rs.lock);
 	p = runtime_state__proc(&php->rs, pid);
 	if (p)
-		fn = fn_at(php, p, uf->addr & PHP_ADDR_MASK, (uint16_t)(uf->addr >> PHP_TAG_SHIFT));
+		fn = fn_at(php, p, uf->addr & PHP_ADDR_MASK, (uint16_t)(uf->addr >> PHP_TAG_SHIFT),
+			   data & PHP_F_CODE);
 	else
 		php->st.read_failures++;
 	if (fn) {
-		out->file_id =
-		    fn_id(php, fn, (data >> PHP_KIND_SHIFT) & PHP_KIND_MASK, data & PHP_F_JIT);
+		out->file_id = fn_id(php, fn, kind, data & PHP_F_JIT);
 		out->addr = data & PHP_LINE_MASK;
+	} else if (data & PHP_F_CODE) {
+		/* Top-level code whose file name went with it: what ran it, with no file. */
+		out->file_id = frame_id(php, &unnamed_code, kind, data & PHP_F_JIT);
 	}
 	pthread_mutex_unlock(&php->rs.lock);
 	return 1;

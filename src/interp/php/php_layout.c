@@ -22,19 +22,22 @@ static const struct php_layout layouts[] = {
     {
 	.version = 0x0704,
 	.current_ex = 488,
-	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 60, .fn_opcodes = 64},
+	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 60, .fn_opcodes = 64,
+		.fn_filename = 136},
 	.names = {PHP_NAME_COMMON, .fn_opcodes = 64, .fn_filename = 136, .fn_line_start = 144},
     },
     {
 	.version = 0x0802,
 	.current_ex = 488,
-	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 80, .fn_opcodes = 88},
+	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 80, .fn_opcodes = 88,
+		.fn_filename = 152},
 	.names = {PHP_NAME_COMMON, .fn_opcodes = 88, .fn_filename = 152, .fn_line_start = 160},
     },
     {
 	.version = 0x0804,
 	.current_ex = 488,
-	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 96, .fn_opcodes = 104},
+	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 96, .fn_opcodes = 104,
+		.fn_filename = 168},
 	.names = {PHP_NAME_COMMON, .fn_opcodes = 104, .fn_filename = 168, .fn_line_start = 176},
     },
 };

@@ -17,22 +17,26 @@ static uint64_t field64(const uint8_t *head, size_t size, uint16_t off)
 	return v;
 }
 
-/* Reads the zend_string at addr into out (cap bytes, NUL-terminated; cut to fit). A NUL
- * inside the text ends it there. Returns 0 or a negative errno. */
+/* Reads the zend_string at addr into out (cap bytes, NUL-terminated; cut to fit), and
+ * its hash into *hash when not NULL. A NUL inside the text ends it there. Returns 0 or a
+ * negative errno. */
 static int read_string(const struct php_mem *m, const struct php_name_offsets *o, uint64_t addr,
-		       char *out, size_t cap)
+		       char *out, size_t cap, uint64_t *hash)
 {
 	uint8_t head[STR_HEAD];
 	uint64_t len;
 	int err;
 
 	out[0] = '\0';
-	if (!addr || o->str_len + sizeof(len) > sizeof(head))
+	if (!addr || o->str_len + sizeof(len) > sizeof(head) ||
+	    PHP_STR_HASH + sizeof(*hash) > sizeof(head))
 		return -EINVAL;
 	err = m->read(m->ctx, addr, head, sizeof(head));
 	if (err)
 		return err;
 	memcpy(&len, head + o->str_len, sizeof(len));
+	if (hash)
+		memcpy(hash, head + PHP_STR_HASH, sizeof(*hash));
 	if (len >= cap)
 		len = cap - 1;
 	err = m->read(m->ctx, addr + o->str_val, out, len);
@@ -73,7 +77,7 @@ static void add_class(const struct php_mem *m, const struct php_name_offsets *o,
 
 	if (!scope || m->read(m->ctx, scope + o->class_name, &name, sizeof(name)))
 		return;
-	if (read_string(m, o, name, cls, sizeof(cls)) || !cls[0])
+	if (read_string(m, o, name, cls, sizeof(cls), NULL) || !cls[0])
 		return;
 	/* "Class::" before the method's name, the whole cut to the buffer. */
 	c = strlen(cls) + 2;
@@ -129,7 +133,7 @@ int php_func__read(const struct php_mem *mem, const struct php_layout *l, uint64
 	} else {
 		out->tag = php_tag(field64(head, n, o->fn_opcodes));
 		err = read_string(mem, o, field64(head, n, o->fn_filename), out->file,
-				  sizeof(out->file));
+				  sizeof(out->file), NULL);
 		if (err)
 			return err;
 	}
@@ -138,7 +142,7 @@ int php_func__read(const struct php_mem *mem, const struct php_layout *l, uint64
 		out->code = out->type != PHP_INTERNAL_FUNCTION;
 		return out->code ? 0 : -EINVAL;
 	}
-	err = read_string(mem, o, field64(head, n, o->fn_name), out->name, sizeof(out->name));
+	err = read_string(mem, o, field64(head, n, o->fn_name), out->name, sizeof(out->name), NULL);
 	if (err)
 		return err;
 	if (!out->name[0])
@@ -146,6 +150,28 @@ int php_func__read(const struct php_mem *mem, const struct php_layout *l, uint64
 	if (!closure_name(out->name))
 		add_class(mem, o, field64(head, n, o->fn_scope), out);
 	return 0;
+}
+
+int php_code__read(const struct php_mem *mem, const struct php_layout *l, uint64_t addr,
+		   struct php_func *out)
+{
+	uint64_t hash = 0, len = 0, tail = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->type = PHP_FN_USER;
+	out->code = true;
+	err = read_string(mem, &l->names, addr, out->file, sizeof(out->file), &hash);
+	if (!err)
+		err = mem->read(mem->ctx, addr + l->names.str_len, &len, sizeof(len));
+	/* The tag the walker made: the hash and the text's last 8 bytes. */
+	if (!err && len >= sizeof(tail))
+		err = mem->read(mem->ctx, addr + l->names.str_val + len - sizeof(tail), &tail,
+				sizeof(tail));
+	if (err)
+		return err;
+	out->tag = php_tag(hash ^ tail);
+	return out->file[0] ? 0 : -EINVAL;
 }
 
 const char *php_func__frame_name(const struct php_func *f, unsigned int kind)

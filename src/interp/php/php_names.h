@@ -38,9 +38,15 @@ struct php_func {
 int php_func__read(const struct php_mem *mem, const struct php_layout *l, uint64_t addr,
 		   struct php_func *out);
 
+/* Reads the file name (a zend_string) at addr, which a frame of top-level code was sent
+ * as, into out: code, its file, and the tag of its hash and its text's last 8 bytes
+ * (php_proc.h). Returns 0, -EINVAL for an empty name, or the reader's -errno. */
+int php_code__read(const struct php_mem *mem, const struct php_layout *l, uint64_t addr,
+		   struct php_func *out);
+
 /* The name a frame of f shows: its own, or for top-level code what ran it (kind: enum
- * php_code_kind, from the frame): "{main}", "include", "require_once", "eval"... Static
- * or f's. */
+ * php_code_kind, from the frame; eval'd code read from its function says so itself):
+ * "{main}", "include", "require_once", "eval"... Static or f's. */
 const char *php_func__frame_name(const struct php_func *f, unsigned int kind);
 
 #endif

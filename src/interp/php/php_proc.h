@@ -9,14 +9,19 @@
 #include <linux/types.h>
 #endif
 
-/* A PHP frame in struct user_frame (file_id UF_RUNTIME_FILE(WALKER_PHP)): addr holds the
- * zend_function's address in its low 48 bits (user addresses on x86-64 fit 47) and a
- * 16-bit tag of it above them (php_tag: of its opcodes for user code, of its name for an
- * internal function), which tells a function from another one later allocated at the
- * same address; pad's data bits hold the line, the JIT mark and the code's kind. */
+/* A PHP frame in struct user_frame (file_id UF_RUNTIME_FILE(WALKER_PHP)): addr holds, in
+ * its low 48 bits (user addresses on x86-64 fit 47), the zend_function's address, or for
+ * a file's top-level code (PHP_F_CODE), which an include or eval frees as soon as it
+ * ends, its file name's zend_string, which outlives it at least in PHP 7.4 and 8.2; above
+ * them a 16-bit tag of what it points to (php_tag: of a user function's opcodes, of an
+ * internal function's name, of a file name's hash and its text's last 8 bytes), which
+ * tells it from another one later allocated at the same address, or freed (the
+ * allocator's free-list pointers land in a freed string's last bytes). pad's data bits
+ * hold the line, the marks and the code's kind. */
 #define PHP_ADDR_MASK ((1ull << 48) - 1)
 #define PHP_TAG_SHIFT 48
-#define PHP_LINE_MASK ((1u << 20) - 1) /* lines past a million read as 0, unknown */
+#define PHP_LINE_MASK ((1u << 19) - 1) /* lines past 524,287 read as 0, unknown */
+#define PHP_F_CODE (1u << 19)	       /* addr is top-level code's file name */
 #define PHP_F_JIT (1u << 20)	       /* the activation ran the frame's JIT code */
 #define PHP_KIND_SHIFT 21	       /* 3 bits: enum php_code_kind */
 #define PHP_KIND_MASK 7u
@@ -32,10 +37,10 @@ enum php_code_kind {
 	PHP_CODE_EVAL,
 };
 
-/* The tag of a pointer: 16 bits of it, its low 3 (alignment) left out. */
-static inline __u16 php_tag(__u64 ptr)
+/* The tag of a pointer or a hash: its four 16-bit quarters folded into one. */
+static inline __u16 php_tag(__u64 v)
 {
-	return (__u16)((ptr >> 3) ^ (ptr >> 19));
+	return (__u16)(v ^ (v >> 16) ^ (v >> 32) ^ (v >> 48));
 }
 
 /* The PHP walker's own counters (map php_counters). */
@@ -49,8 +54,11 @@ enum php_counter {
 };
 
 /* The Zend engine's constants the walker tests, the same in PHP 7.4, 8.2 and 8.4
- * (Zend/zend_compile.h, Zend/zend_vm_opcodes.h). */
+ * (Zend/zend_compile.h, Zend/zend_vm_opcodes.h, Zend/zend_types.h). */
 #define PHP_INTERNAL_FUNCTION 1	  /* zend_function.type of a C function */
+#define PHP_EVAL_CODE 4		  /* zend_function.type of eval()'d code */
+#define PHP_STR_HASH 8		  /* zend_string.h: its hash; .len follows it */
+#define PHP_STR_VAL 24		  /* zend_string.val: its text */
 #define PHP_CALL_TOP (1u << 17)	  /* ZEND_CALL_TOP in the call info (This.u1.type_info) */
 #define PHP_OP_INCLUDE_OR_EVAL 73 /* ZEND_INCLUDE_OR_EVAL */
 /* ZEND_INCLUDE_OR_EVAL's extended_value */
@@ -81,10 +89,11 @@ struct php_offsets {
 	__u16 fn_name;	   /* zend_function.common.function_name */
 	__u16 fn_last;	   /* .op_array.last (opcodes) */
 	__u16 fn_opcodes;  /* .op_array.opcodes */
+	__u16 fn_filename; /* .op_array.filename (read apart: past PHP_FUNC_READ) */
 	__u16 op_extended; /* zend_op.extended_value */
 	__u16 op_lineno;   /* .lineno */
 	__u16 op_opcode;   /* .opcode */
-	__u16 pad[2];
+	__u16 pad;
 };
 
 struct php_proc {
