@@ -50,5 +50,5 @@ arm_name() {
 BG=$!
 bench_verify
 kill "$BG" 2>/dev/null
-wait "$BG" 2>/dev/null
+wait "$BG" 2>/dev/null || true
 bench_cost

@@ -63,6 +63,13 @@ cli() {
 	expect "php_${l}_include" "$OUT" "{main} -> include of body.php at line $(line_of body BODY_LINE)" \
 		"${BELOW}\{main\} \(code\.php:[0-9]+\);include \(body\.php:$(line_of body BODY_LINE)\)$END" \
 		'include \(body\.php' 10
+	# The other outputs carry the same frames: pprof's functions and files, the flame
+	# graph's PHP kind (OTLP's frame type is test_frame_kinds').
+	local dir=${OUT%/stacks.folded}
+	check "php_${l}_outputs" "pprof or the flame graph lacks the PHP frames" \
+		eval "gzip -dc '$dir/profile.pb.gz' | grep -qa 'App.Repo::find' &&
+			gzip -dc '$dir/profile.pb.gz' | grep -qa 'closure\.php' &&
+			grep -q '\"name\": *\"php\"' '$dir/flamegraph.html'"
 }
 
 # jit LABEL ROOT PHP MODE: the chain and the closure with opcache's JIT.
