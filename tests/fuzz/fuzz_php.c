@@ -2,8 +2,8 @@
 /* libFuzzer harness for what ebprof decodes out of a PHP build and process, neither of
  * which it can trust: the version text of the build's read-only data, the dispatch jump
  * in execute_ex's first bytes, and, with the input as the whole "process memory", the
- * readers of a zend_function (its name, class, file and tag) and of top-level code's file
- * name under each known layout. The first byte picks. */
+ * readers of a zend_function (its name, class, file, tag and oplines' lines) and of
+ * top-level code's file name under each known layout. The first byte picks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +59,11 @@ static void function(const uint8_t *data, size_t size)
 	if (!l || !m.p)
 		abort();
 	if (php_func__read(&mem, l, FAKE_MEM_BASE + off, &f) == 0) {
+		uint32_t *lines, n;
+
+		if (php_func__lines(&mem, l, &f, &lines, &n) == 0 && (!lines || n > f.last))
+			abort();
+		free(lines);
 		if (!memchr(f.name, '\0', sizeof(f.name)) || !memchr(f.file, '\0', sizeof(f.file)))
 			abort();
 		for (unsigned int kind = 0; kind < 8; kind++) {

@@ -3,8 +3,10 @@
  * dispatch jump, and zend_functions laid out in a fake process memory as PHP 7.4, 8.2
  * and 8.4 lay them out (php_layout.c): a method, a namespaced closure and 8.4's named
  * closure, an internal function, a script's top-level code and eval'd code, top-level
- * code known by its file name alone, with their tags and the names their frames show. */
+ * code known by its file name alone, with their tags, the names their frames show and
+ * their oplines' lines. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -160,6 +162,29 @@ static void test_top_level_code(void)
 	CHECK(!strcmp(php_func__frame_name(&f, PHP_CODE_MAIN), "eval"));
 }
 
+/* The lines of a function's oplines, each from its zend_op (lineno at 24 of 32 bytes). */
+static void test_lines(void)
+{
+	const struct php_layout *l = php_layout__table(0x0802);
+	uint32_t *lines = NULL, n = 0, line;
+	struct php_func f;
+
+	user_function(l, PHP_FN_USER, string_at(0x600, "leaf"), 0, BASE + 0xa00);
+	memcpy(mem + l->names.fn_last, &(uint32_t){3}, 4);
+	for (uint32_t i = 0; i < 3; i++) {
+		line = 40 + i;
+		memcpy(mem + 0xa00 + i * PHP_OP_SIZE + 24, &line, 4);
+	}
+	CHECK(php_func__read(&reader, l, BASE, &f) == 0 && f.last == 3);
+	CHECK(php_func__lines(&reader, l, &f, &lines, &n) == 0 && n == 3);
+	CHECK(lines && lines[0] == 40 && lines[2] == 42);
+	free(lines);
+	/* Oplines past memory: nothing kept. */
+	memcpy(mem + l->names.fn_last, &(uint32_t){1000}, 4);
+	CHECK(php_func__read(&reader, l, BASE, &f) == 0);
+	CHECK(php_func__lines(&reader, l, &f, &lines, &n) == -EFAULT && !lines && !n);
+}
+
 /* Top-level code sent as its file name: the name's text, the tag of its hash. */
 static void test_code_by_file(void)
 {
@@ -213,6 +238,7 @@ int main(void)
 	RUN_TEST(test_closures);
 	RUN_TEST(test_internal);
 	RUN_TEST(test_top_level_code);
+	RUN_TEST(test_lines);
 	RUN_TEST(test_code_by_file);
 	RUN_TEST(test_bounded);
 	HARNESS_EXIT();

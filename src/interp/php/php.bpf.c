@@ -127,7 +127,7 @@ static __always_inline void php_mark_include(struct php_walk *pw, __u32 how)
 	if (n <= r->ustack_inorder || n > UNW_MAX_FRAMES)
 		return;
 	f = &r->ustack[(n - 1) & (UNW_MAX_FRAMES - 1)];
-	if (f->file_id != UF_RUNTIME_FILE(WALKER_PHP) || !f->addr)
+	if (f->file_id != UF_RUNTIME_FILE(WALKER_PHP) || !f->addr || !(f->pad & PHP_F_CODE))
 		return;
 	switch (how) {
 	case PHP_INCLUDE:
@@ -151,31 +151,68 @@ static __always_inline void php_mark_include(struct php_walk *pw, __u32 how)
 	f->pad |= kind << PHP_KIND_SHIFT;
 }
 
-/* The pad of the user frame at `at` (ex and fn: its zend_execute_data and zend_function
- * read): the line of its opline. The VM keeps the running frame's opline in a register
- * and stores it in the frame only before calls, so for the frame the VM's registers hold
- * (vm_ex), their opline is taken when it lies among the function's opcodes. */
-static __always_inline __u32 php_user_pad(struct php_walk *pw, const __u64 *ex, const __u64 *fn,
-					  __u64 at)
+/* The opline the user frame at `at` runs (ex and fn: its zend_execute_data and
+ * zend_function read). The VM keeps the running frame's opline in a register and stores
+ * it in the frame only before calls, so for the frame the VM's registers hold (vm_ex),
+ * their opline is taken when it lies among the function's opcodes. */
+static __always_inline __u64 php_opline(struct php_walk *pw, const __u64 *ex, const __u64 *fn,
+					__u64 at)
 {
 	const struct php_offsets *o = &pw->p->off;
-	__u64 op[PHP_OP_WORDS], opline = php_word(ex, PHP_EX_WORDS - 1, o->ex_opline);
 	__u64 opcodes = php_word(fn, PHP_FN_WORDS - 1, o->fn_opcodes);
 	__u64 end = opcodes + (__u64)php_u32(fn, PHP_FN_WORDS - 1, o->fn_last) * PHP_OP_SIZE;
-	__u32 line;
 
 	if (at == pw->vm_ex && pw->vm_opline >= opcodes && pw->vm_opline < end &&
 	    !((pw->vm_opline - opcodes) & (PHP_OP_SIZE - 1))) {
-		opline = pw->vm_opline;
 		php_count(PHP_CTR_LINE_FROM_VM);
+		return pw->vm_opline;
 	}
+	return php_word(ex, PHP_EX_WORDS - 1, o->ex_opline);
+}
+
+/* The index of opline among fn's opcodes (ingest reads its line there), or PHP_POS_NONE. */
+static __always_inline __u32 php_op_index(const struct php_walk *pw, const __u64 *fn, __u64 opline)
+{
+	const struct php_offsets *o = &pw->p->off;
+	__u64 opcodes = php_word(fn, PHP_FN_WORDS - 1, o->fn_opcodes);
+	__u64 n = php_u32(fn, PHP_FN_WORDS - 1, o->fn_last), at = (opline - opcodes) / PHP_OP_SIZE;
+
+	if (opline < opcodes || at >= n || at >= PHP_POS_NONE || (opline - opcodes) % PHP_OP_SIZE)
+		return PHP_POS_NONE;
+	return (__u32)at;
+}
+
+/* Whether the frame appended last is top-level code, whose caller's opline says how it
+ * ran (include, require, eval). */
+static __always_inline bool php_after_code(const struct php_walk *pw)
+{
+	const struct sample_record *r = &pw->s->r;
+	__u32 n = r->ustack_len;
+	const struct user_frame *f;
+
+	if (n <= r->ustack_inorder || n > UNW_MAX_FRAMES)
+		return false;
+	f = &r->ustack[(n - 1) & (UNW_MAX_FRAMES - 1)];
+	return f->file_id == UF_RUNTIME_FILE(WALKER_PHP) && f->addr && (f->pad & PHP_F_CODE);
+}
+
+/* Reads opline's line, and when it is an include (or eval), says so on its callee's
+ * frame, the one appended last. Only for top-level code and its callers: a function
+ * frame's line is read at ingest from its opline's index, its code outliving the sample.
+ * Returns the line, 0 when unknown. */
+static __always_inline __u32 php_op_line(struct php_walk *pw, __u64 opline)
+{
+	const struct php_offsets *o = &pw->p->off;
+	__u64 op[PHP_OP_WORDS];
+	__u32 line;
+
 	if (!opline || read_user(op, sizeof(op), opline + PHP_OP_AT))
 		return 0;
 	/* The opline's bytes from PHP_OP_AT on: its offsets, less that, index op. */
 	if (php_u8(op, PHP_OP_WORDS - 1, o->op_opcode - PHP_OP_AT) == PHP_OP_INCLUDE_OR_EVAL)
 		php_mark_include(pw, php_u32(op, PHP_OP_WORDS - 1, o->op_extended - PHP_OP_AT));
 	line = php_u32(op, PHP_OP_WORDS - 1, o->op_lineno - PHP_OP_AT);
-	return line <= PHP_LINE_MASK ? line : 0;
+	return line < PHP_POS_NONE ? line : 0;
 }
 
 /* The file name of the top-level code at func (a zend_string the code does not own: an
@@ -231,8 +268,8 @@ static long php_step(__u32 i, void *arg)
 {
 	struct php_walk *pw = arg;
 	const struct php_offsets *o = &pw->p->off;
-	__u64 ex[PHP_EX_WORDS], fn[PHP_FN_WORDS] = {}, at = pw->cursor, func, ident;
-	__u32 pad = 0, k;
+	__u64 ex[PHP_EX_WORDS], fn[PHP_FN_WORDS] = {}, at = pw->cursor, func, ident, opline;
+	__u32 pad = 0, line = 0, k;
 	bool internal;
 
 	if (!at || !pw->groups)
@@ -254,13 +291,16 @@ static long php_step(__u32 i, void *arg)
 		k = pw->acts - pw->groups;
 		pw->jit_pending = k < 64 && (pw->jit >> k) & 1;
 	}
+	ident = php_ident(pw, fn, func, &pad);
 	if (!internal) {
-		pad = php_user_pad(pw, ex, fn, at);
+		opline = php_opline(pw, ex, fn, at);
+		if ((pad & PHP_F_CODE) || php_after_code(pw))
+			line = php_op_line(pw, opline);
+		pad |= (pad & PHP_F_CODE) ? line : php_op_index(pw, fn, opline);
 		if (pw->jit_pending)
 			pad |= PHP_F_JIT;
 		pw->jit_pending = 0;
 	}
-	ident = php_ident(pw, fn, func, &pad);
 	if (!php_append(pw, ident, pad & UF_DATA_MASK))
 		return 1;
 	pw->in_group++;

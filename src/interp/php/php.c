@@ -51,11 +51,14 @@ struct php_file {
 	struct elf_segment segs[MAX_SEGS];
 };
 
-/* A function as read, with the name ids of its frames (0 until first needed). */
+/* A function as read, with the name ids of its frames (0 until first needed) and the
+ * lines of its oplines (read when a frame first needs one). */
 struct php_fn {
 	uint64_t addr;
 	struct php_func f;
 	uint32_t ids[NKINDS][2]; /* by kind (top-level code) and JIT */
+	uint32_t *lines, nlines;
+	bool lines_read; /* tried: lines may be NULL still */
 };
 
 struct php_process {
@@ -78,9 +81,16 @@ static int fn_eq(const void *e, const void *k)
 	return ((const struct php_fn *)e)->addr == *(const uint64_t *)k;
 }
 
+static void free_fn(struct php_fn *fn)
+{
+	if (fn)
+		free(fn->lines);
+	free(fn);
+}
+
 static void free_funcs(struct hmap *funcs)
 {
-	hmap_for_each(funcs, i) free(funcs->slots[i].entry);
+	hmap_for_each(funcs, i) free_fn(funcs->slots[i].entry);
 	hmap_free(funcs);
 }
 
@@ -401,7 +411,7 @@ static struct php_fn *fn_at(struct php *php, struct php_process *p, uint64_t add
 	if (fn) {
 		/* Another function lives where this one was. */
 		php->st.fn_reused++;
-		free(hmap_remove(&p->funcs, hash_u64(addr), &addr));
+		free_fn(hmap_remove(&p->funcs, hash_u64(addr), &addr));
 	}
 	if (p->funcs.len >= MAX_FUNCS) {
 		free_funcs(&p->funcs);
@@ -426,6 +436,21 @@ static struct php_fn *fn_at(struct php *php, struct php_process *p, uint64_t add
 		return NULL;
 	}
 	return fn;
+}
+
+/* The line of opline idx of fn (PHP_POS_NONE: unknown), its lines read on first need. */
+static uint32_t fn_line(struct php *php, const struct php_process *p, struct php_fn *fn,
+			uint32_t idx)
+{
+	struct php_mem mem = {.read = runtime_proc__read, .ctx = (void *)p};
+
+	if (!fn->lines_read) {
+		fn->lines_read = true;
+		if (php_func__lines(&mem, p->layout, &fn->f, &fn->lines, &fn->nlines) &&
+		    fn->f.opcodes)
+			php->st.lines_unread++;
+	}
+	return idx < fn->nlines ? fn->lines[idx] : 0;
 }
 
 /* The name id of a frame of f: its name, or for top-level code what ran it, marked when
@@ -456,6 +481,7 @@ static unsigned int php_ingest(void *priv, uint32_t pid, const struct user_frame
 	uint32_t data = uf->pad & UF_DATA_MASK;
 	static const struct php_func unnamed_code = {.type = PHP_FN_USER, .code = true};
 	unsigned int kind = (data >> PHP_KIND_SHIFT) & PHP_KIND_MASK;
+	uint32_t pos = data & PHP_POS_MASK;
 	struct php_process *p;
 	struct php_fn *fn = NULL;
 
@@ -469,7 +495,8 @@ static unsigned int php_ingest(void *priv, uint32_t pid, const struct user_frame
 		php->st.read_failures++;
 	if (fn) {
 		out->file_id = fn_id(php, fn, kind, data & PHP_F_JIT);
-		out->addr = data & PHP_LINE_MASK;
+		/* Top-level code's frames carry their line, others their opline's index. */
+		out->addr = (data & PHP_F_CODE) ? pos % PHP_POS_NONE : fn_line(php, p, fn, pos);
 	} else if (data & PHP_F_CODE) {
 		/* Top-level code whose file name went with it: what ran it, with no file. */
 		out->file_id = frame_id(php, &unnamed_code, kind, data & PHP_F_JIT);
@@ -522,11 +549,13 @@ static void php_print_stats(void *priv, FILE *out)
 		(unsigned long long)c[PHP_CTR_JIT_UNOWNED]);
 	fprintf(out,
 		"  php: %llu processes, %llu of an unknown version; %llu functions read (%llu "
-		"replaced at a reused address); frames left unnamed: %llu unreadable (freed or "
-		"process gone), %llu whose function was replaced before it was read\n",
+		"replaced at a reused address, %llu whose lines were unreadable); frames left "
+		"unnamed: %llu unreadable (freed or process gone), %llu whose function was "
+		"replaced before it was read\n",
 		(unsigned long long)s.processes, (unsigned long long)s.unknown_version,
 		(unsigned long long)s.fn_reads, (unsigned long long)s.fn_reused,
-		(unsigned long long)s.read_failures, (unsigned long long)s.fn_freed);
+		(unsigned long long)s.lines_unread, (unsigned long long)s.read_failures,
+		(unsigned long long)s.fn_freed);
 }
 
 /* ---- the registry's entry ---- */

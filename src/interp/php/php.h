@@ -18,6 +18,7 @@ struct php_stats {
 	uint64_t fn_reused;	  /* cached functions replaced: freed, address reused */
 	uint64_t read_failures;	  /* reads that failed: freed function or exited process */
 	uint64_t fn_freed;	  /* sampled functions replaced before they were read */
+	uint64_t lines_unread;	  /* functions whose oplines' lines could not be read */
 };
 
 void php__stats(struct php *php, struct php_stats *out);

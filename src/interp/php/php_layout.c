@@ -14,8 +14,9 @@
  * zend_string (zend_op's handler first, lineno at 24, opcode at 28; 32 bytes). */
 #define PHP_EX_OFFSETS .ex_opline = 0, .ex_func = 24, .ex_info = 40, .ex_prev = 48
 #define PHP_OP_OFFSETS .op_extended = 20, .op_lineno = 24, .op_opcode = 28
-#define PHP_NAME_COMMON \
-	.fn_type = 0, .fn_name = 8, .fn_scope = 16, .class_name = 8, .str_len = 16, .str_val = 24
+#define PHP_NAME_COMMON                                                                            \
+	.fn_type = 0, .fn_name = 8, .fn_scope = 16, .class_name = 8, .str_len = 16, .str_val = 24, \
+	.op_lineno = 24
 
 /* Between the three only zend_op_array's members from last on moved. */
 static const struct php_layout layouts[] = {
@@ -24,21 +25,24 @@ static const struct php_layout layouts[] = {
 	.current_ex = 488,
 	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 60, .fn_opcodes = 64,
 		.fn_filename = 136},
-	.names = {PHP_NAME_COMMON, .fn_opcodes = 64, .fn_filename = 136, .fn_line_start = 144},
+	.names = {PHP_NAME_COMMON, .fn_last = 60, .fn_opcodes = 64, .fn_filename = 136,
+		  .fn_line_start = 144},
     },
     {
 	.version = 0x0802,
 	.current_ex = 488,
 	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 80, .fn_opcodes = 88,
 		.fn_filename = 152},
-	.names = {PHP_NAME_COMMON, .fn_opcodes = 88, .fn_filename = 152, .fn_line_start = 160},
+	.names = {PHP_NAME_COMMON, .fn_last = 80, .fn_opcodes = 88, .fn_filename = 152,
+		  .fn_line_start = 160},
     },
     {
 	.version = 0x0804,
 	.current_ex = 488,
 	.bpf = {PHP_EX_OFFSETS, PHP_OP_OFFSETS, .fn_name = 8, .fn_last = 96, .fn_opcodes = 104,
 		.fn_filename = 168},
-	.names = {PHP_NAME_COMMON, .fn_opcodes = 104, .fn_filename = 168, .fn_line_start = 176},
+	.names = {PHP_NAME_COMMON, .fn_last = 96, .fn_opcodes = 104, .fn_filename = 168,
+		  .fn_line_start = 176},
     },
 };
 

@@ -15,12 +15,14 @@ struct php_name_offsets {
 	uint16_t fn_type;	/* zend_function.type */
 	uint16_t fn_name;	/* .common.function_name (zend_string *) */
 	uint16_t fn_scope;	/* .common.scope (zend_class_entry *) */
+	uint16_t fn_last;	/* .op_array.last: how many opcodes */
 	uint16_t fn_opcodes;	/* .op_array.opcodes */
 	uint16_t fn_filename;	/* .op_array.filename (zend_string *) */
 	uint16_t fn_line_start; /* .op_array.line_start */
 	uint16_t class_name;	/* zend_class_entry.name (zend_string *) */
 	uint16_t str_len;	/* zend_string.len */
 	uint16_t str_val;	/* zend_string.val */
+	uint16_t op_lineno;	/* zend_op.lineno */
 };
 
 struct php_layout {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* A zend_function read from another process and named (php_names.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/php/php_names.h"
@@ -103,6 +104,8 @@ static size_t head_size(const struct php_name_offsets *o, uint8_t type)
 			n = o->fn_line_start + 4;
 		if ((size_t)o->fn_opcodes + 8 > n)
 			n = o->fn_opcodes + 8;
+		if ((size_t)o->fn_last + 4 > n)
+			n = o->fn_last + 4;
 	}
 	return n;
 }
@@ -131,7 +134,9 @@ int php_func__read(const struct php_mem *mem, const struct php_layout *l, uint64
 	if (out->type == PHP_INTERNAL_FUNCTION) {
 		out->tag = php_tag(field64(head, n, o->fn_name));
 	} else {
-		out->tag = php_tag(field64(head, n, o->fn_opcodes));
+		out->opcodes = field64(head, n, o->fn_opcodes);
+		memcpy(&out->last, head + o->fn_last, sizeof(out->last));
+		out->tag = php_tag(out->opcodes);
 		err = read_string(mem, o, field64(head, n, o->fn_filename), out->file,
 				  sizeof(out->file), NULL);
 		if (err)
@@ -149,6 +154,39 @@ int php_func__read(const struct php_mem *mem, const struct php_layout *l, uint64
 		return -EINVAL;
 	if (!closure_name(out->name))
 		add_class(mem, o, field64(head, n, o->fn_scope), out);
+	return 0;
+}
+
+#define OPS_PER_READ 128
+
+int php_func__lines(const struct php_mem *mem, const struct php_layout *l, const struct php_func *f,
+		    uint32_t **lines, uint32_t *n)
+{
+	uint8_t ops[OPS_PER_READ * PHP_OP_SIZE];
+	uint32_t count = f->last < PHP_LINES_MAX ? f->last : PHP_LINES_MAX, *out;
+	int err;
+
+	*lines = NULL;
+	*n = 0;
+	if (!f->opcodes || !count || l->names.op_lineno + 4 > PHP_OP_SIZE)
+		return -ENOENT;
+	out = malloc(count * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i += OPS_PER_READ) {
+		uint32_t k = count - i < OPS_PER_READ ? count - i : OPS_PER_READ;
+
+		err = mem->read(mem->ctx, f->opcodes + (uint64_t)i * PHP_OP_SIZE, ops,
+				k * PHP_OP_SIZE);
+		if (err) {
+			free(out);
+			return err;
+		}
+		for (uint32_t j = 0; j < k; j++)
+			memcpy(&out[i + j], ops + j * PHP_OP_SIZE + l->names.op_lineno, 4);
+	}
+	*lines = out;
+	*n = count;
 	return 0;
 }
 

@@ -26,9 +26,11 @@ struct php_mem {
 #define PHP_FN_EVAL_CODE 4 /* ZEND_EVAL_CODE: eval()'d top-level code */
 
 struct php_func {
-	uint8_t type;		 /* zend_function.type: PHP_INTERNAL_FUNCTION, PHP_FN_USER, ... */
-	uint16_t tag;		 /* php_tag of what the walker tags it by (php_proc.h) */
-	bool code;		 /* a file's top-level code (or eval'd code): it has no name */
+	uint8_t type;	  /* zend_function.type: PHP_INTERNAL_FUNCTION, PHP_FN_USER, ... */
+	uint16_t tag;	  /* php_tag of what the walker tags it by (php_proc.h) */
+	bool code;	  /* a file's top-level code (or eval'd code): it has no name */
+	uint64_t opcodes; /* a user function's oplines (0 otherwise), and how many */
+	uint32_t last;
 	char name[PHP_NAME_MAX]; /* "Class::method", "function", "{closure}"; "" for code */
 	char file[PHP_NAME_MAX]; /* the source file; "" for an internal function */
 };
@@ -37,6 +39,14 @@ struct php_func {
  * a function of a kind ebprof names, or the reader's -errno. */
 int php_func__read(const struct php_mem *mem, const struct php_layout *l, uint64_t addr,
 		   struct php_func *out);
+
+#define PHP_LINES_MAX (1u << 16) /* oplines of a function whose lines are read */
+
+/* Reads the line of each of f's first oplines (at most PHP_LINES_MAX) into *lines (malloc,
+ * the caller frees) and their count into *n. Returns 0, -ENOENT when f has none, -ENOMEM
+ * or the reader's -errno (nothing is kept then). */
+int php_func__lines(const struct php_mem *mem, const struct php_layout *l, const struct php_func *f,
+		    uint32_t **lines, uint32_t *n);
 
 /* Reads the file name (a zend_string) at addr, which a frame of top-level code was sent
  * as, into out: code, its file, and the tag of its hash and its text's last 8 bytes

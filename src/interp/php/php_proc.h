@@ -17,13 +17,16 @@
  * internal function's name, of a file name's hash and its text's last 8 bytes), which
  * tells it from another one later allocated at the same address, or freed (the
  * allocator's free-list pointers land in a freed string's last bytes). pad's data bits
- * hold the line, the marks and the code's kind. */
+ * hold the position (PHP_POS_MASK), the marks and the code's kind. */
 #define PHP_ADDR_MASK ((1ull << 48) - 1)
 #define PHP_TAG_SHIFT 48
-#define PHP_LINE_MASK ((1u << 19) - 1) /* lines past 524,287 read as 0, unknown */
-#define PHP_F_CODE (1u << 19)	       /* addr is top-level code's file name */
-#define PHP_F_JIT (1u << 20)	       /* the activation ran the frame's JIT code */
-#define PHP_KIND_SHIFT 21	       /* 3 bits: enum php_code_kind */
+/* A function frame's opline index among its opcodes (ingest finds the line there), or
+ * a top-level code frame's line, whose code may be gone by then; PHP_POS_NONE: unknown. */
+#define PHP_POS_MASK ((1u << 19) - 1)
+#define PHP_POS_NONE PHP_POS_MASK
+#define PHP_F_CODE (1u << 19) /* addr is top-level code's file name */
+#define PHP_F_JIT (1u << 20)  /* the activation ran the frame's JIT code */
+#define PHP_KIND_SHIFT 21     /* 3 bits: enum php_code_kind */
 #define PHP_KIND_MASK 7u
 
 /* What ran a file's top-level code: the caller's ZEND_INCLUDE_OR_EVAL, or nothing (the
