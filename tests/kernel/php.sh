@@ -38,7 +38,7 @@ opcache() {
 
 # cli LABEL ROOT PHP: the JIT-off workloads, one recording; code.php, whose three leaves
 # share its time, for twice as long, and with opcache on, which keeps an included file's
-# code (8.4 frees its file name with it otherwise: see docs/ARCHITECTURE.md, "PHP: limits and versions").
+# code (8.4 frees its file name with it otherwise: see src/interp/php/README.md, "Limits and versions").
 cli() {
 	local l=$1 root=$2 php=$3 d=$RDIR chain
 	OUT=$TMP/$l-cli
