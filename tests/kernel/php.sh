@@ -10,8 +10,9 @@
 # one profiles a pool already running); on 8.x the chain and the closure again with
 # opcache's JIT in its tracing and its function mode, the JIT leaf marked and the native
 # frames below execute_ex still there. Each asserts that >= 90 % of the samples reaching
-# its leaf carry the whole chain. Last, a build whose version text is unknown is said once
-# and keeps native stacks. A root missing is a SKIP.
+# its leaf carry the whole chain. Then a build whose version text is unknown is said once
+# and keeps native stacks, and `ebprof agent` sends PHP frames over OTLP. A root missing is
+# a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/php
@@ -187,5 +188,47 @@ unknown_version() {
 	fi
 }
 
+# OTLP: `ebprof agent` sends a PHP process's frames as profile.frame.type php, the chain's
+# functions within its own resource (checked by tests/otlp/check.mjs against the gRPC test
+# receiver). One PHP, 8.4's (the kind's row is the same on every version).
+otlp() {
+	local root=$ROOTS/trixie php=/usr/bin/php8.4 pid rpid rc
+	if [ ! -x "$root$php" ]; then
+		echo "SKIP php_otlp: no $root$php"
+		return
+	fi
+	OTLP_DIR=$PWD/tests/otlp
+	. tests/otlp/lib.sh
+	if ! command -v node >/dev/null || ! otlp_node_modules; then
+		echo "SKIP php_otlp: node or the receivers' npm packages are missing (scripts/install-deps.sh test)"
+		return
+	fi
+	root_dir "$root" php
+	cp "$WL/chain.php" "$DIR/"
+	(in_root "$root" "$php" -n "$RDIR/chain.php" 600 >/dev/null 2>&1) &
+	pid=$!
+	if ! otlp_receiver "$TMP" otlp grpc 0 2>"$TMP/otlp.receiver"; then
+		fail php_otlp "the gRPC receiver did not start: $(tail -2 "$TMP/otlp.receiver")"
+		kill "$pid" 2>/dev/null
+		return
+	fi
+	rpid=$receiver_pid
+	"$EBPROF" agent -F 99 --endpoint "127.0.0.1:$receiver_port" --insecure --report-interval 1s \
+		-d 4 >"$TMP/otlp.out" 2>"$TMP/otlp.err"
+	rc=$?
+	kill "$pid" "$rpid" 2>/dev/null
+	wait "$pid" "$rpid" 2>/dev/null
+	if [ "$rc" -ne 0 ]; then
+		fail php_otlp "agent failed, $(how_ended "$rc" "$TMP/otlp.err")"
+		return
+	fi
+	node tests/otlp/check.mjs "$TMP/otlp.jsonl" --pid "$pid" --frame-type php \
+		--function leaf --function middle --function outer --function '{main}' \
+		>"$TMP/otlp.check" 2>&1
+	rc=$?
+	check php_otlp "$(tail -3 "$TMP/otlp.check" | paste -sd' ')" [ "$rc" -eq 0 ]
+}
+
 runtime_suites php suite "${PHPS[@]}"
 unknown_version
+otlp
