@@ -86,27 +86,32 @@ static int u64_eq(const void *e, const void *k)
 	return *(const uint64_t *)e == *(const uint64_t *)k;
 }
 
-static void clear_caches(struct rb_process *p)
+static void clear_iseqs(struct hmap *iseqs)
 {
-	hmap_for_each(&p->iseqs, i)
+	hmap_for_each(iseqs, i)
 	{
-		struct rb_iseq_entry *e = p->iseqs.slots[i].entry;
+		struct rb_iseq_entry *e = iseqs->slots[i].entry;
 
 		rb_iseq__release(&e->i);
 		free(e);
 	}
-	hmap_for_each(&p->mes, i) free(p->mes.slots[i].entry);
-	hmap_free(&p->iseqs);
-	hmap_free(&p->mes);
-	hmap_init(&p->iseqs, u64_eq);
-	hmap_init(&p->mes, u64_eq);
+	hmap_free(iseqs);
+	hmap_init(iseqs, u64_eq);
+}
+
+static void clear_methods(struct hmap *mes)
+{
+	hmap_for_each(mes, i) free(mes->slots[i].entry);
+	hmap_free(mes);
+	hmap_init(mes, u64_eq);
 }
 
 static void free_process(struct runtime_state *rs, void *proc)
 {
 	struct rb_process *p = proc;
 
-	clear_caches(p);
+	clear_iseqs(&p->iseqs);
+	clear_methods(&p->mes);
 	hmap_free(&p->iseqs);
 	hmap_free(&p->mes);
 	free(p);
@@ -335,12 +340,20 @@ static void ruby_forget(void *priv, uint32_t pid)
 
 /* ---- frames ---- */
 
-/* Adds e to h keyed by addr (h is cleared first when full). False on ENOMEM. */
-static bool cache_put(struct rb_process *p, struct hmap *h, uint64_t addr, void *e)
+/* Adds e to a cache keyed by addr (the cache is emptied first when full: entries of the
+ * other cache a caller holds stay valid). False on ENOMEM. */
+static bool iseq_put(struct rb_process *p, uint64_t addr, struct rb_iseq_entry *e)
 {
-	if (h->len >= MAX_CACHED)
-		clear_caches(p);
-	return !hmap_insert(h, hash_u64(addr), e);
+	if (p->iseqs.len >= MAX_CACHED)
+		clear_iseqs(&p->iseqs);
+	return !hmap_insert(&p->iseqs, hash_u64(addr), e);
+}
+
+static bool method_put(struct rb_process *p, uint64_t addr, struct rb_me_entry *e)
+{
+	if (p->mes.len >= MAX_CACHED)
+		clear_methods(&p->mes);
+	return !hmap_insert(&p->mes, hash_u64(addr), e);
 }
 
 static struct rb_iseq_entry *iseq_read(struct ruby *rb, struct rb_process *p, uint64_t addr)
@@ -351,7 +364,7 @@ static struct rb_iseq_entry *iseq_read(struct ruby *rb, struct rb_process *p, ui
 		return NULL;
 	rb->st.iseq_reads++;
 	e->addr = addr;
-	if (rb_mem__iseq(&p->mem, addr, &e->i) || !cache_put(p, &p->iseqs, addr, e)) {
+	if (rb_mem__iseq(&p->mem, addr, &e->i) || !iseq_put(p, addr, e)) {
 		rb_iseq__release(&e->i);
 		free(e);
 		return NULL;
@@ -415,7 +428,7 @@ static struct rb_me_entry *me_at(struct ruby *rb, struct rb_process *p, uint64_t
 		return NULL;
 	rb->st.method_reads++;
 	e->addr = addr;
-	if (rb_mem__method(&p->mem, addr, &e->m) || !cache_put(p, &p->mes, addr, e)) {
+	if (rb_mem__method(&p->mem, addr, &e->m) || !method_put(p, addr, e)) {
 		free(e);
 		return NULL;
 	}
