@@ -115,9 +115,10 @@ suite() {
 		"^$z;.*Zip#run \(zip\.rb:[0-9]+\);Zip#compress \(zip\.rb:$(line_of zip DEFLATE_LINE)\);Zlib::Deflate\.deflate;($F;)*deflate(;|$LEAF)" \
 		"^$z;.*;deflate(;|$LEAF)" 40
 	thread_checks "$l"
-	# The script's collections (rubygems' at start-up, under ruby_options, are not its).
-	expect "ruby_${l}_gc" "$OUT" "the collector's frame under Garbage#churn" \
-		"^$g;.*Garbage#run \(gc\.rb:[0-9]+\);Garbage#churn \(gc\.rb:[0-9]+\);.*\(garbage collection\)" \
+	# The script's collections (rubygems' at start-up, under ruby_options, are not its),
+	# under its Ruby frames (Garbage#churn's, or the class body's building its live set).
+	expect "ruby_${l}_gc" "$OUT" "the collector's frame under the script's Ruby frames" \
+		"^$g;.*<main> \(gc\.rb:[0-9]+\);.*\(garbage collection\)" \
 		"^$g;.*ruby_run_node;.*\(garbage collection\)" 10
 	if [ -z "$YJIT" ]; then
 		chain_checks "$l" "-y"
