@@ -135,4 +135,51 @@ suite() {
 	fi
 }
 
+# file_offset FILE SYMBOL: where SYMBOL's bytes lie in FILE (its dynamic symbol's address
+# through the PT_LOAD that holds it).
+file_offset() {
+	local a type off va fsz _
+	a=$(nm -D --defined-only "$1" | awk -v s="$2" '$3 == s { print $1 }')
+	[ -n "$a" ] || return 1
+	while read -r type off va _ fsz _; do
+		[ "$type" = LOAD ] || continue
+		if ((16#$a >= va && 16#$a < va + fsz)); then
+			echo $((16#$a - va + off))
+			return 0
+		fi
+	done < <(readelf -lW "$1")
+	return 1
+}
+
+# A release ebprof has no layout for, said once, its process left with native stacks:
+# bookworm's libruby with its ruby_version made "3.2.2", loaded through LD_LIBRARY_PATH.
+unknown_release() {
+	local root=$ROOTS/bookworm lib=libruby-3.1.so.3.1 off said
+	if [ ! -f "$root/usr/lib/x86_64-linux-gnu/$lib" ]; then
+		echo "SKIP ruby_unknown_release: no $root (scripts/runtimes.sh makes it)"
+		return
+	fi
+	root_dir "$root" ruby
+	cp "$root/usr/lib/x86_64-linux-gnu/$lib" "$DIR/$lib"
+	cp "$WL/chain.rb" "$DIR/"
+	off=$(file_offset "$DIR/$lib" ruby_version)
+	if [ -z "$off" ] || ! printf '3.2.2' | dd of="$DIR/$lib" bs=1 seek="$off" conv=notrunc status=none; then
+		fail ruby_unknown_release "cannot patch ruby_version in a copy of $lib"
+		return
+	fi
+	OUT=$TMP/ruby-unknown
+	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" in_root \
+		"$root" env LD_LIBRARY_PATH="$RDIR" /usr/bin/ruby "$RDIR/chain.rb" 3 >"$OUT.stdout" 2>"$OUT.stderr"
+	said=$(grep -E '^ebprof: (warning: )?ruby: ' "$OUT.stderr")
+	echo "ruby_unknown_release: $said" >&2
+	if [ "$(echo "$said" | grep -c .)" -ne 1 ] || ! echo "$said" | grep -q 'is Ruby 3.2.2, which ebprof cannot unwind'; then
+		fail ruby_unknown_release "want one line saying 3.2.2 is unknown, got: $said"
+	elif grep -q 'Chain#' "$OUT/stacks.folded" || ! grep -q "$lib" "$OUT/stacks.folded"; then
+		fail ruby_unknown_release "its stacks are not native"
+	else
+		pass ruby_unknown_release
+	fi
+}
+
 runtime_suites ruby suite "${RUBIES[@]}"
+unknown_release

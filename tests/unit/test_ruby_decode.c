@@ -349,6 +349,38 @@ static void test_debian_libruby(void)
 		SKIP("no runtime roots (scripts/runtimes.sh makes them)");
 }
 
+/* A release ebprof has no layout for: 3.1's file with its ruby_version made "3.2.2". */
+static void test_unknown_release(void)
+{
+	const char *src =
+	    "/var/cache/ebprof/bookworm/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1.2";
+	char tmp[] = "/tmp/ebprof-test-libruby.XXXXXX", buf[65536];
+	struct rb_file_info f;
+	struct elf_file *e;
+	uint64_t value, off;
+	int in = open(src, O_RDONLY), out;
+	ssize_t n;
+
+	if (in < 0)
+		SKIP("no bookworm root (scripts/runtimes.sh makes it)");
+	out = mkstemp(tmp);
+	CHECK(out >= 0);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		CHECK(write(out, buf, (size_t)n) == n);
+	close(in);
+	e = out >= 0 ? elf_file__open(out) : NULL;
+	CHECK(e && !elf_file__symbol(e, "ruby_version", &value, NULL) &&
+	      elf_file__vaddr_to_off(e, value, &off));
+	elf_file__free(e);
+	CHECK(pwrite(out, "3.2.2", 5, (off_t)off) == 5);
+	e = elf_file__open(out);
+	CHECK(e && rb_file__is_ruby(e) && rb_file__inspect(e, &f) == -ENOTSUP &&
+	      !strcmp(f.release, "3.2.2") && !f.l);
+	elf_file__free(e);
+	close(out);
+	unlink(tmp);
+}
+
 int main(void)
 {
 	RUN_TEST(test_matchers_on_debian_code);
@@ -357,5 +389,6 @@ int main(void)
 	RUN_TEST(test_succinct_lines);
 	RUN_TEST(test_readers);
 	RUN_TEST(test_debian_libruby);
+	RUN_TEST(test_unknown_release);
 	HARNESS_EXIT();
 }
