@@ -4,7 +4,8 @@
 # 3.1 in bookworm, 3.3 in trixie) and the host's, none of them unstripped: one ebprof
 # record per ruby, of its workloads at once (tests/workloads/ruby/), each run through a
 # link named for it so samples tell the processes apart by comm. Checks: discovery said
-# once; three methods spinning (with the leaf's line); a block passed to Array#each and
+# once; three methods spinning (with the leaf's line); methods of every shape (a class's,
+# a module's, define_method's, one holding $~); a block passed to Array#each and
 # to Integer#times, the method between its caller and the block; zlib's C extension under
 # Ruby frames down to libz; two threads, each with its own chain while the other holds the
 # GVL; the garbage collector as a frame under the Ruby code that allocates; where the ruby
@@ -21,7 +22,7 @@ KEEP=${RUBY_TEST_KEEP:-} # a directory: the recordings are copied there
 RUBIES=("2.7:$ROOTS/bullseye:/usr/bin/ruby" "3.1:$ROOTS/bookworm:/usr/bin/ruby"
 	"3.3:$ROOTS/trixie:/usr/bin/ruby")
 host=$(host_runtime ruby) && RUBIES+=("$host")
-WORKLOADS=(chain blocks zip threads gc)
+WORKLOADS=(chain blocks zip threads gc shapes)
 F='[^;]*'	    # one frame
 N='([^;(]*;)*'	    # native frames (libruby is stripped: no source lines) and C methods
 LEAF='(;[^;]*)* [0-9]+$' # what may follow a leaf: C methods, native and kernel frames
@@ -87,6 +88,27 @@ chain_checks() {
 		"^$b;.*block in Blocks#with_times" 20
 }
 
+# shape_checks LABEL: the methods of every shape of the process named shapes-LABEL, their
+# samples pooled (each gets a fourth of one process's time), each method seen at least once.
+shape_checks() {
+	local l=$1 h="shapes-$1" m chains='' leaves='' missing=''
+	for m in "Shapes.area AREA_LINE" "Measure#scale SCALE_LINE" "Shapes#perimeter PERIMETER_LINE" \
+		"Shapes#match_count MATCH_LINE"; do
+		set -- $m
+		chains+="${chains:+|}$1 \\(shapes\\.rb:$(line_of shapes "$2")\\)"
+		leaves+="${leaves:+|}$1 \\("
+		grep -qE "^$h;.*<main> \\(shapes\\.rb:[0-9]+\\);Shapes#run \\(shapes\\.rb:[0-9]+\\);${N}$1 \\(shapes\\.rb:$(line_of shapes "$2")\\)" "$OUT" ||
+			missing+=" $1"
+	done
+	if [ -n "$missing" ] && [ "$OUT" != /dev/null ]; then
+		fail "ruby_${l}_shapes" "never seen with its chain:$missing"
+		return
+	fi
+	expect "ruby_${l}_shapes" "$OUT" "Shapes#run -> Shapes.area, Measure#scale, Shapes#perimeter (define_method), Shapes#match_count (\$~) at their lines" \
+		"^$h;.*<main> \\(shapes\\.rb:[0-9]+\\);Shapes#run \\(shapes\\.rb:[0-9]+\\);${N}($chains)$LEAF" \
+		"^$h;.*($leaves)" 30
+}
+
 # thread_checks LABEL: the two threads of the process named threads-LABEL.
 thread_checks() {
 	local l=$1 t="threads-$1"
@@ -115,6 +137,7 @@ suite() {
 		"^$z;.*Zip#run \(zip\.rb:[0-9]+\);Zip#compress \(zip\.rb:$(line_of zip DEFLATE_LINE)\);Zlib::Deflate\.deflate;($F;)*deflate(;|$LEAF)" \
 		"^$z;.*;deflate(;|$LEAF)" 40
 	thread_checks "$l"
+	shape_checks "$l"
 	# The script's collections (rubygems' at start-up, under ruby_options, are not its),
 	# under its Ruby frames (Garbage#churn's, or the class body's building its live set).
 	expect "ruby_${l}_gc" "$OUT" "the collector's frame under the script's Ruby frames" \
