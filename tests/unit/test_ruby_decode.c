@@ -14,6 +14,7 @@
 #include "interp/ruby/ruby_file.h"
 #include "interp/ruby/ruby_lines.h"
 #include "interp/ruby/ruby_mem.h"
+#include "interp/ruby/ruby_proc.h"
 
 static size_t unhex(const char *s, uint8_t *out, size_t cap)
 {
@@ -311,6 +312,35 @@ static void test_readers(void)
 	CHECK(!strcmp(rb_mem__qualify(&m, BASE + 0xa00, "leaf", out, sizeof(out)), "leaf"));
 }
 
+/* A frame carries bits 3..39 of its pc: the iseq cached at its address names it only when
+ * that pc lies among the iseq's instructions, so an iseq freed and another read at the
+ * same address is never given the old one's samples. */
+static bool pc_in(const struct rb_iseq *i, uint64_t pc, uint64_t *got)
+{
+	return rb_iseq__pc(i, RB_PC_TAG(pc), RB_PC_DATA(pc), got);
+}
+
+static void test_pc_in_iseq(void)
+{
+	struct rb_iseq is = {.encoded = 0x7f0012345000, .size = 64};
+	uint64_t pc = 0;
+
+	CHECK(pc_in(&is, is.encoded + 10 * 8, &pc) && pc == is.encoded + 10 * 8);
+	CHECK(pc_in(&is, is.encoded, &pc) && pc == is.encoded);
+	CHECK(!pc_in(&is, is.encoded - 8, &pc));
+	CHECK(!pc_in(&is, is.encoded + 65 * 8, &pc));
+	/* another iseq's instructions, as a reused address would carry */
+	CHECK(!pc_in(&is, 0x7f0012399000, &pc));
+	CHECK(!pc_in(&is, 0x55d0a0001000, &pc));
+	/* instructions across a 2^40 boundary: the carried bits wrap, the pc does not */
+	is.encoded = 0x7fffffffff8;
+	CHECK(pc_in(&is, is.encoded + 16, &pc) && pc == is.encoded + 16);
+	CHECK(!pc_in(&is, is.encoded - 8, &pc));
+	/* an iseq read without instructions names nothing */
+	is.encoded = 0;
+	CHECK(!pc_in(&is, 0x80, &pc));
+}
+
 /* Discovery on Debian's own builds, as the runtime roots hold them. */
 static void test_debian_libruby(void)
 {
@@ -388,6 +418,7 @@ int main(void)
 	RUN_TEST(test_fde_bounds);
 	RUN_TEST(test_succinct_lines);
 	RUN_TEST(test_readers);
+	RUN_TEST(test_pc_in_iseq);
 	RUN_TEST(test_debian_libruby);
 	RUN_TEST(test_unknown_release);
 	HARNESS_EXIT();

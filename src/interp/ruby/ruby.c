@@ -32,7 +32,6 @@
 
 #define MAX_FUNCS (1 << 20)  /* distinct (function, file) names kept; then "unreadable" */
 #define MAX_CACHED (1 << 16) /* iseqs and method entries cached per process, then cleared */
-#define PC_BITS_MASK ((1ULL << 40) - 1) /* the pc bits a frame carries (3..39) */
 #define GC_NAME "(garbage collection)"
 
 /* A file detect() accepted, by file id (first: runtime_state.h). */
@@ -373,17 +372,10 @@ static struct rb_iseq_entry *iseq_read(struct ruby *rb, struct rb_process *p, ui
 	return e;
 }
 
-/* The pc a frame ran, from its bits 3..39 and the iseq's instructions: false when it does
- * not lie among them (the iseq at that address is not the one sampled). */
+/* The pc a frame ran, if it lies among i's instructions (rb_iseq__pc). */
 static bool pc_of(const struct rb_iseq *i, const struct user_frame *uf, uint64_t *pc)
 {
-	uint64_t bits = (uf->addr >> RB_TAG_SHIFT) << 24 | (uint64_t)(uf->pad & RB_PC_MASK) << 3;
-	uint64_t off = (bits - (i->encoded & PC_BITS_MASK)) & PC_BITS_MASK;
-
-	if (!i->encoded || off > (uint64_t)i->size * 8)
-		return false;
-	*pc = i->encoded + off;
-	return true;
+	return rb_iseq__pc(i, (uint32_t)(uf->addr >> RB_TAG_SHIFT), uf->pad & RB_PC_MASK, pc);
 }
 
 /* The iseq at addr that ran uf's pc, read again when the cached one did not. */

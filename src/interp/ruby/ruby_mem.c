@@ -229,6 +229,18 @@ int rb_mem__iseq(const struct rb_mem *m, uint64_t v, struct rb_iseq *out)
 	return err;
 }
 
+bool rb_iseq__pc(const struct rb_iseq *i, uint32_t tag, uint32_t data, uint64_t *pc)
+{
+	const uint64_t bits_mask = (1ULL << 40) - 1; /* the bits a frame carries, 3..39 */
+	uint64_t bits = (uint64_t)tag << 24 | (uint64_t)data << 3;
+	uint64_t off = (bits - (i->encoded & bits_mask)) & bits_mask;
+
+	if (!i->encoded || off > (uint64_t)i->size * 8)
+		return false;
+	*pc = i->encoded + off;
+	return true;
+}
+
 void rb_iseq__release(struct rb_iseq *i)
 {
 	free(i->lines);

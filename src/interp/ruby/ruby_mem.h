@@ -6,6 +6,7 @@
 #ifndef EBPROF_RUBY_MEM_H
 #define EBPROF_RUBY_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,10 @@ void rb_iseq__release(struct rb_iseq *i);
 /* The line of the instruction a frame runs, its pc pointing after it (Ruby's own
  * backtraces take the word before). 0 when unknown. */
 int rb_iseq__line(const struct rb_iseq *i, uint64_t pc);
+/* The pc a frame ran, from the bits it carries (RB_PC_TAG and RB_PC_DATA of ruby_proc.h:
+ * bits 24..39 and 3..23) and the iseq's instructions: false when that pc does not lie among
+ * them, the iseq now at that address not being the one sampled. */
+bool rb_iseq__pc(const struct rb_iseq *i, uint32_t tag, uint32_t data, uint64_t *pc);
 
 /* A method entry (v may be an svar holding one, as a method's environment may). */
 struct rb_method {
