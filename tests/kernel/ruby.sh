@@ -12,7 +12,8 @@
 # has YJIT, the chain and the blocks again with --yjit. Then a second record of the chain,
 # the blocks and the threads (and YJIT's) with the walker ebprof uses before 5.17, without
 # bpf_loop (EBPROF_KERNEL_LACKS). Each asserts that >= 90 % of the samples reaching its
-# leaf carry the whole chain. A root missing is a SKIP.
+# leaf carry the whole chain. Last, `ebprof agent` sends 3.1's frames over OTLP as
+# profile.frame.type ruby. A root missing is a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/ruby
@@ -204,5 +205,24 @@ unknown_release() {
 	fi
 }
 
+# OTLP: `ebprof agent` sends a Ruby process's frames as profile.frame.type ruby, the
+# chain's methods within its own resource. One ruby, 3.1's (the kind's row is the same on
+# every version).
+otlp() {
+	local root=$ROOTS/bookworm pid
+	if [ ! -x "$root/usr/bin/ruby" ]; then
+		echo "SKIP ruby_otlp: no $root/usr/bin/ruby (scripts/runtimes.sh makes it)"
+		return
+	fi
+	root_dir "$root" ruby
+	cp "$WL/chain.rb" "$DIR/"
+	(in_root "$root" /usr/bin/ruby "$RDIR/chain.rb" 60 >/dev/null 2>&1) &
+	pid=$!
+	agent_sends ruby_otlp "$pid" ruby 'Chain#leaf' 'Chain#middle' 'Chain#outer' '<main>'
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+}
+
 runtime_suites ruby suite "${RUBIES[@]}"
 unknown_release
+otlp
