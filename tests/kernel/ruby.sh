@@ -176,7 +176,9 @@ file_offset() {
 }
 
 # A release ebprof has no layout for, said once, its process left with native stacks:
-# bookworm's libruby with its ruby_version made "3.2.2", loaded through LD_LIBRARY_PATH.
+# bookworm's libruby with its ruby_version made "3.2.2", loaded through LD_LIBRARY_PATH. Without
+# gems: rbconfig.rb would refuse the mismatched release and end the process at once, before
+# ebprof may have seen it.
 unknown_release() {
 	local root=$ROOTS/bookworm lib=libruby-3.1.so.3.1 off said
 	if [ ! -f "$root/usr/lib/x86_64-linux-gnu/$lib" ]; then
@@ -193,7 +195,7 @@ unknown_release() {
 	fi
 	OUT=$TMP/ruby-unknown
 	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" in_root \
-		"$root" env LD_LIBRARY_PATH="$RDIR" /usr/bin/ruby "$RDIR/chain.rb" 3 >"$OUT.stdout" 2>"$OUT.stderr"
+		"$root" env LD_LIBRARY_PATH="$RDIR" /usr/bin/ruby --disable-gems "$RDIR/chain.rb" 3 >"$OUT.stdout" 2>"$OUT.stderr"
 	said=$(grep -E '^ebprof: (warning: )?ruby: ' "$OUT.stderr")
 	echo "ruby_unknown_release: $said" >&2
 	if [ "$(echo "$said" | grep -c .)" -ne 1 ] || ! echo "$said" | grep -q 'is Ruby 3.2.2, which ebprof cannot unwind'; then
