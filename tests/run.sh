@@ -129,6 +129,7 @@ done
 [ -x tests/fuzz/run_go.sh ] && run fuzz/go tests/fuzz/run_go.sh
 [ -x tests/fuzz/run_hotspot.sh ] && run fuzz/hotspot tests/fuzz/run_hotspot.sh
 [ -x tests/fuzz/run_v8.sh ] && run fuzz/v8 tests/fuzz/run_v8.sh
+[ -x tests/fuzz/run_perl.sh ] && run fuzz/perl tests/fuzz/run_perl.sh
 
 [ -x tests/layers/run.sh ] && run layers tests/layers/run.sh
 
