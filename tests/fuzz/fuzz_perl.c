@@ -97,7 +97,8 @@ static void names(const uint8_t *data, size_t size, int cv)
 static void walk(const uint8_t *data, size_t size)
 {
 	struct pl_proc proc;
-	struct pl_walk w = {.r = &rec, .p = &proc};
+	struct pl_cursor cur;
+	struct pl_walk w = {.r = &rec, .p = &proc, .c = &cur};
 	uint32_t at;
 	int steps = 0;
 

@@ -27,6 +27,7 @@ static void test_members_within_reads(void)
 		CHECK(o->cx_sub_cv + 8 <= PL_CX_READ && o->cx_eval_cv + 8 <= PL_CX_READ);
 		CHECK(o->cx_eval_env + 8 <= PL_CX_READ);
 		CHECK(o->si_cxstack + 8 <= PL_SI_READ && o->si_cxix + 4 <= PL_SI_READ);
+		CHECK(o->si_type + 4 <= PL_SI_READ && o->si_type % 4 == 0);
 		CHECK(o->si_prev % 8 == 0 && o->si_cxstack % 8 == 0 && o->si_cxix % 4 == 0);
 		CHECK(o->cx_oldcop % 8 == 0 && o->cx_retop % 8 == 0 && o->cx_sub_cv % 8 == 0);
 		CHECK(o->cx_eval_cv % 8 == 0 && o->cx_eval_env % 8 == 0);

@@ -112,7 +112,8 @@ static struct env reset(void)
 	return e;
 }
 
-static uint64_t new_si(uint64_t prev, int32_t ix, int ncx)
+/* A stack info of type (PERLSI_*: 1 main, 3 sort, 10 multicall). */
+static uint64_t new_si_of(uint64_t prev, int32_t ix, int ncx, int32_t type)
 {
 	uint64_t si = alloc(56), cx = alloc(ncx * off->cx_size);
 
@@ -121,7 +122,13 @@ static uint64_t new_si(uint64_t prev, int32_t ix, int ncx)
 	/* A cached newer stack info the walk must not follow. */
 	put64(si + 24, 0xdead0);
 	put(si + off->si_cxix, &ix, 4);
+	put(si + off->si_type, &type, 4);
 	return si;
+}
+
+static uint64_t new_si(uint64_t prev, int32_t ix, int ncx)
+{
+	return new_si_of(prev, ix, ncx, prev ? 10 : 1);
 }
 
 static void cx(uint64_t si, int ix, uint8_t type, int oldcop, uint64_t retop, uint64_t cv,
@@ -159,7 +166,8 @@ static const char *walk(uint64_t at, int acts)
 {
 	static char out[512];
 	struct pl_proc proc = {.off = *off};
-	struct pl_walk w = {.r = &rec, .p = &proc};
+	struct pl_cursor cur;
+	struct pl_walk w = {.r = &rec, .p = &proc, .c = &cur};
 	size_t n = 0;
 
 	out[0] = '\0';
@@ -221,10 +229,10 @@ static void test_sub_called_from_c(void)
 static void test_sort_block_then_outer(void)
 {
 	struct env e = reset();
-	uint64_t main_si = new_si(0, 0, 4), sort_si = new_si(main_si, 1, 4);
+	uint64_t main_si = new_si(0, 0, 4), sort_si = new_si_of(main_si, 1, 4, PL_SI_SORT);
 
 	cx(main_si, 0, PL_CXt_SUB, 0, R, cvs[0], 0);
-	cx(sort_si, 0, PL_CXt_NULL | PL_CXp_MULTICALL, 1, 0, 0, 0);
+	cx(sort_si, 0, PL_CXt_NULL, 1, 0, 0, 0);
 	cx(sort_si, 1, PL_CXt_SUB, 2, R, cvs[2], 0);
 	CHECK(same(walk(interp(sort_si, 3, OP, e.p), 2), "W@3 A@2 | A@1 main@0 | "));
 }
@@ -233,10 +241,10 @@ static void test_sort_block_then_outer(void)
 static void test_sort_between_calls(void)
 {
 	struct env e = reset();
-	uint64_t main_si = new_si(0, 0, 4), sort_si = new_si(main_si, 0, 4);
+	uint64_t main_si = new_si(0, 0, 4), sort_si = new_si_of(main_si, 0, 4, PL_SI_SORT);
 
 	cx(main_si, 0, PL_CXt_SUB, 0, R, cvs[0], 0);
-	cx(sort_si, 0, PL_CXt_NULL | PL_CXp_MULTICALL, 1, 0, 0, 0);
+	cx(sort_si, 0, PL_CXt_NULL, 1, 0, 0, 0);
 	CHECK(same(walk(interp(sort_si, 5, 0, e.p), 1), "A@1 main@0 | "));
 }
 
@@ -318,7 +326,8 @@ static void test_evals_from_perl(void)
 
 /* The innermost sub whose caller's statement is the current one is being pushed (its
  * retop and cv may be an older context's): skipped, its caller at that statement. A
- * context whose type is not written yet (0) is no sort block. */
+ * context whose type is not written yet (0) is no sort block, unless it is the first of
+ * a sort's stack info. */
 static void test_context_being_pushed(void)
 {
 	struct env e = reset();
@@ -331,6 +340,10 @@ static void test_context_being_pushed(void)
 	cx(si, 2, PL_CXt_NULL, 5, 0, 0, 0);
 	memset(&rec, 0, sizeof(rec));
 	CHECK(same(walk(interp(si, 2, OP, e.p), 1), "B@2 A@1 main@0 | "));
+	si = new_si_of(new_si(0, -1, 1), 0, 2, 10);
+	cx(si, 0, PL_CXt_NULL, 5, 0, 0, 0);
+	memset(&rec, 0, sizeof(rec));
+	CHECK(same(walk(interp(si, 2, OP, e.p), 1), "main@2 | "));
 }
 
 /* A full record ends the group begun, writes nothing past it, and stops. */

@@ -16,10 +16,10 @@
 	.cv_start = 40, .cv_gv = 56, .gv_name = 32, .gv_stash = 40, .hv_max = 24, .aux_name = 0,   \
 	.aux_name_count = 28, .hek_len = 4, .hek_key = 8
 
-#define PL_BPF_COMMON                                                                            \
-	.op = 8, .si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .cx_size = 104, .cx_oldcop = 16, \
-	.cx_retop = 48, .cx_sub_cv = 72, .cx_eval_cv = 88, .cx_eval_env = 96, .env_prev = 0,     \
-	.env_catch = 212, .cv_flags = 92
+#define PL_BPF_COMMON                                                                          \
+	.op = 8, .si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_type = 44, .cx_size = 104, \
+	.cx_oldcop = 16, .cx_retop = 48, .cx_sub_cv = 72, .cx_eval_cv = 88, .cx_eval_env = 96, \
+	.env_prev = 0, .env_catch = 212, .cv_flags = 92
 
 static const struct pl_layout layouts[] = {
     {
@@ -77,8 +77,8 @@ void pl_layout__print(const struct pl_layout *l, FILE *out)
 	fprintf(out, "interp.op %u\ninterp.curcop %u\ninterp.curstackinfo %u\n", o->op, o->curcop,
 		o->curstackinfo);
 	fprintf(out, "interp.top_env %u\n", o->top_env);
-	fprintf(out, "si.cxstack %u\nsi.prev %u\nsi.cxix %u\n", o->si_cxstack, o->si_prev,
-		o->si_cxix);
+	fprintf(out, "si.cxstack %u\nsi.prev %u\nsi.cxix %u\nsi.type %u\n", o->si_cxstack,
+		o->si_prev, o->si_cxix, o->si_type);
 	fprintf(out, "cx.size %u\ncx.oldcop %u\ncx.retop %u\n", o->cx_size, o->cx_oldcop,
 		o->cx_retop);
 	fprintf(out, "cx.sub_cv %u\ncx.eval_cv %u\ncx.eval_env %u\n", o->cx_sub_cv, o->cx_eval_cv,
@@ -99,8 +99,8 @@ void pl_layout__print(const struct pl_layout *l, FILE *out)
 	fprintf(out, "hek.len %u\nhek.key %u\n", l->hek_len, l->hek_key);
 	/* The constants of perl_proc.h and perl_layout.h, which the headers state too. */
 	fprintf(out, "const op_type_at %u\n", l->op_type);
-	fprintf(out, "const cxt %d %d %d %d %#x %#x\n", PL_CXt_NULL, PL_CXt_SUB, PL_CXt_FORMAT,
-		PL_CXt_EVAL, PL_CXp_MULTICALL, PL_CXp_EVALBLOCK);
+	fprintf(out, "const cxt %d %d %d %d %#x %#x %d\n", PL_CXt_NULL, PL_CXt_SUB, PL_CXt_FORMAT,
+		PL_CXt_EVAL, PL_CXp_MULTICALL, PL_CXp_EVALBLOCK, PL_SI_SORT);
 	fprintf(out, "const svt %d %d %d %#x %#x\n", PL_SVt_PVGV, PL_SVt_PVHV, PL_SVt_PVCV,
 		PL_SVf_FAKE, PL_SVf_OOK);
 	fprintf(out, "const cvf %#x %#x %#x %#x\n", PL_CVf_ISXSUB, PL_CVf_ANON, PL_CVf_UNIQUE,

@@ -52,16 +52,17 @@ enum pl_counter {
 
 /* Perl's context types and flags (cop.h: the same values in 5.32 to 5.40). */
 #define PL_CXTYPEMASK 0x0f
-#define PL_CXt_NULL 0 /* sort's bare block */
+#define PL_CXt_NULL 0 /* sort's bare block (the only context of this type) */
 #define PL_CXt_SUB 9
 #define PL_CXt_FORMAT 10
 #define PL_CXt_EVAL 11
 #define PL_CXp_MULTICALL 0x10 /* SUB: a MULTICALL (List::Util) or sort's sub */
 #define PL_CXp_EVALBLOCK 0x40 /* EVAL: eval {} or try {}, not a frame */
 #define PL_CVf_ISXSUB 0x0008  /* cv.h: CvFLAGS, C code with no runops of its own */
+#define PL_SI_SORT 3	      /* cop.h: PERLSI_SORT, the stack info sort pushes */
 
 #define PL_CX_READ 104	 /* bytes of a context read at once: every field used lies there */
-#define PL_SI_READ 40	 /* bytes of a stack info read at once */
+#define PL_SI_READ 48	 /* bytes of a stack info read at once */
 #define PL_MAX_STEPS 256 /* contexts and stack infos one walk looks at */
 
 /* Byte offsets, per version (src/interp/perl/perl_layout.c): offsetof() in that
@@ -74,6 +75,7 @@ struct pl_offsets {
 	__u16 si_cxstack;   /* PERL_SI: the contexts */
 	__u16 si_prev;	    /* PERL_SI: the outer stack info */
 	__u16 si_cxix;	    /* PERL_SI: the innermost context's index (I32) */
+	__u16 si_type;	    /* PERL_SI: what pushed it (I32, PERLSI_*) */
 	__u16 cx_size;	    /* sizeof(PERL_CONTEXT) */
 	__u16 cx_oldcop;    /* blk_oldcop: the statement of the code that pushed it */
 	__u16 cx_retop;	    /* blk_sub.retop = blk_eval.retop: NULL when entered from C */

@@ -34,13 +34,14 @@
  * word it may reach is initialized. */
 #define PL_CX_WORDS 16
 #define PL_SI_WORDS 8
+_Static_assert(PL_SI_WORDS <= PL_CX_WORDS, "a context's buffer holds a stack info's");
 
 enum pl_walk_flag {
 	PL_W_IN_GROUP = 1,  /* the current group has a frame */
 	PL_W_SPAN_EVAL = 2, /* an eval entered from Perl lies in the current C entry's span */
 	PL_W_INNERMOST = 4, /* the next context is the current stack info's innermost */
 	PL_W_IDLE = 8,	    /* PL_op is NULL: a runops loop just ended, C code runs */
-	PL_W_STARTED = 16,  /* the walker without bpf_loop has begun this walk */
+	PL_W_SORT_SI = 16,  /* the stack info being walked is sort's (PERLSI_SORT) */
 };
 
 /* Where the walk is: kept across steps (and, without bpf_loop, across tail calls). */
@@ -55,10 +56,12 @@ struct pl_cursor {
 	__u8 flags;    /* enum pl_walk_flag */
 };
 
+/* The cursor is the caller's: on the stack with bpf_loop, in map memory without it (the
+ * walk goes on across tail calls), so the step's stack holds no copy of it. */
 struct pl_walk {
 	struct sample_record *r;
 	const struct pl_proc *p;
-	struct pl_cursor c;
+	struct pl_cursor *c;
 };
 
 /* A field of a context read whole into cx: the index is bounded for the verifier
@@ -79,7 +82,7 @@ static __always_inline __u64 pl_read_u64(__u64 addr)
 
 static __always_inline int pl_read_cx(const struct pl_walk *w, __s32 ix, __u64 *cx)
 {
-	__u64 at = w->c.cxstack + (__u64)(__u32)ix * w->p->off.cx_size;
+	__u64 at = w->c->cxstack + (__u64)(__u32)ix * w->p->off.cx_size;
 
 	for (int i = PL_CX_READ / 8; i < PL_CX_WORDS; i++)
 		cx[i] = 0;
@@ -121,12 +124,12 @@ static __always_inline int pl_end_group(struct pl_walk *w)
 	struct sample_record *r = w->r;
 	__u32 last = r->ustack_len - 1;
 
-	if (!w->c.groups)
+	if (!w->c->groups)
 		return 1;
-	w->c.groups--;
-	if (!(w->c.flags & PL_W_IN_GROUP))
+	w->c->groups--;
+	if (!(w->c->flags & PL_W_IN_GROUP))
 		return pl_append(w, 0, UF_GROUP_END | UF_GROUP_EMPTY);
-	w->c.flags &= ~PL_W_IN_GROUP;
+	w->c->flags &= ~PL_W_IN_GROUP;
 	r->ustack[last & (UNW_MAX_FRAMES - 1)].pad |= UF_GROUP_END;
 	return 1;
 }
@@ -135,7 +138,7 @@ static __always_inline int pl_end_group(struct pl_walk *w)
  * found still land on their activation. Returns 1 (stop). */
 static __always_inline long pl_stop(struct pl_walk *w)
 {
-	if (w->c.flags & PL_W_IN_GROUP)
+	if (w->c->flags & PL_W_IN_GROUP)
 		pl_end_group(w);
 	return 1;
 }
@@ -145,7 +148,7 @@ static __always_inline long pl_stop(struct pl_walk *w)
  * code it is: the next CV outwards, patched in when found. False when full. */
 static __always_inline int pl_emit(struct pl_walk *w, __u64 cv, int block)
 {
-	struct pl_cursor *c = &w->c;
+	struct pl_cursor *c = w->c;
 	__u64 cop = pl_pointer(c->cop);
 	__u32 n = w->r->ustack_len;
 
@@ -165,19 +168,18 @@ static __always_inline int pl_emit(struct pl_walk *w, __u64 cv, int block)
 /* Whether the context just outside the innermost one left is an eval block entered
  * from C (retop NULL): call_sv() with G_EVAL pushed it, then a JMPENV of its own, then
  * the sub. The span's JMPENV is then the one before the call, which it recorded. */
-static __always_inline int pl_called_with_eval(struct pl_walk *w)
+static __always_inline int pl_called_with_eval(struct pl_walk *w, __u64 *cx)
 {
 	const struct pl_offsets *o = &w->p->off;
-	__u64 cx[PL_CX_WORDS];
 	__u8 type;
 
-	if (w->c.ix < 0 || pl_read_cx(w, w->c.ix, cx))
+	if (w->c->ix < 0 || pl_read_cx(w, w->c->ix, cx))
 		return 0;
 	type = (__u8)cx[0];
 	if ((type & PL_CXTYPEMASK) != PL_CXt_EVAL || !(type & PL_CXp_EVALBLOCK) ||
 	    pl_word(cx, o->cx_retop))
 		return 0;
-	w->c.env = pl_word(cx, o->cx_eval_env);
+	w->c->env = pl_word(cx, o->cx_eval_env);
 	return 1;
 }
 
@@ -187,18 +189,18 @@ static __always_inline int pl_must_catch(const struct pl_walk *w)
 {
 	__u8 catch = 0;
 
-	if (!w->c.env || PL_READ_USER(&catch, sizeof(catch), w->c.env + w->p->off.env_catch))
+	if (!w->c->env || PL_READ_USER(&catch, sizeof(catch), w->c->env + w->p->off.env_catch))
 		return 1;
 	return catch != 0;
 }
 
 /* The frame just appended was entered from C: its activation's group ends. The C entry
  * may have run in two activations (S_docatch, see above): then the outer one, which runs
- * none of the frames, gets an empty group. */
-static __always_inline long pl_entered_from_c(struct pl_walk *w, __u8 type)
+ * none of the frames, gets an empty group. cx: a buffer it may overwrite. */
+static __always_inline long pl_entered_from_c(struct pl_walk *w, __u8 type, __u64 *cx)
 {
 	const struct pl_offsets *o = &w->p->off;
-	struct pl_cursor *c = &w->c;
+	struct pl_cursor *c = w->c;
 	int evals = c->flags & PL_W_SPAN_EVAL;
 
 	c->flags &= ~PL_W_SPAN_EVAL;
@@ -209,7 +211,7 @@ static __always_inline long pl_entered_from_c(struct pl_walk *w, __u8 type)
 		c->env = pl_read_u64(c->env + o->env_prev);
 		return 0;
 	}
-	if (pl_called_with_eval(w))
+	if (pl_called_with_eval(w, cx))
 		return 0;
 	/* Entered with je_mustcatch set, no eval since: one activation. Else the first eval
 	 * entered ran the rest in a nested runops on a JMPENV of its own (je_mustcatch clear
@@ -223,17 +225,16 @@ static __always_inline long pl_entered_from_c(struct pl_walk *w, __u8 type)
 }
 
 /* A frame's context: cv's frame at the cursor's statement; the next frame out is at
- * the statement that pushed this one. */
-static __always_inline long pl_frame_context(struct pl_walk *w, const __u64 *cx, __u64 cv,
-					     __u8 type)
+ * the statement that pushed this one. cx is the context, read whole (then reused). */
+static __always_inline long pl_frame_context(struct pl_walk *w, __u64 *cx, __u64 cv, __u8 type)
 {
 	const struct pl_offsets *o = &w->p->off;
 	int from_c = (type & PL_CXTYPEMASK) == PL_CXt_NULL || !pl_word(cx, o->cx_retop);
 
 	if (!pl_emit(w, cv, (type & PL_CXTYPEMASK) == PL_CXt_NULL))
 		return pl_stop(w);
-	w->c.cop = pl_word(cx, o->cx_oldcop);
-	return from_c ? pl_entered_from_c(w, type) : 0;
+	w->c->cop = pl_word(cx, o->cx_oldcop);
+	return from_c ? pl_entered_from_c(w, type, cx) : 0;
 }
 
 /* Whether cv is C code (an XSUB): sort runs an XS comparator with a context but no
@@ -249,7 +250,7 @@ static __always_inline int pl_is_xsub(const struct pl_walk *w, __u64 cv)
 }
 
 /* A sub (or format) context. first: the cursor's flags before this context. */
-static __always_inline long pl_sub(struct pl_walk *w, const __u64 *cx, __u8 type, __u8 first)
+static __always_inline long pl_sub(struct pl_walk *w, __u64 *cx, __u8 type, __u8 first)
 {
 	const struct pl_offsets *o = &w->p->off;
 	__u64 cv = pl_word(cx, o->cx_sub_cv), oldcop = pl_word(cx, o->cx_oldcop);
@@ -260,7 +261,7 @@ static __always_inline long pl_sub(struct pl_walk *w, const __u64 *cx, __u8 type
 		 * a runops loop. Either way the caller is at the statement that pushed it. */
 		if ((first & (PL_W_INNERMOST | PL_W_IDLE)) == (PL_W_INNERMOST | PL_W_IDLE) ||
 		    pl_is_xsub(w, cv)) {
-			w->c.cop = oldcop;
+			w->c->cop = oldcop;
 			return 0;
 		}
 	}
@@ -268,24 +269,23 @@ static __always_inline long pl_sub(struct pl_walk *w, const __u64 *cx, __u8 type
 }
 
 /* An eval context: eval {} and try {} are no frames; eval '', require and do FILE are. */
-static __always_inline long pl_eval(struct pl_walk *w, const __u64 *cx, __u8 type)
+static __always_inline long pl_eval(struct pl_walk *w, __u64 *cx, __u8 type)
 {
 	const struct pl_offsets *o = &w->p->off;
 
-	w->c.env = pl_word(cx, o->cx_eval_env);
+	w->c->env = pl_word(cx, o->cx_eval_env);
 	if (pl_word(cx, o->cx_retop))
-		w->c.flags |= PL_W_SPAN_EVAL;
+		w->c->flags |= PL_W_SPAN_EVAL;
 	if (type & PL_CXp_EVALBLOCK)
 		return 0;
 	return pl_frame_context(w, cx, pl_word(cx, o->cx_eval_cv), type);
 }
 
-/* Moves the cursor to stack info si: its contexts from the innermost. False when its
- * head cannot be read. */
-static __always_inline int pl_enter_si(struct pl_walk *w, __u64 si)
+/* Moves the cursor to stack info si: its contexts from the innermost. head: a buffer of
+ * PL_SI_WORDS words it may overwrite. False when the stack info cannot be read. */
+static __always_inline int pl_enter_si(struct pl_walk *w, __u64 si, __u64 *head)
 {
 	const struct pl_offsets *o = &w->p->off;
-	__u64 head[PL_SI_WORDS];
 
 	for (int i = PL_SI_READ / 8; i < PL_SI_WORDS; i++)
 		head[i] = 0;
@@ -293,21 +293,25 @@ static __always_inline int pl_enter_si(struct pl_walk *w, __u64 si)
 		PL_COUNT(PL_CTR_READ_FAULT);
 		return 0;
 	}
-	w->c.si = si;
-	w->c.cxstack = head[(o->si_cxstack >> 3) & (PL_SI_WORDS - 1)];
+	w->c->si = si;
+	w->c->cxstack = head[(o->si_cxstack >> 3) & (PL_SI_WORDS - 1)];
 	/* si_cxix is an I32: -1 when the stack info holds no context. */
-	w->c.ix =
+	w->c->ix =
 	    (__s32)(__u32)(head[(o->si_cxix >> 3) & (PL_SI_WORDS - 1)] >> ((o->si_cxix & 4) * 8));
-	w->c.flags &= ~(PL_W_INNERMOST | PL_W_IDLE);
+	w->c->flags &= ~(PL_W_INNERMOST | PL_W_IDLE | PL_W_SORT_SI);
+	if ((__u32)(head[(o->si_type >> 3) & (PL_SI_WORDS - 1)] >> ((o->si_type & 4) * 8)) ==
+	    PL_SI_SORT)
+		w->c->flags |= PL_W_SORT_SI;
 	return 1;
 }
 
-/* The stack info is exhausted: on to its outer one, or the main program at the bottom. */
-static __always_inline long pl_outer(struct pl_walk *w)
+/* The stack info is exhausted: on to its outer one, or the main program at the bottom.
+ * buf: a buffer of PL_SI_WORDS words it may overwrite. */
+static __always_inline long pl_outer(struct pl_walk *w, __u64 *buf)
 {
 	__u64 si = 0;
 
-	if (PL_READ_USER(&si, sizeof(si), w->c.si + w->p->off.si_prev)) {
+	if (PL_READ_USER(&si, sizeof(si), w->c->si + w->p->off.si_prev)) {
 		PL_COUNT(PL_CTR_READ_FAULT);
 		return pl_stop(w);
 	}
@@ -317,20 +321,20 @@ static __always_inline long pl_outer(struct pl_walk *w)
 		pl_end_group(w);
 		return 1;
 	}
-	return pl_enter_si(w, si) ? 0 : pl_stop(w);
+	return pl_enter_si(w, si, buf) ? 0 : pl_stop(w);
 }
 
 /* One context, or one stack info's end. Returns 1 when the walk is over. */
 static __always_inline long pl_step(struct pl_walk *w)
 {
-	struct pl_cursor *c = &w->c;
+	struct pl_cursor *c = w->c;
 	__u64 cx[PL_CX_WORDS];
 	__u8 first = c->flags, type;
 
 	if (!c->groups)
 		return 1;
 	if (c->ix < 0)
-		return pl_outer(w);
+		return pl_outer(w, cx);
 	if (pl_read_cx(w, c->ix, cx)) {
 		PL_COUNT(PL_CTR_READ_FAULT);
 		return pl_stop(w);
@@ -352,10 +356,10 @@ static __always_inline long pl_step(struct pl_walk *w)
 	case PL_CXt_EVAL:
 		return pl_eval(w, cx, type);
 	case PL_CXt_NULL:
-		/* pp_sort pushes its bare block (with CXp_MULTICALL) first on a stack info
-		 * of its own; anything else is a context being pushed (its type not
-		 * written yet: the slot's old or fresh bytes) and no frame. */
-		if (type != (PL_CXt_NULL | PL_CXp_MULTICALL) || c->ix != -1)
+		/* pp_sort pushes its bare block first on a stack info of its own; anything
+		 * else is a context being pushed (its type not written yet: the slot's old
+		 * or fresh bytes) and no frame. */
+		if (!(c->flags & PL_W_SORT_SI) || c->ix != -1)
 			return 0;
 		/* sort's bare block between two comparisons: it runs nothing. */
 		if (first & PL_W_IDLE) {
@@ -372,8 +376,8 @@ static __always_inline long pl_step(struct pl_walk *w)
 static __always_inline int pl_begin(struct pl_walk *w, __u64 interp, __u8 groups)
 {
 	const struct pl_offsets *o = &w->p->off;
-	struct pl_cursor *c = &w->c;
-	__u64 op, si;
+	struct pl_cursor *c = w->c;
+	__u64 op, si, head[PL_SI_WORDS];
 
 	__builtin_memset(c, 0, sizeof(*c));
 	si = interp ? pl_read_u64(interp + o->curstackinfo) : 0;
@@ -385,9 +389,9 @@ static __always_inline int pl_begin(struct pl_walk *w, __u64 interp, __u8 groups
 	c->cop = pl_read_u64(interp + o->curcop);
 	c->env = pl_read_u64(interp + o->top_env);
 	c->groups = groups;
-	if (!pl_enter_si(w, si))
+	if (!pl_enter_si(w, si, head))
 		return 0;
-	c->flags = PL_W_INNERMOST | (op ? 0 : PL_W_IDLE);
+	c->flags |= PL_W_INNERMOST | (op ? 0 : PL_W_IDLE);
 	return 1;
 }
 

@@ -41,6 +41,7 @@ int main(void)
 	printf("si.cxstack %zu\n", offsetof(PERL_SI, si_cxstack));
 	printf("si.prev %zu\n", offsetof(PERL_SI, si_prev));
 	printf("si.cxix %zu\n", offsetof(PERL_SI, si_cxix));
+	printf("si.type %zu\n", offsetof(PERL_SI, si_type));
 	printf("cx.size %zu\n", sizeof(PERL_CONTEXT));
 	printf("cx.oldcop %zu\n", CX(blku_oldcop));
 	printf("cx.retop %zu\n", CX(blk_u.blku_sub.retop));
@@ -73,8 +74,8 @@ int main(void)
 	printf("hek.key %zu\n", offsetof(HEK, hek_key));
 	/* What pl_layout.h takes as constants, printed so a change fails here too. */
 	printf("const op_type_at %zu\n", op_type_offset());
-	printf("const cxt %d %d %d %d %#x %#x\n", CXt_NULL, CXt_SUB, CXt_FORMAT, CXt_EVAL,
-	       CXp_MULTICALL, CXp_TRYBLOCK);
+	printf("const cxt %d %d %d %d %#x %#x %d\n", CXt_NULL, CXt_SUB, CXt_FORMAT, CXt_EVAL,
+	       CXp_MULTICALL, CXp_TRYBLOCK, PERLSI_SORT);
 	printf("const svt %d %d %d %#x %#x\n", SVt_PVGV, SVt_PVHV, SVt_PVCV, SVf_FAKE, SVf_OOK);
 	printf("const cvf %#x %#x %#x %#x\n", CVf_ISXSUB, CVf_ANON, CVf_UNIQUE, CVf_NAMED);
 	return 0;
