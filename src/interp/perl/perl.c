@@ -288,23 +288,24 @@ static void say_threads(struct perl *pl, struct pl_process *p, const struct pl_p
 		p->pid);
 }
 
-/* The process entry of pid for layout l, made when new. */
+/* A new process entry of pid for layout l, in place of the one before: a description
+ * follows a change of the mappings, an exec among them, after which the cached frames'
+ * CVs and COPs may be others. What was said of the process stays said. */
 static struct pl_process *process(struct perl *pl, uint32_t pid, const struct pl_layout *l)
 {
-	struct pl_process *p = runtime_state__proc(&pl->rs, pid);
+	struct pl_process *old = runtime_state__proc(&pl->rs, pid), *p = calloc(1, sizeof(*p));
 
-	if (p && p->layout == l)
-		return p;
-	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
 	p->layout = l;
 	p->mem = (struct pl_mem){.read = runtime_proc__read, .ctx = p};
+	p->said_threads = old && old->said_threads;
 	hmap_init(&p->frames, frame_eq);
+	if (!old)
+		pl->st.processes++;
 	if (runtime_state__set_proc(&pl->rs, pid, p))
 		return NULL;
-	pl->st.processes++;
 	return p;
 }
 
