@@ -40,10 +40,16 @@ SKELS := $(addprefix $(BUILD)/bpf/,$(notdir $(BPF_SRCS:.bpf.c=.skel.h)))
 # BPF objects that only tests load (the loader's cost ranking, failure handling).
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
 TEST_SKELS := $(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(TEST_BPF_SRCS))
-# Nested .proto files (OTLP's opentelemetry/proto/...) generate into the same tree
-# under build/gen, so their generated #includes resolve with -I$(BUILD)/gen.
+# Protocol buffers: pprof's profile.proto and google.rpc.Status from proto/, and OTLP's
+# official .proto files of one pinned release, fetched into $(BUILD)/proto by
+# scripts/otlp-proto.sh. Nested ones (opentelemetry/proto/...) generate into the same
+# tree under build/gen, so their generated #includes resolve with -I$(BUILD)/gen.
+OTLP_PROTO_DIR := $(BUILD)/proto
+OTLP_PROTOS := collector/profiles/v1development/profiles_service \
+	profiles/v1development/profiles common/v1/common resource/v1/resource
 PROTOS := $(shell find proto -name '*.proto' | sort)
-PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
+PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS)) \
+	$(patsubst %,$(BUILD)/gen/opentelemetry/proto/%.pb-c.c,$(OTLP_PROTOS))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 
 # The preloaded allocation sampler is a library of its own, never part of ebprof.
@@ -125,6 +131,13 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
 	$(PROTOC_C) --proto_path=proto --c_out=$(BUILD)/gen $<
+
+$(OTLP_PROTO_DIR)/VERSION: scripts/otlp-proto.sh
+	scripts/otlp-proto.sh $(OTLP_PROTO_DIR)
+$(BUILD)/gen/opentelemetry/%.pb-c.c $(BUILD)/gen/opentelemetry/%.pb-c.h: $(OTLP_PROTO_DIR)/VERSION
+	@mkdir -p $(@D)
+	$(PROTOC_C) --proto_path=$(OTLP_PROTO_DIR) --c_out=$(BUILD)/gen \
+		$(OTLP_PROTO_DIR)/opentelemetry/$*.proto
 
 # A generated file includes the headers of the .proto files it imports.
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_HDRS)
