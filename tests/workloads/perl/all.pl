@@ -3,7 +3,8 @@
 # its own CPU time (so each gets as many samples however busy the host is):
 # three named subs (a chain), a comparator inside sort { }, List::Util::reduce with a
 # Perl block calling Digest::SHA::sha256_hex, a sub called from a string eval, a sub of
-# another package, an anonymous sub, a sub in a thread of its own (ithreads: an
+# another package, an anonymous sub, an overloaded + whose handler enters an eval (called
+# back from C, then S_docatch's nested loop), a sub in a thread of its own (ithreads: an
 # interpreter of its own) while the main thread waits. Every leaf spins on the line its
 # "# NAME" comment marks. The process names itself perl-LABEL, so one recording tells
 # versions apart.
@@ -45,9 +46,19 @@ sub run_pkg { my $until = shift; Foo::bar() while cpu() < $until }
 my $anon = sub { my $s = 0; $s += $_ ^ 5 for 1 .. 3000; return $s };    # ANON
 sub run_anon { my $until = shift; $anon->() while cpu() < $until }
 
+package Num;
+use overload '+' => \&Num::add;
+sub new { return bless { v => $_[1] }, $_[0] }
+sub weigh { my $s = 0; $s += $_ for 1 .. 3000; return $s }    # WEIGH
+sub add { my ($x) = @_; eval { 1 }; weigh(); return Num->new($x->{v} + 1) }    # ADD
+
+package main;
+sub run_overload { my $until = shift; my $n = Num->new(0); $n = $n + 1 while cpu() < $until }
+
 sub in_thread { my $s = 0; $s += $_ * 3 for 1 .. 3000; return $s }    # IN_THREAD
 sub thread_body { my $until = shift; in_thread() while cpu() < $until; return 0 }
 sub run_thread { my $until = shift; threads->create(\&thread_body, $until)->join }
 
-my @runs = (\&run_chain, \&run_sort, \&run_reduce, \&run_eval, \&run_pkg, \&run_anon, \&run_thread);
+my @runs = (\&run_chain, \&run_sort, \&run_reduce, \&run_eval, \&run_pkg, \&run_anon,
+	\&run_overload, \&run_thread);
 for my $run (@runs) { $run->(cpu() + $secs) }    # MAIN
