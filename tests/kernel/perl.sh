@@ -7,8 +7,8 @@
 # itself perl-VERSION: three named subs, a comparator inside sort { }, List::Util::reduce
 # with a Perl block calling Digest::SHA::sha256_hex, a sub called from a string eval, a
 # sub of another package, an anonymous sub, an overloaded + whose handler enters an eval
-# (S_docatch's nested loop: the outer loop of the pair stays native), a sub in a thread
-# of its own. Each asserts
+# (S_docatch's nested loop: the outer loop of the pair stays native), a named sort sub
+# whose loop is Perl_runops_debug, a sub in a thread of its own. Each asserts
 # that >= 90 % of the samples reaching its leaf carry the whole chain, the leaf's line
 # included; 5.32, which keeps no per-thread interpreter pointer, gives the thread's
 # samples no Perl frames and says so once. A root missing is a SKIP.
@@ -132,6 +132,9 @@ for spec in "${present[@]}"; do
 	expect "perl_${l}_overload_eval" "$F" "run_overload -> + (C) -> the outer loop kept -> Num::add -> Num::weigh at line $(line_of WEIGH)" \
 		"${c}$main;main::run_overload \($P:[0-9]+\);([^;]*;)*Perl_runops_standard;([^;]*;)*Num::add \($P:$(line_of ADD)\);Num::weigh \($P:$(line_of WEIGH)\)$leaf" \
 		"^perl-${l//./\\.};.*Num::weigh \(" 40
+	expect "perl_${l}_runops_debug" "$F" "dsorter -> sort (Perl_runops_debug) -> by_dweight -> dweight at line $(line_of DWEIGHT)" \
+		"${c}$main;main::run_debug \($P:[0-9]+\);main::dsorter \($P:$(line_of DSORT)\);([^;]*;)+main::by_dweight \($P:$(line_of BY_DWEIGHT)\);main::dweight \($P:$(line_of DWEIGHT)\)$leaf" \
+		"^perl-${l//./\\.};.*main::dweight \(" 40
 	threads "$l" "$root$perl" "$c"
 done
 # The pprof profile and the flame graph name the same frames (OTLP: test_frame_kinds).
