@@ -215,7 +215,7 @@ static __always_inline long pl_entered_from_c(struct pl_walk *w, __u8 type, __u6
 		return 0;
 	/* Entered with je_mustcatch set, no eval since: one activation. Else the first eval
 	 * entered ran the rest in a nested runops on a JMPENV of its own (je_mustcatch clear
-	 * unless a call from C runs inside it now: see ARCHITECTURE's limits). */
+	 * unless a call from C runs inside it now: see README.md's limits). */
 	if (!evals && pl_must_catch(w))
 		return 0;
 	if (!pl_end_group(w))
