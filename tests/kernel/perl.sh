@@ -11,7 +11,9 @@
 # whose loop is Perl_runops_debug, a sub in a thread of its own. Each asserts
 # that >= 90 % of the samples reaching its leaf carry the whole chain, the leaf's line
 # included; 5.32, which keeps no per-thread interpreter pointer, gives the thread's
-# samples no Perl frames and says so once. A root missing is a SKIP.
+# samples no Perl frames and says so once. The pprof profile and the flame graph of that
+# recording name the subs too, and `ebprof agent` sends them over OTLP as frames of type
+# perl. A root missing is a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/perl
@@ -137,6 +139,53 @@ for spec in "${present[@]}"; do
 		"^perl-${l//./\\.};.*main::dweight \(" 40
 	threads "$l" "$root$perl" "$c"
 done
-# The pprof profile and the flame graph name the same frames (OTLP: test_frame_kinds).
+# OTLP: `ebprof agent` sends to tests/otlp's gRPC receiver while one Perl runs the chain,
+# until that Perl has had 1.5 s of CPU time (a busy host gives it a fraction of a CPU);
+# SIGTERM flushes the last interval. check.mjs wants main::leaf and main::outer in sampled
+# stacks of that process and a location whose profile.frame.type is perl.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+otlp() {
+	local l root perl pid agent rc start i
+	IFS=: read -r l root perl <<<"${present[0]}"
+	OTLP_DIR=$PWD/tests/otlp
+	. tests/otlp/lib.sh
+	if ! command -v node >/dev/null || ! otlp_node_modules 2>/dev/null; then
+		echo "SKIP perl_otlp: node or tests/otlp's npm packages missing (scripts/install-deps.sh test)"
+		return
+	fi
+	if ! otlp_receiver "$TMP" otlp grpc 0; then
+		fail perl_otlp "the gRPC receiver did not start"
+		return
+	fi
+	root_dir "$root" perl
+	cp "$WL/all.pl" "$DIR/"
+	in_root "$root" "$perl" "$RDIR/all.pl" otlp 120 >/dev/null 2>&1 &
+	pid=$!
+	"$EBPROF" agent -F 199 --endpoint "127.0.0.1:$receiver_port" --insecure --report-interval 1s \
+		>"$TMP/otlp.out" 2>"$TMP/otlp.err" &
+	agent=$!
+	wait_sampling "$agent"
+	start=$(ticks "$pid")
+	for i in $(seq 1200); do # at most 2 minutes
+		[ $(($(ticks "$pid") - start)) -ge $((150 * $(getconf CLK_TCK) / 100)) ] && break
+		kill -0 "$agent" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$agent" 2>/dev/null
+	wait "$agent"
+	rc=$?
+	kill "$pid" "$receiver_pid" 2>/dev/null
+	wait "$pid" "$receiver_pid" 2>/dev/null
+	if [ "$rc" -ne 0 ]; then
+		fail perl_otlp "agent failed, $(how_ended "$rc" "$TMP/otlp.err")"
+		return
+	fi
+	node tests/otlp/check.mjs "$TMP/otlp.jsonl" --function main::leaf --function main::outer \
+		--pid "$pid" --frame-type perl >"$TMP/otlp.check" 2>&1
+	rc=$? # before the reason's command substitution, which sets $? again
+	check perl_otlp "$(tail -3 "$TMP/otlp.check" | paste -sd' ')" [ "$rc" -eq 0 ]
+}
+otlp
+# The pprof profile and the flame graph name the same frames.
 check perl_outputs "the pprof profile or the flame graph lacks main::leaf" \
 	sh -c "gzip -dc '$OUT/profile.pb.gz' | grep -aq 'main::leaf' && grep -q 'main::leaf' '$OUT/flamegraph.html'"
