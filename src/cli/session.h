@@ -15,6 +15,7 @@
 #include "alloc/alloc.h"
 #include "cli/spawn.h"
 #include "loader/loader.h"
+#include "profile/frame_source.h"
 #include "profile/ingest.h"
 #include "proc/files.h"
 #include "loader/probes.h"
@@ -87,7 +88,7 @@ enum session_opt {
 	"                       tables no process uses are evicted\n"                         \
 	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"        \
 	"                       ebprof may use; 1 loads them one by one). A runtime's\n"      \
-	"                       walker (Python, Java, Node.js, Go) is verified only once\n"   \
+	"                       walker (see 'runtimes' below) is verified only once\n"        \
 	"                       a process of it is found\n"                                   \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
 	"                       measured on earlier runs) or 'build' (as declared)\n"         \
@@ -137,6 +138,8 @@ void session_opts__fit_rate(struct session_opts *o);
  * refused, c being its '?' or ':'; the verb adds "Try 'ebprof VERB --help'.".
  * Returns -EINVAL. */
 int session__bad_option(int c, char **argv);
+/* The help's closing lines: the runtimes whose frames ebprof names, from the registry. */
+void session__print_runtimes(FILE *out);
 /* Frees what parsing allocated (pids, probes). */
 void session_opts__free(struct session_opts *o);
 
@@ -154,6 +157,7 @@ struct session {
 	struct loader *loader;
 	struct native_unwinder *native;
 	struct runtime_set *runtimes;  /* language runtimes: processes described, frames named */
+	struct frame_source frames;    /* the runtimes' frames, as ingest and reports take them */
 	struct debuginfod *debuginfod; /* NULL unless DEBUGINFOD_URLS is set */
 	struct spawn child;
 	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
@@ -191,8 +195,6 @@ int session__consume(struct session *s);
 bool session__child_exited(struct session *s);
 /* The CPUs sampled (a perf event each). */
 unsigned int session__ncpus(const struct session *s);
-/* Reads the BPF counters into s->counters. */
-void session__read_counters(struct session *s);
 /* Stops sampling, reads what BPF already sent (for a bounded time: the rest is counted
  * in unread), stops the tracker, and releases every program, link and event. The
  * profile and the counters stay readable. */

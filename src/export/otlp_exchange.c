@@ -19,6 +19,7 @@
 #include "export/otlp.h"
 #include "export/otlp_exchange.h"
 #include "rpc_status.pb-c.h"
+#include "util/clock.h"
 #include "util/gzip.h"
 #include "util/log.h"
 
@@ -52,14 +53,6 @@ struct otlp_exchange {
 	struct response resp;
 	char errbuf[CURL_ERROR_SIZE];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* The gRPC names of the codes, for messages. */
 static const char *grpc_code_name(int code)

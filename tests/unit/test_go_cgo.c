@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The Go walker's step across a cgo call (bpf/go_cgo_step.h), compiled as host C: user
- * memory is two simulated stacks, g0's and a goroutine's, laid out as asmcgocall leaves
- * them, and the g structures the step reads. Then how userspace reads asmcgocall's code
- * for the step's offsets (interp/go_cgo.c). */
+/* The Go walker's step across a cgo call (src/interp/go/go_cgo_step.h), compiled as host
+ * C: user memory is two simulated stacks, g0's and a goroutine's, laid out as asmcgocall
+ * leaves them, and the g structures the step reads. Then how userspace reads asmcgocall's
+ * code for the step's offsets (interp/go/go_cgo.c). */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "harness.h"
-#include "interp/go_cgo.h"
+#include "interp/go/go_cgo.h"
 
 /* g0's stack, a goroutine's stack below it (as Go's heap lies below the thread stacks),
  * and two g structures. */
@@ -41,7 +41,7 @@ static int sim_read(void *dst, uint32_t size, uint64_t addr)
 }
 
 #define GO_READ_USER(dst, size, addr) sim_read(dst, size, addr)
-#include "go_cgo_step.h"
+#include "interp/go/go_cgo_step.h"
 
 static void put(uint64_t addr, uint64_t v)
 {
