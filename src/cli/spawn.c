@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/spawn.h"
+#include "util/clock.h"
 
 static void child(int go_rd, int err_wr, char *const argv[])
 {
@@ -112,24 +112,16 @@ bool spawn__exited(struct spawn *sp)
 	return true;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void spawn__stop(struct spawn *sp, int grace_ms, int (*idle)(void *ctx), void *ctx)
 {
-	uint64_t end = now_ms() + (grace_ms > 0 ? grace_ms : 0);
+	uint64_t end = now_ns() + (uint64_t)(grace_ms > 0 ? grace_ms : 0) * 1000000;
 	int status = 0;
 
 	if (spawn__exited(sp) || sp->pid <= 0)
 		return;
 	kill(sp->pid, SIGTERM);
 	while (!spawn__exited(sp)) {
-		if (now_ms() >= end || idle(ctx))
+		if (now_ns() >= end || idle(ctx))
 			break;
 	}
 	if (sp->reaped)

@@ -28,6 +28,7 @@
 #include "loader/walkers.h"
 #include "sample.h"
 #include "sample.skel.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 struct sampler {
@@ -385,14 +386,6 @@ int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, stru
 /* Reading the clock after every record would cost more than a cheap record; a record's
  * ingest is microseconds, so every CLOCK_EVERY records bounds the overshoot well. */
 #define CLOCK_EVERY 8
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* libbpf reads the ring until it is empty, which never happens while BPF writes faster
  * than the callback ingests: past the budget this returns -EAGAIN, on which libbpf
