@@ -14,6 +14,7 @@
 
 #include "export/flamegraph.h"
 #include "harness.h"
+#include "interp/runtime.h"
 #include "leftovers.h"
 
 #define HOSTILE                                                                              \
@@ -50,7 +51,7 @@ static const struct report_stack demo_stacks[] = {
     {100, 101, "demo", "worker", 30, 3, false, demo_c},
     {100, 100, "demo", "demo", 10, 4, false, demo_d},
 };
-static const struct report demo = {
+static struct report demo = {
     .period_ns = 10000000,
     .start_unix_ns = 1700000000000000000ULL,
     .duration_ns = 1000000000,
@@ -87,16 +88,15 @@ static const struct report_stack alloc_stacks[] = {
      .frames = demo_c,
      .values = alloc_small},
 };
-static const struct report alloc_demo = {
-    .period_ns = 10000000,
-    .nevents = 1,
-    .events = &alloc_event,
-    .duration_ns = 1000000000,
-    .nframes = sizeof(demo_frames) / sizeof(demo_frames[0]),
-    .frames = demo_frames,
-    .nstacks = 2,
-    .stacks = alloc_stacks,
-};
+/* One event's page over the demo's frames. */
+#define EVENT_REPORT(event, st)                                                                 \
+	{                                                                                       \
+		.period_ns = 10000000, .nevents = 1, .events = &(event),                        \
+		.duration_ns = 1000000000,                                                      \
+		.nframes = sizeof(demo_frames) / sizeof(demo_frames[0]), .frames = demo_frames, \
+		.nstacks = sizeof(st) / sizeof((st)[0]), .stacks = (st),                        \
+	}
+static const struct report alloc_demo = EVENT_REPORT(alloc_event, alloc_stacks);
 
 static const struct report_event off_cpu_event = {
     .name = "off-cpu",
@@ -113,16 +113,7 @@ static const struct report_stack off_cpu_stacks[] = {
      .frames = demo_leaf,
      .values = off_cpu_values},
 };
-static const struct report off_cpu_demo = {
-    .period_ns = 10000000,
-    .nevents = 1,
-    .events = &off_cpu_event,
-    .duration_ns = 1000000000,
-    .nframes = sizeof(demo_frames) / sizeof(demo_frames[0]),
-    .frames = demo_frames,
-    .nstacks = 1,
-    .stacks = off_cpu_stacks,
-};
+static const struct report off_cpu_demo = EVENT_REPORT(off_cpu_event, off_cpu_stacks);
 
 static const struct report_event probe_event = {
     .name = "uprobe:/usr/bin/demo:leaf",
@@ -139,16 +130,7 @@ static const struct report_stack probe_stacks[] = {
      .frames = demo_leaf,
      .values = probe_values},
 };
-static const struct report probe_demo = {
-    .period_ns = 10000000,
-    .nevents = 1,
-    .events = &probe_event,
-    .duration_ns = 1000000000,
-    .nframes = sizeof(demo_frames) / sizeof(demo_frames[0]),
-    .frames = demo_frames,
-    .nstacks = 1,
-    .stacks = probe_stacks,
-};
+static const struct report probe_demo = EVENT_REPORT(probe_event, probe_stacks);
 
 /* A stack taller than a screen: 80 frames. */
 #define TALL 80
@@ -573,6 +555,9 @@ int main(void)
 		return 1;
 	}
 	deep_init();
+	/* A Python frame's kind comes with the report, from the registry, as
+	 * report__fill_kinds gives a recording's. */
+	demo.kinds[FRAME_PYTHON] = runtime_registry__kind(FRAME_PYTHON);
 	RUN_TEST(test_page_has_title_data_and_no_network);
 	RUN_TEST(test_units_of_each_event);
 	RUN_TEST(test_merges_stacks_in_name_order);

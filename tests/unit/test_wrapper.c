@@ -42,17 +42,27 @@ static void wait_ready(void)
 	CHECK(read(ready_pipe[0], &c, 1) == 1);
 }
 
-/* Waits (bounded) for the command to exit by itself. */
-static bool exits_within(struct spawn *sp, double secs)
+/* Waits (bounded) until done(arg): true when it came in time. */
+static bool within(double secs, bool (*done)(void *), void *arg)
 {
 	double end = now_s() + secs;
 
-	while (!spawn__exited(sp)) {
+	while (!done(arg)) {
 		if (now_s() > end)
 			return false;
 		usleep(5000);
 	}
 	return true;
+}
+
+static bool command_exited(void *sp)
+{
+	return spawn__exited(sp);
+}
+
+static bool targets_exited(void *t)
+{
+	return targets__all_exited(t);
 }
 
 static void test_exit_status_is_the_commands(void)
@@ -61,13 +71,13 @@ static void test_exit_status_is_the_commands(void)
 
 	CHECK(run_sh(&sp, "exit 3") == 0);
 	CHECK(spawn__exit_code(&sp) == -1); /* not reaped yet */
-	CHECK(exits_within(&sp, 10));
+	CHECK(within(10, command_exited, &sp));
 	CHECK(spawn__exit_code(&sp) == 3);
 	CHECK(sp.pid == 0);
 
 	memset(&sp, 0, sizeof(sp));
 	CHECK(run_sh(&sp, "kill -SEGV $$") == 0);
-	CHECK(exits_within(&sp, 10));
+	CHECK(within(10, command_exited, &sp));
 	CHECK(spawn__exit_code(&sp) == 128 + SIGSEGV);
 }
 
@@ -143,19 +153,6 @@ static pid_t child_sleeping(void)
 	return pid;
 }
 
-/* True once every target has exited, within a bound. */
-static bool all_exit_within(struct targets *t, double secs)
-{
-	double end = now_s() + secs;
-
-	while (!targets__all_exited(t)) {
-		if (now_s() > end)
-			return false;
-		usleep(5000);
-	}
-	return true;
-}
-
 static void test_targets_end_when_all_exited(void)
 {
 	pid_t a = child_sleeping(), b = child_sleeping();
@@ -169,9 +166,9 @@ static void test_targets_end_when_all_exited(void)
 		return;
 	CHECK(!targets__all_exited(t));
 	kill(a, SIGKILL);
-	CHECK(!all_exit_within(t, 0.3)); /* a is a zombie now; b still runs */
+	CHECK(!within(0.3, targets_exited, t)); /* a is a zombie now; b still runs */
 	kill(b, SIGKILL);
-	CHECK(all_exit_within(t, 10)); /* zombies count as exited */
+	CHECK(within(10, targets_exited, t)); /* zombies count as exited */
 	waitpid(a, NULL, 0);
 	waitpid(b, NULL, 0);
 	CHECK(targets__all_exited(t));
