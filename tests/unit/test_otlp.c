@@ -803,7 +803,18 @@ static void test_empty_report(void)
 	FREE_UNPACKED(req, NULL);
 }
 
-/* protoc, from the repository's .proto files, reads what protobuf-c wrote. */
+/* Where the build fetched the pinned release's .proto files (Makefile: OTLP_PROTO_DIR). */
+static const char *proto_dir(void)
+{
+	static char dir[512];
+	const char *build = getenv("BUILD");
+
+	snprintf(dir, sizeof(dir), "%s/proto", build && *build ? build : "build");
+	return dir;
+}
+
+/* protoc, from the official .proto files the code was generated from, reads what
+ * protobuf-c wrote and knows every field of it: a field number retyped wrong shows. */
 static void test_protoc_decode(void)
 {
 	struct report r = fixture();
@@ -823,7 +834,7 @@ static void test_protoc_decode(void)
 	CHECK(f && fwrite(buf, 1, len, f) == len);
 	if (f)
 		fclose(f);
-	CHECK(run("protoc -Iproto --decode=%s %s <%s/req.bin >%s/req.txt", REQUEST_TYPE,
+	CHECK(run("protoc -I%s --decode=%s %s <%s/req.bin >%s/req.txt", proto_dir(), REQUEST_TYPE,
 		  SERVICE_PROTO, dir, dir) == 0);
 	CHECK(run("grep -q 'string_table: \"work\"' %s/req.txt", dir) == 0);
 	CHECK(run("grep -q 'key: \"process.executable.name\"' %s/req.txt", dir) == 0);
@@ -974,6 +985,7 @@ static int write_fixture(const char *path)
 int main(void)
 {
 	const char *fixture_path = getenv("EBPROF_OTLP_FIXTURE");
+	char service[1024];
 
 	if (fixture_path)
 		return write_fixture(fixture_path);
@@ -986,10 +998,12 @@ int main(void)
 	RUN_TEST(test_events_and_values);
 	RUN_TEST(test_bad_reports);
 	RUN_TEST(test_empty_report);
-	if (has_tool("protoc") && access("proto/" SERVICE_PROTO, R_OK) == 0)
+	snprintf(service, sizeof(service), "%s/%s", proto_dir(), SERVICE_PROTO);
+	if (has_tool("protoc") && access(service, R_OK) == 0)
 		RUN_TEST(test_protoc_decode);
 	else
-		SKIP_TEST(test_protoc_decode, "protoc or proto/ not found (run from the repo)");
+		SKIP_TEST(test_protoc_decode,
+			  "protoc or the fetched .proto files ($BUILD/proto) not found");
 	RUN_TEST(test_decode_response);
 	RUN_TEST(test_env_parse);
 	RUN_TEST(test_env_errors);
