@@ -93,9 +93,12 @@ check cli_readme_examples "only $n examples found in README's Use and agent sect
 "$EBPROF" record -d 1 -o "$TMP/out" --probe "tracepoint:sched:sched_switch" >/dev/null 2>&1
 had=$(ls "$TMP/out" | grep -c 'tracepoint-sched-sched_switch')
 touch "$TMP/out/notes.txt"
-"$EBPROF" record -d 0.5 -o "$TMP/out" >/dev/null 2>"$TMP/rerun.err"
+"$EBPROF" record -v -d 0.5 -o "$TMP/out" >/dev/null 2>"$TMP/rerun.err"
 left=$(ls "$TMP/out" | grep -c 'tracepoint-sched-sched_switch')
 check cli_rerun_removes "the probe's $had files: $left left after a recording without it" \
 	[ "$had" -eq 3 -a "$left" -eq 0 ]
 check cli_rerun_keeps_others "a file ebprof never wrote was removed" [ -e "$TMP/out/notes.txt" ]
 check cli_rerun_writes "the new profile is missing" [ -s "$TMP/out/profile.pb.gz" ]
+# -v adds the counters of every part to the summary (record_system.sh: none without it).
+check cli_verbose_details "no counters of the parts with -v" \
+	grep -q '^  processes: [0-9]* seen' "$TMP/rerun.err"

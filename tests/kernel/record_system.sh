@@ -35,6 +35,9 @@ check record_system_summary "summary lacks the samples line" grep -q 'samples: [
 check record_system_started "no line saying sampling began" \
 	grep -qE '^ebprof: sampling [0-9]+ CPUs at 99 Hz for 2 s; Ctrl-C to stop$' "$TMP/stderr"
 check record_system_stdout "ebprof wrote on stdout: $(head -2 "$TMP/stdout")" [ ! -s "$TMP/stdout" ]
+# The summary is short: the counters of every part are -v's (rates.sh sees them there).
+check record_system_short "internals without -v: $(grep -E '^  (processes|unwinding|walker chain):' "$TMP/stderr" | head -2)" \
+	bash -c "! grep -qE '^  (processes|unwinding|walker chain):' '$TMP/stderr'"
 
 # go tool pprof reads the profile and finds the same functions.
 if command -v go >/dev/null; then
