@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `record -- CMD` behaves as a wrapper: it exits with the command's status (128 + N for
-# signal N); when -d expires first the command gets SIGTERM, a bounded grace, then
-# SIGKILL, and the profile is written; --help says so. `record -p` ends once every
+# signal N); when -d expires or Ctrl-C comes first the command gets SIGTERM, a bounded
+# grace, then SIGKILL, and the profile is written; --help says so. `record -p` ends once every
 # target has exited.
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +36,28 @@ rc=$?
 took=$((SECONDS - start))
 check wrapper_stop_kill "exit $rc after $took s, want 137 within 30 s" [ $rc -eq 137 -a $took -lt 30 ]
 check wrapper_kill_written "outputs missing" written "$TMP/kill"
+
+# Ctrl-C first (SIGINT to ebprof alone): the same SIGTERM to the command, which turns it
+# into exit 5, and the profile written. The loop bounds the wait: a hang detector only.
+"$EBPROF" record -o "$TMP/int" -- sh -c 'trap "exit 5" TERM; while :; do :; done' \
+	>/dev/null 2>"$TMP/int.err" &
+rec=$!
+if wait_sampling $rec; then
+	sleep 0.5
+	kill -INT $rec
+	for _ in $(seq 600); do
+		kill -0 $rec 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL $rec 2>/dev/null
+	wait $rec
+	rc=$?
+	check wrapper_sigint_status "exit $rc, want 5 (the command's answer to SIGTERM)" [ $rc -eq 5 ]
+	check wrapper_sigint_written "outputs missing" written "$TMP/int"
+else
+	fail wrapper_sigint_status "record did not start sampling: $(tail -2 "$TMP/int.err")"
+	kill -KILL $rec 2>/dev/null
+fi
 
 # -p: the recording ends once its targets have exited, not at -d.
 SPIN='while :; do :; done'
