@@ -5,6 +5,7 @@
  * functions, values); `protoc --decode` reads the bytes too. Also the response decoder
  * and the OTEL_RESOURCE_ATTRIBUTES parser. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -803,18 +804,18 @@ static void test_empty_report(void)
 	FREE_UNPACKED(req, NULL);
 }
 
-/* Where the build fetched the pinned release's .proto files (Makefile: OTLP_PROTO_DIR). */
+/* Where the build put the pinned release's .proto files (scripts/otlp-proto.sh). */
 static const char *proto_dir(void)
 {
-	static char dir[512];
+	static char dir[PATH_MAX];
 	const char *build = getenv("BUILD");
 
-	snprintf(dir, sizeof(dir), "%s/proto", build && *build ? build : "build");
+	snprintf(dir, sizeof(dir), "%s/proto", build && build[0] ? build : "build");
 	return dir;
 }
 
-/* protoc, from the official .proto files the code was generated from, reads what
- * protobuf-c wrote and knows every field of it: a field number retyped wrong shows. */
+/* protoc, from the .proto files the encoder was generated from, reads what protobuf-c
+ * wrote. */
 static void test_protoc_decode(void)
 {
 	struct report r = fixture();
@@ -985,7 +986,7 @@ static int write_fixture(const char *path)
 int main(void)
 {
 	const char *fixture_path = getenv("EBPROF_OTLP_FIXTURE");
-	char service[1024];
+	char service[PATH_MAX];
 
 	if (fixture_path)
 		return write_fixture(fixture_path);
@@ -998,12 +999,12 @@ int main(void)
 	RUN_TEST(test_events_and_values);
 	RUN_TEST(test_bad_reports);
 	RUN_TEST(test_empty_report);
-	snprintf(service, sizeof(service), "%s/%s", proto_dir(), SERVICE_PROTO);
+	snprintf(service, sizeof(service), "%s/" SERVICE_PROTO, proto_dir());
 	if (has_tool("protoc") && access(service, R_OK) == 0)
 		RUN_TEST(test_protoc_decode);
 	else
 		SKIP_TEST(test_protoc_decode,
-			  "protoc or the fetched .proto files ($BUILD/proto) not found");
+			  "protoc or $BUILD/proto not found (run from the repo)");
 	RUN_TEST(test_decode_response);
 	RUN_TEST(test_env_parse);
 	RUN_TEST(test_env_errors);
