@@ -165,12 +165,15 @@ check agent_outage_resumed "$(requests "$TMP/after.jsonl") requests after the re
 	[ "$(requests "$TMP/after.jsonl")" -ge 2 ]
 kill "$rpid" 2>/dev/null
 
-# No collector at all: a clear warning, a clean exit, nothing left behind.
+# No collector at all: a clear warning, exit 1 (nothing it had to send was delivered),
+# nothing left behind.
 track_bpf
 "$EBPROF" agent --endpoint 127.0.0.1:1 --insecure --report-interval 0.5s -d 2 \
 	--flush-timeout 1 >"$TMP/down.out" 2>"$TMP/down.err"
 rc=$?
-check agent_no_collector_exit "exit $rc: $(tail -2 "$TMP/down.err")" [ "$rc" -eq 0 ]
+check agent_no_collector_exit "exit $rc, want 1: $(tail -2 "$TMP/down.err")" [ "$rc" -eq 1 ]
+check agent_no_collector_said "no line saying nothing was delivered" \
+	grep -q 'no export reached the collector' "$TMP/down.err"
 check agent_no_collector_says "stderr: $(tail -2 "$TMP/down.err")" \
 	grep -qiE 'refused|connect' "$TMP/down.err"
 bpf_gone agent_no_leftovers
