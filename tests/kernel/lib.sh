@@ -127,8 +127,8 @@ in_root() {
 		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 }
 
-# agent_sends NAME PID TYPE FUNCTION...: `ebprof agent`, run 4 s against the gRPC test
-# receiver, must send PID's samples with a location of profile.frame.type TYPE and every
+# agent_sends NAME PID TYPE FUNCTION...: `ebprof agent -p PID`, run 4 s against the gRPC
+# test receiver, must send PID's samples with a location of profile.frame.type TYPE and every
 # FUNCTION in a sampled stack within PID's own resource (tests/otlp/check.mjs). A SKIP
 # without node or the receivers' npm packages. The caller starts PID and ends it.
 agent_sends() {
@@ -145,8 +145,8 @@ agent_sends() {
 		return
 	fi
 	rpid=$receiver_pid
-	"$EBPROF" agent -F 99 --endpoint "127.0.0.1:$receiver_port" --insecure --report-interval 1s \
-		-d 4 >"$TMP/$name.out" 2>"$TMP/$name.err"
+	"$EBPROF" agent -F 99 -p "$pid" --endpoint "127.0.0.1:$receiver_port" --insecure \
+		--report-interval 1s -d 4 >"$TMP/$name.out" 2>"$TMP/$name.err"
 	rc=$?
 	kill "$rpid" 2>/dev/null
 	wait "$rpid" 2>/dev/null
