@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ebprof_shared.h"
 #include "export/summary.h"
 #include "profile/report_view.h"
+#include "unwind/cut.h"
 #include "util/hmap.h"
 
 struct fn_count {
@@ -113,6 +115,8 @@ int summary__print_top(const struct report *r, size_t n, FILE *out)
 	err = count_leaves(r, &m, v, &len, &total);
 	if (err)
 		goto out;
+	if (!len)
+		goto out;
 	qsort(v, len, sizeof(*v), by_count_desc);
 	fprintf(out, "  top functions by self time:\n    %6s %8s  %s\n", "self", "samples",
 		"function");
@@ -125,4 +129,89 @@ out:
 	hmap_free(&m);
 	free(v);
 	return err;
+}
+
+/* Causes worth a line: every one counted with all, else those of at least 1 % of the
+ * samples taken; largest first. Returns how many, their sum in *said. */
+static size_t dominant_causes(const uint64_t *cut, uint64_t taken, bool all,
+			      unsigned int order[CUT__COUNT], uint64_t *said)
+{
+	size_t n = 0;
+
+	*said = 0;
+	for (unsigned int c = 0; c < CUT__COUNT; c++) {
+		size_t j;
+
+		if (!cut[c] || (!all && cut[c] * 100 < taken))
+			continue;
+		*said += cut[c];
+		for (j = n++; j > 0 && cut[order[j - 1]] < cut[c]; j--)
+			order[j] = order[j - 1];
+		order[j] = c;
+	}
+	return n;
+}
+
+void summary__print_cut(const struct report *r, const uint64_t *counters, bool all, FILE *out)
+{
+	const uint64_t *cut = &counters[CTR_CUT_FIRST];
+	uint64_t taken = counters[CTR_SAMPLES] - counters[CTR_FILTERED];
+	uint64_t total = 0, lost = 0, counted = 0, said;
+	unsigned int order[CUT__COUNT];
+	char a[32], b[32];
+	size_t n, others = 0;
+
+	for (size_t i = 0; i < r->nstacks; i++) {
+		uint64_t w = report_stack_weight(r, &r->stacks[i]);
+
+		total += w;
+		lost += r->stacks[i].truncated ? w : 0;
+	}
+	if (!lost || (!all && lost * 100 < total))
+		return;
+	fprintf(out, "  stacks cut short: %s of %s samples (%.0f %%) lack their outermost frames\n",
+		summary__format(a, sizeof(a), lost, "count"),
+		summary__format(b, sizeof(b), total, "count"), 100.0 * lost / total);
+	n = dominant_causes(cut, taken, all, order, &said);
+	for (size_t i = 0; i < n; i++) {
+		const struct cut_cause_info *c = cut_cause__info(order[i]);
+
+		fprintf(out, "    %s %s: %s\n",
+			summary__format(a, sizeof(a), cut[order[i]], "count"), c->what, c->remedy);
+	}
+	for (unsigned int c = 0; c < CUT__COUNT; c++) {
+		counted += cut[c];
+		others += cut[c] && !all && cut[c] * 100 < taken;
+	}
+	if (others)
+		fprintf(out, "    %s for %zu other cause%s (-v lists them)\n",
+			summary__format(a, sizeof(a), counted - said, "count"), others,
+			others > 1 ? "s" : "");
+	if (!counted)
+		fprintf(out, "    (no counter explains them: -v shows the unwinder's)\n");
+}
+
+const char *summary__format(char *buf, size_t len, uint64_t v, const char *unit)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double x = (double)v;
+	size_t u = 0;
+
+	if (strcmp(unit, "nanoseconds") == 0) {
+		snprintf(buf, len, "%.3f s", v / 1e9);
+		return buf;
+	}
+	if (strcmp(unit, "bytes") != 0) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	while (x >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		x /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu bytes", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%.2f %s", x, units[u]);
+	return buf;
 }

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Why stacks were cut, as users read it: the causes BPF counts each cut CPU sample under
  * (enum cut_cause, CTR_CUT_FIRST + cause), each with what happened and what to do about
- * it, from the one table in bpf/ebprof_shared.h (EBPROF_CUT_CAUSES). */
+ * it, from the one table in bpf/ebprof_shared.h (EBPROF_CUT_CAUSES). The summary
+ * (export/summary.c, summary__print_cut) says them. */
 #ifndef EBPROF_CUT_H
 #define EBPROF_CUT_H
-
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 
 #include "ebprof_shared.h"
 
@@ -19,10 +16,5 @@ struct cut_cause_info {
 
 /* The row of cause c, NULL past the last. */
 const struct cut_cause_info *cut_cause__info(unsigned int c);
-/* Prints the cut CPU samples of counters (the sampler's, CTR__COUNT of them): a line
- * with how many of the samples taken were cut, then one per dominant cause (a tenth of
- * the cut ones or more; all with all) with its remedy, and one for the rest. Nothing
- * when no sample was cut. */
-void cut_causes__print(const uint64_t *counters, bool all, FILE *out);
 
 #endif

@@ -127,6 +127,40 @@ in_root() {
 		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 }
 
+# agent_sends NAME PID TYPE FUNCTION...: `ebprof agent -p PID`, run 4 s against the gRPC
+# test receiver, must send PID's samples with a location of profile.frame.type TYPE and every
+# FUNCTION in a sampled stack within PID's own resource (tests/otlp/check.mjs). A SKIP
+# without node or the receivers' npm packages. The caller starts PID and ends it.
+agent_sends() {
+	local name=$1 pid=$2 type=$3 rpid rc fn args=()
+	shift 3
+	OTLP_DIR=$PWD/tests/otlp
+	. tests/otlp/lib.sh
+	if ! command -v node >/dev/null || ! otlp_node_modules; then
+		echo "SKIP $name: node or the receivers' npm packages are missing (scripts/install-deps.sh test)"
+		return
+	fi
+	if ! otlp_receiver "$TMP" "$name" grpc 0 2>"$TMP/$name.receiver"; then
+		fail "$name" "the gRPC receiver did not start: $(tail -2 "$TMP/$name.receiver")"
+		return
+	fi
+	rpid=$receiver_pid
+	"$EBPROF" agent -F 99 -p "$pid" --endpoint "127.0.0.1:$receiver_port" --insecure \
+		--report-interval 1s -d 4 >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	if [ "$rc" -ne 0 ]; then
+		fail "$name" "agent failed, $(how_ended "$rc" "$TMP/$name.err")"
+		return
+	fi
+	for fn in "$@"; do args+=(--function "$fn"); done
+	node tests/otlp/check.mjs "$TMP/$name.jsonl" --pid "$pid" --frame-type "$type" "${args[@]}" \
+		>"$TMP/$name.check" 2>&1
+	rc=$?
+	check "$name" "$(tail -3 "$TMP/$name.check" | paste -sd' ')" [ "$rc" -eq 0 ]
+}
+
 # host_runtime CMD: "host::PATH" when the host has CMD (the spec of runtime_suites), else
 # nothing.
 host_runtime() {
@@ -147,15 +181,15 @@ root_dir() {
 marker_line() { grep -n "// $2\$" "$1" | cut -d: -f1; }
 
 # record_in_root NAME STATS ROOT CMD...: ebprof record -F 199 of CMD run in ROOT, into
-# $OUT (set by the caller); prints the summary lines matching STATS. Sets OUT to the
-# folded stacks, or to /dev/null after a FAIL line when record failed.
+# $OUT (set by the caller); prints the summary lines of its stderr matching STATS. Sets
+# OUT to the folded stacks, or to /dev/null after a FAIL line when record failed.
 record_in_root() {
 	local name=$1 stats=$2 rc
 	shift 2
 	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" \
 		in_root "$@" >"$OUT.stdout" 2>"$OUT.stderr"
 	rc=$?
-	grep -E "$stats" "$OUT.stdout" >&2
+	grep -E "$stats" "$OUT.stderr" >&2
 	if [ "$rc" -ne 0 ]; then
 		fail "$name" "record failed, $(how_ended "$rc" "$OUT.stderr")"
 		OUT=/dev/null

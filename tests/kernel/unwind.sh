@@ -102,17 +102,17 @@ check unwind_new_process "chain in $(pct "$chain" "$total") % of $total samples 
 out=$TMP/budget
 "$EBPROF" record -v -F 199 --unwind-memory 256K -o "$out" -- "$W/nofp_sort" 2 >"$out.stdout" 2>"$out.stderr"
 rc=$?
-nofit=$(sed -nE 's/.* ([0-9]+) did not fit.*/\1/p' "$out.stdout")
-kmem=$(sed -nE 's/.*, ([0-9]+) MiB at most;.*/\1/p' "$out.stdout")
+nofit=$(sed -nE 's/^  unwinder limits: .* ([0-9]+) did not fit.*/\1/p' "$out.stderr")
+kmem=$(sed -nE 's/^  unwinder: .*, ([0-9]+) MiB at most;.*/\1/p' "$out.stderr")
 echo "unwind_budget: rc $rc, ${nofit:-?} tables did not fit, ${kmem:-?} MiB of kernel memory at most" >&2
 check unwind_budget "a 256K budget: rc $rc, ${nofit:-no} tables counted as not fitting, ${kmem:-?} MiB of rows" \
 	[ "$rc" -eq 0 -a "${nofit:-0}" -ge 1 -a "${kmem:-99}" -le 0 -a "$(folded_count "$out/stacks.folded" nofp_sort)" -ge 30 ]
 # -v lists every cause: the line is there whenever a sample landed in a file that did not
 # fit, which the sort's hot path (inlined into its executable) may not do.
 room_re='^    [0-9]+ in files whose unwind tables did not fit the unwind memory'
-if ! grep -qE "$room_re" "$out.stdout"; then
+if ! grep -qE "$room_re" "$out.stderr"; then
 	echo "SKIP unwind_budget_cause: no sample landed in a file whose table did not fit"
 else
 	check unwind_budget_cause "stacks blamed on the unwind memory, with --unwind-memory as the remedy" \
-		grep -qE "$room_re: raise --unwind-memory" "$out.stdout"
+		grep -qE "$room_re: raise --unwind-memory" "$out.stderr"
 fi
