@@ -17,7 +17,7 @@ root=${EBPROF_ARM64_ROOT:-/var/cache/ebprof/arm64/root}
 suite=bookworm
 # Bump when the list changes: a root made from another list is made again.
 pkgs="python3 nodejs bpftool libbpf1 libelf1 libdw1 zlib1g libprotobuf-c1 libstdc++6
-	busybox-static procps"
+	busybox-static procps libc6-dbg"
 stamp=$(echo "$suite" $pkgs | md5sum | cut -c1-12)
 
 die() {
