@@ -13,6 +13,12 @@ GO_TOOL_CACHE=$(realpath -m "$BUILD/go-tool-cache")
 CLEAN=()
 trap 'rm -rf "$TMP" "${CLEAN[@]}"' EXIT
 
+# case_selected NAME: whether the test case NAME (its result's name, or the prefix of a
+# group of results) runs: every case, or with EBPROF_TEST_CASES (an extended regular
+# expression) those whose name it matches, as the arm64 guest runs a few of each file
+# (tests/run.sh). A case left out prints nothing, as a test file tests/run.sh leaves out.
+case_selected() { [ -z "${EBPROF_TEST_CASES:-}" ] || [[ $1 =~ $EBPROF_TEST_CASES ]]; }
+
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 check() { # check NAME DESCRIPTION CMD...
