@@ -105,7 +105,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_
 	$(if $(and $(filter $(ARCH),$(HOST_ARCH)),$(shell command -v rustc)),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
 
 .SECONDARY:
-.PHONY: all deps test-deps run test test-quick test-kernels unit check-format format clean
+.PHONY: all deps test-deps run test test-quick test-arm64 test-kernels unit check-format format clean
 all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
@@ -134,6 +134,13 @@ QUICK_TESTS := '^unit/' '^kernel/(record_command|unwind|python|probes|teardown|e
 test-quick:
 	$(MAKE) all unit-bins workloads
 	$(SUDO) tests/run.sh $(QUICK_TESTS)
+
+# The arm64 guest, opt-in (tests/README.md: its time): the cross build, then a few cases
+# of the kernel tests inside Debian's arm64 kernel under TCG (tests/run.sh: vm-arm64).
+test-arm64: test-deps
+	$(MAKE) all unit-bins workloads
+	$(MAKE) ARCH=arm64 all unit-bins workloads
+	$(SUDO) tests/run.sh 'vm-arm64/'
 
 # The kernel tests on the running kernel and inside 5.10, 6.1 and 6.12 (scripts/vm.sh).
 test-kernels: test-deps
