@@ -138,6 +138,7 @@ test-quick:
 # The arm64 guest, opt-in (tests/README.md: its time): the cross build, then a few cases
 # of the kernel tests inside Debian's arm64 kernel under TCG (tests/run.sh: vm-arm64).
 test-arm64: test-deps
+	@scripts/install-deps.sh cross
 	$(MAKE) all unit-bins workloads
 	$(MAKE) ARCH=arm64 all unit-bins workloads
 	$(SUDO) tests/run.sh 'vm-arm64/'
