@@ -20,11 +20,12 @@ test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format
 	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod
 	qemu-system-x86 busybox-static cpio xz-utils)
 
-# The cross build's: every library ebprof links, as Debian's :arm64 multiarch packages.
+# The cross build's: every library ebprof links, as Debian's :arm64 multiarch packages,
+# and <sys/sdt.h> for the USDT probes of tests/workloads/probe_target.c.
 cross_pkgs=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm qemu-user
 	debootstrap busybox-static cpio libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
 	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64
-	libprotobuf-c-dev:arm64)
+	libprotobuf-c-dev:arm64 systemtap-sdt-dev:arm64)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
