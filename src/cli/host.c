@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "arch/arch.h"
 #include "cli/host.h"
 #include "interp/runtime.h"
 #include "loader/features.h"
@@ -238,6 +239,30 @@ int host__require_recording(void)
 	return 0;
 }
 
+/* The architecture ebprof was built for. On arm64, which runtimes' walkers the arm64
+ * guest's tests prove there (native unwinding is proven on both); on x86-64 the whole
+ * suite runs. */
+static void report_arch(FILE *out)
+{
+	char proven[160] = "", unproven[160] = "";
+	const struct runtime_ops *ops;
+
+	if (strcmp(ARCH_NAME, "arm64")) {
+		fprintf(out, "%-11s %-4s %s: every walker proven by the test suite\n", "arch", "ok",
+			ARCH_NAME);
+		return;
+	}
+	for (size_t i = 0; (ops = runtime_registry__get(i)); i++) {
+		char *list = ops->arm64_proven ? proven : unproven;
+		size_t used = strlen(list);
+
+		snprintf(list + used, sizeof(proven) - used, "%s%s", used ? ", " : "", ops->title);
+	}
+	fprintf(out, "%-11s %-4s %s: native and %s walkers proven in the arm64 guest%s%s\n", "arch",
+		"ok", ARCH_NAME, proven[0] ? proven : "no runtime",
+		unproven[0] ? "; not proven there yet: " : "", unproven);
+}
+
 int host__report(FILE *out)
 {
 	char detail[512];
@@ -258,5 +283,6 @@ int host__report(FILE *out)
 		if (err && probes[i].required)
 			missing++;
 	}
+	report_arch(out);
 	return missing;
 }
