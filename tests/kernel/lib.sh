@@ -50,10 +50,11 @@ L='( \([^;]*\))?'
 # I: any frames inlined at that call, each marked " [inlined]": ";work$L;$I(__)?read".
 I='([^;]* \[inlined\];)*'
 # STARTUP: stacks of a process's start-up, before its own code runs: the dynamic loader's
-# (rooted at ld.so's entry point) and CPython's initialization. They are complete but
-# belong to no workload's chain; under emulation (scripts/vm.sh without KVM) they are a
-# tenth of a short run, so the chain checks count the samples after them (steady()).
-STARTUP='^[^;]*;(ld-linux[^;]*;|.*;Py_InitializeFromConfig;)'
+# (rooted at ld.so's entry point: unnamed, or _start;_dl_start where its debug file names
+# it, as on arm64) and CPython's initialization. They are complete but belong to no
+# workload's chain; under emulation (scripts/vm.sh without KVM) they are a tenth of a
+# short run, so the chain checks count the samples after them (steady()).
+STARTUP='^[^;]*;(ld-linux[^;]*;|_start;_dl_start;|.*;Py_InitializeFromConfig;)'
 # steady FOLDED: the folded file without its start-up stacks (a new file, printed).
 steady() { grep -Ev "$STARTUP" "$1" >"$1.steady"; echo "$1.steady"; }
 # secs N: N seconds of a workload, times EBPROF_TEST_TIME_SCALE (3 in an emulated guest,

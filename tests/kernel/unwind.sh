@@ -97,7 +97,9 @@ new_process() {
 	check unwind_new_process "chain in $(pct "$chain" "$total") % of $total samples of a process started mid-recording" \
 		[ "$total" -ge 30 -a "$(pct "$chain" "$total")" -ge 90 ]
 }
-case_selected unwind_new_process && new_process
+if case_selected unwind_new_process; then
+	new_process
+fi
 
 # The table budget: with 1 MiB (one chunk of 64 Ki rows) the C++ sort's tables do not
 # all fit on x86-64 (libstdc++'s and libc's alone are 62 k rows): the counter says so, the
@@ -118,4 +120,6 @@ budget() {
 	check unwind_budget "a 1M budget: rc $rc, ${nofit:-no} tables counted as not fitting, ${kmem:-?} MiB of rows" \
 		[ "$rc" -eq 0 -a "${nofit:-0}" -ge 1 -a "${kmem:-99}" -le 1 -a "$(folded_count "$out/stacks.folded" nofp_sort)" -ge 30 ]
 }
-case_selected unwind_budget && budget
+if case_selected unwind_budget; then
+	budget
+fi
