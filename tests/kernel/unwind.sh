@@ -107,11 +107,11 @@ fi
 # CFI takes fewer rows: there they may all fit, and nothing is evicted to check.
 budget() {
 	local out=$TMP/budget rc nofit kmem used cap
-	"$EBPROF" record -F 199 --unwind-memory 1M -o "$out" -- "$W/nofp_sort" 2 >"$out.stdout" 2>"$out.stderr"
+	"$EBPROF" record -v -F 199 --unwind-memory 1M -o "$out" -- "$W/nofp_sort" 2 >"$out.stdout" 2>"$out.stderr"
 	rc=$?
-	nofit=$(sed -nE 's/.* ([0-9]+) did not fit.*/\1/p' "$out.stdout")
-	kmem=$(sed -nE 's/.*, ([0-9]+) MiB at most;.*/\1/p' "$out.stdout")
-	read -r used cap < <(sed -nE 's/.* ([0-9]+) of ([0-9]+) rows used.*/\1 \2/p' "$out.stdout")
+	nofit=$(sed -nE 's/^  unwinder limits: .* ([0-9]+) did not fit.*/\1/p' "$out.stderr")
+	kmem=$(sed -nE 's/^  unwinder: .*, ([0-9]+) MiB at most;.*/\1/p' "$out.stderr")
+	read -r used cap < <(sed -nE 's/^  unwinder: .* ([0-9]+) of ([0-9]+) rows used.*/\1 \2/p' "$out.stderr")
 	echo "unwind_budget: rc $rc, ${nofit:-?} tables did not fit, ${used:-?} of ${cap:-?} rows used, ${kmem:-?} MiB of kernel memory at most" >&2
 	if [ "$rc" -eq 0 ] && [ -z "$nofit" ] && [ "${used:-0}" -gt 0 ] && [ "${used:-0}" -lt "${cap:-0}" ]; then
 		echo "SKIP unwind_budget: nofp_sort's tables fit 1 MiB here ($used of $cap rows): nothing to evict"
