@@ -23,6 +23,7 @@
 #include "util/atomic_file.h"
 #include "util/cache_dir.h"
 #include "util/log.h"
+#include "util/safe_file.h"
 
 /* A temporary file this old was left by an ebprof that died while writing it. */
 #define TMP_STALE_SECONDS (10 * 60)
@@ -146,13 +147,18 @@ out:
 static int open_copy(const char *path, const char *id)
 {
 	char copy_id[2 * ELF_BUILD_ID_MAX + 1] = "";
+	char why[SAFE_FILE_WHY];
 	struct elf_file *c;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = safe_file__open(path, 0, DEBUG_CACHE_BYTES, &st, why);
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !cache_dir__safe(&st))
+	if (fd == -ENOENT)
+		return fd;
+	if (fd < 0) {
+		cache_dir__refuse(path, why); /* made again below, over it */
+		return -EBADMSG;
+	}
+	if (!cache_dir__file_trusted(path, &st))
 		goto refuse;
 	c = elf_file__open(fd);
 	if (c)
@@ -246,11 +252,8 @@ static int make_copy(const struct elf_file *e, const char *dir, const char *name
 		     uint64_t max)
 {
 	struct atomic_file af;
-	int err = cache_dir__make(dir);
+	int err = atomic_file__open(&af, path);
 
-	if (err)
-		return err;
-	err = atomic_file__open(&af, path);
 	if (err)
 		return err;
 	err = atomic_file__finish(&af, write_copy(e, af.fd, max / 4));
@@ -289,6 +292,10 @@ int debug_cache__open(const char *dir, uint64_t max_bytes, int fd)
 		err = -ENAMETOOLONG;
 		goto out;
 	}
+	/* Every directory from the cache root down is checked before a copy is read. */
+	err = cache_dir__make(dir);
+	if (err)
+		goto out;
 	err = open_copy(path, id);
 	if (err >= 0)
 		goto out;
