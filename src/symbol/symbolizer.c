@@ -83,6 +83,14 @@ static struct dwarf_syms *dwarf_of(struct symbolizer *s, int fd)
 	return dwarf_syms__open(fd);
 }
 
+/* A file (or its debug file) truncated under our mapping of it: said without -v, once for
+ * the file, which is not read again. */
+static void say_shrunk(struct symbolizer *s, const struct file_entry *f)
+{
+	s->dwarf_torn++;
+	pr_warn("%s shrank while its DWARF was read: its frames keep their symbols only", f->path);
+}
+
 /* Opens f's DWARF: its own, else its local debug file's, else the one debuginfod
  * fetched. Remembers a failure in dwarf_err. */
 static void open_dwarf(struct symbolizer *s, struct file_entry *f)
@@ -103,7 +111,10 @@ static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 	f->dwarf_free = dwarf_syms__free;
 	s->dwarf_opened += f->dwarf != NULL;
 	dwarf_syms__bound_units(f->dwarf, s->units_keep);
-	if (!f->dwarf)
+	/* What another user's file did to us is said without -v, once for the file. */
+	if (f->dwarf_err == EIO)
+		say_shrunk(s, f);
+	else if (!f->dwarf)
 		pr_debug("no DWARF for %s: %s", f->path, strerror(f->dwarf_err));
 }
 
@@ -304,6 +315,12 @@ static int dwarf_lines(struct symbolizer *s, struct file_entry *f, uint64_t va,
 	before = dwarf_syms__memory(f->dwarf);
 	n = dwarf_syms__lookup(f->dwarf, va, s->inlines, out, max);
 	f->dwarf_missed = true;
+	if (dwarf_syms__torn(f->dwarf)) {
+		release_dwarf(f);
+		f->dwarf_err = EIO; /* not opened again: the file is not what was mapped */
+		say_shrunk(s, f);
+		return 0;
+	}
 	if (dwarf_syms__memory(f->dwarf) > before)
 		enforce_budget(s, f);
 	return n;

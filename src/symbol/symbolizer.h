@@ -48,6 +48,7 @@ struct symbolizer {
 	 * costs 55-75 ms of inflating), then frees it. */
 	uint8_t dwarf_idle_max;
 	uint32_t dwarf_opened;	 /* times this symbolizer opened a file's DWARF */
+	uint32_t dwarf_torn;	 /* files that shrank under their mapped DWARF (mapguard.h) */
 	uint32_t dwarf_released; /* times symbolizer__file_named freed one */
 	uint32_t dwarf_kept;	 /* times it kept one for the next report (dwarf_idle_max) */
 	uint32_t dwarf_resets;	 /* times a file's units were dropped to stay small */
