@@ -404,6 +404,7 @@ static void print_debug_info(const struct symbolizer *sym)
 		       sym->dwarf_opened, sym->dwarf_cached, sym->dwarf_peak / 1048576.0,
 		       sym->dwarf_budget / 1048576.0, sym->dwarf_evictions, sym->dwarf_released,
 		       sym->dwarf_resets);
+	symbolizer__print_refused(sym, stdout);
 	if (!sym->debuginfod)
 		return;
 	debuginfod__stats(sym->debuginfod, &st);

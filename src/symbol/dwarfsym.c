@@ -19,6 +19,7 @@
 #include "symbol/elfsym.h"
 #include "util/arena.h"
 #include "util/hmap.h"
+#include "util/inflate_limit.h"
 #include "util/mapguard.h"
 
 #define UNITS_MAX (1u << 22)	    /* units in one file; more is hostile */
@@ -464,28 +465,52 @@ static bool in_mapping(Elf_Scn *scn, const char *map, const GElf_Shdr *sh)
 	return map && raw && raw->d_buf == map + sh->sh_offset;
 }
 
+/* The inflated size of a compressed debug section libdw will inflate (SHF_COMPRESSED
+ * .debug_X, or GNU .zdebug_X with its "ZLIB" header), from its header: 0 for others. */
+static uint64_t packed_size(Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	const unsigned char *p;
+	uint64_t size = 0;
+	Elf_Data *raw;
+	GElf_Chdr ch;
+
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return !strncmp(name, ".debug_", 7) && gelf_getchdr(scn, &ch) ? ch.ch_size : 0;
+	if (strncmp(name, ".zdebug_", 8))
+		return 0;
+	raw = elf_rawdata(scn, NULL);
+	if (!raw || !raw->d_buf || raw->d_size < 12 || memcmp(raw->d_buf, "ZLIB", 4))
+		return 0;
+	p = (const unsigned char *)raw->d_buf + 4;
+	for (int i = 0; i < 8; i++)
+		size = size << 8 | p[i];
+	return size;
+}
+
 /* Notes the compressed debug sections libdw will inflate: the bytes it will hold (9.6 MiB
  * for Debian 12's libc debug file, kept until dwarf_end; sizes from the compression
- * headers, so nothing is inflated here) and, when the file is mapped, the span of the
- * mapping their compressed bytes lie in. */
+ * headers, so nothing is inflated here, and bounded before libdw begins) and, when the
+ * file is mapped, the span of the mapping their compressed bytes lie in. */
 static void note_packed(struct dwarf_syms *d, size_t shstrndx)
 {
 	char *map = elf_getident(d->elf, NULL); /* the mapping's start, when mapped */
 	bool mapped = true;
 	Elf_Scn *scn = NULL;
 	const char *name;
-	GElf_Chdr ch;
+	uint64_t size;
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(d->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(sh.sh_flags & SHF_COMPRESSED))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(d->elf, shstrndx, sh.sh_name);
-		if (!name || strncmp(name, ".debug_", 7) || !gelf_getchdr(scn, &ch) ||
-		    ch.ch_size >= (1ull << 40) || sh.sh_offset + sh.sh_size < sh.sh_offset)
+		size = name ? packed_size(scn, &sh, name) : 0;
+		if (!size)
 			continue;
-		d->section_bytes += ch.ch_size;
+		if (__builtin_add_overflow(d->section_bytes, size, &d->section_bytes))
+			d->section_bytes = SIZE_MAX;
+		if (!(sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset + sh.sh_size < sh.sh_offset)
+			continue;
 		mapped = mapped && in_mapping(scn, map, &sh);
 		if (!d->packed_hi || sh.sh_offset < d->packed_lo)
 			d->packed_lo = sh.sh_offset;
@@ -612,7 +637,8 @@ uint32_t dwarf_syms__mapped_drops(const struct dwarf_syms *d)
 	return d ? d->map_drops : 0;
 }
 
-/* Maps the file on d->fd (st: its fstat) and begins libdw on it. */
+/* Maps the file on d->fd (st: its fstat) and begins libdw on it, unless libdw would
+ * inflate its sections past INFLATE_RATIO_MAX times the file's size. */
 static int map_and_begin(struct dwarf_syms *d, const struct stat *st)
 {
 	elf_version(EV_CURRENT);
@@ -620,6 +646,8 @@ static int map_and_begin(struct dwarf_syms *d, const struct stat *st)
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
 		return -EINVAL;
 	prepare_sections(d);
+	if (!inflate_limit__allow(st->st_size, d->section_bytes))
+		return -EFBIG;
 	return begin_dwarf(d);
 }
 

@@ -30,8 +30,9 @@ struct dwarf_line {
 /* Opens the DWARF of the ELF file on fd (a binary or its separate debug file). Works on a
  * dup of fd that it keeps mapped; every read of the mapping is guarded (mapguard.h), so a
  * file truncated under it costs its answers, not ebprof. Returns NULL with errno set:
- * ENODATA when the file has no usable .debug_info, EINVAL when it is not ELF, EIO when it
- * shrank while being opened, ENOMEM. */
+ * ENODATA when the file has no usable .debug_info, EINVAL when it is not ELF, EFBIG when
+ * its compressed sections would inflate past INFLATE_RATIO_MAX times its size, EIO when
+ * it shrank while being opened, ENOMEM. */
 struct dwarf_syms *dwarf_syms__open(int fd);
 void dwarf_syms__free(struct dwarf_syms *d);
 

@@ -15,7 +15,9 @@
 #include "symbol/gopclntab.h"
 #include "symbol/linecache.h"
 #include "symbol/symbolizer.h"
+#include "util/inflate_limit.h"
 #include "util/log.h"
+#include "util/mapguard.h"
 
 /* file_entry.debug_state: where the file's separate debug information stands. */
 enum debug_state {
@@ -467,4 +469,17 @@ void symbolizer__prefetch(struct symbolizer *s)
 		if (f && f->fd >= 0)
 			file_syms(s, f);
 	}
+}
+
+void symbolizer__print_refused(const struct symbolizer *s, FILE *out)
+{
+	uint64_t refused = inflate_limit__refused(), faults = mapguard__faults();
+
+	if (!refused && !faults && !s->dwarf_torn)
+		return;
+	fprintf(out,
+		"  hostile files: %llu inflations refused (past %u times a file's size), %llu "
+		"reads past a shrunk file's end absorbed, %u files' DWARF dropped for it\n",
+		(unsigned long long)refused, INFLATE_RATIO_MAX, (unsigned long long)faults,
+		s->dwarf_torn);
 }

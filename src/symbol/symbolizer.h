@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "proc/files.h"
 #include "symbol/dwarfsym.h"
@@ -90,5 +91,10 @@ void symbolizer__prefetch(struct symbolizer *s);
 uint64_t symbolizer__dwarf_memory(const struct symbolizer *s, uint32_t *nfiles);
 /* What the line caches of all files hold now, over how many files and frames. */
 uint64_t symbolizer__lines_memory(const struct symbolizer *s, uint32_t *nfiles, uint64_t *nframes);
+
+/* Prints to out, in a summary's style, what the bounds on hostile files refused (inflate
+ * ratio, files shrunk under their mapping: util/inflate_limit.h, util/mapguard.h): nothing
+ * when nothing was. */
+void symbolizer__print_refused(const struct symbolizer *s, FILE *out);
 
 #endif
