@@ -26,6 +26,7 @@
 #include "loader/walkers.h"
 #include "sample.h"
 #include "sample.skel.h"
+#include "util/errstr.h"
 #include "util/log.h"
 
 struct sampler {
@@ -111,8 +112,7 @@ static int attach_cpus(struct sampler *s, struct loader *l, unsigned int freq)
 		s->ncpus++;
 		if (!s->links[s->ncpus - 1]) {
 			err = -errno;
-			pr_err("attaching to the perf event of CPU %d: %s", cpus[i],
-			       strerror(-err));
+			pr_err("attaching to the perf event of CPU %d: %s", cpus[i], errstr(err));
 			goto out;
 		}
 	}
@@ -263,7 +263,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	s->skel = sample_bpf__open_opts(loader__open_opts(l));
 	if (!s->skel) {
 		err = -errno;
-		pr_err("opening the BPF object: %s", strerror(-err));
+		pr_err("opening the BPF object: %s", errstr(err));
 		return err;
 	}
 	s->skel->rodata->filter_pids = o->pids != NULL;
@@ -304,7 +304,7 @@ static int attach_off_cpu(struct sampler *s, struct loader *l)
 	s->off_cpu_link = bpf_program__attach(p);
 	if (!s->off_cpu_link) {
 		err = -errno;
-		pr_err("attaching the sched_switch tracepoint (off-CPU time): %s", strerror(-err));
+		pr_err("attaching the sched_switch tracepoint (off-CPU time): %s", errstr(err));
 		return err;
 	}
 	return 0;
@@ -321,7 +321,7 @@ static int attach_tracepoint(struct loader *l, struct sampler *s, const char *pr
 	*link = bpf_program__attach(p);
 	if (!*link) {
 		err = -errno;
-		pr_err("attaching %s: %s", prog, strerror(-err));
+		pr_err("attaching %s: %s", prog, errstr(err));
 		return err;
 	}
 	return 0;
@@ -388,7 +388,7 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 				 NULL);
 	if (!s->rb) {
 		err = -errno;
-		pr_err("opening the ring buffer: %s", strerror(-err));
+		pr_err("opening the ring buffer: %s", errstr(err));
 		return err;
 	}
 	s->cb = cb;
@@ -425,7 +425,7 @@ int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog
 	link = bpf_program__attach_uprobe_opts(p, pid, path, 0, &uo);
 	if (!link) {
 		err = -errno;
-		pr_err("attaching a uprobe to %s in %s: %s", func, path, strerror(-err));
+		pr_err("attaching a uprobe to %s in %s: %s", func, path, errstr(err));
 		return err;
 	}
 	v[s->nuprobe_links++] = link;
