@@ -18,6 +18,7 @@
 #include "util/inflate_limit.h"
 #include "util/log.h"
 #include "util/mapguard.h"
+#include "util/safe_file.h"
 
 /* file_entry.debug_state: where the file's separate debug information stands. */
 enum debug_state {
@@ -45,6 +46,17 @@ const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr)
 	return s->ksyms ? ksyms__lookup(s->ksyms, addr, NULL) : NULL;
 }
 
+/* Opens the debug file at p, if there is one; says why one that is there cannot be. */
+static int open_debug_path(const char *p)
+{
+	char why[SAFE_FILE_WHY];
+	int fd = safe_file__open(p, SAFE_FILE_FOLLOW, SYMBOLIZER_FILE_MAX, NULL, why);
+
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR)
+		pr_warn("debug file %s %s: not read", p, why);
+	return fd;
+}
+
 static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
 {
 	const char *id = elf_syms__build_id(f->syms), *link = elf_syms__debuglink(f->syms);
@@ -53,14 +65,14 @@ static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
 
 	if (strlen(id) > 2) {
 		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", s->debug_root, id, id + 2);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
+		fd = open_debug_path(p);
 	}
 	if (fd < 0 && link && f->path[0] == '/') {
 		const char *slash = strrchr(f->path, '/');
 
 		snprintf(p, sizeof(p), "%s%.*s/%s", s->debug_root, (int)(slash - f->path), f->path,
 			 link);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
+		fd = open_debug_path(p);
 	}
 	return fd;
 }
@@ -116,6 +128,9 @@ static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 	/* What another user's file did to us is said without -v, once for the file. */
 	if (f->dwarf_err == EIO)
 		say_shrunk(s, f);
+	else if (f->dwarf_err == EFBIG)
+		pr_warn("%s: its compressed DWARF would inflate past %u times its size: not read",
+			f->path, INFLATE_RATIO_MAX);
 	else if (!f->dwarf)
 		pr_debug("no DWARF for %s: %s", f->path, strerror(f->dwarf_err));
 }

@@ -17,6 +17,7 @@
 #define SYMBOLIZER_DWARF_MEMORY (128ull << 20) /* default bound of all DWARF indexes */
 #define SYMBOLIZER_UNITS_KEEP (4u << 20)       /* per file with release_dwarf: dwarfsym.h */
 #define SYMBOLIZER_LINES_MEMORY (8ull << 20)   /* default bound of all named-frame caches */
+#define SYMBOLIZER_FILE_MAX (16ull << 30)      /* a larger debug file is not one */
 
 struct debuginfod;
 struct runtime_set;
