@@ -129,6 +129,9 @@ done
 [ -x tests/fuzz/run_gopclntab.sh ] && run fuzz/gopclntab tests/fuzz/run_gopclntab.sh
 [ -x tests/fuzz/run_hotspot.sh ] && run fuzz/hotspot tests/fuzz/run_hotspot.sh
 [ -x tests/fuzz/run_v8.sh ] && run fuzz/v8 tests/fuzz/run_v8.sh
+[ -x tests/fuzz/run_load_costs.sh ] && run fuzz/load_costs tests/fuzz/run_load_costs.sh
+[ -x tests/fuzz/run_otlp_response.sh ] && run fuzz/otlp_response tests/fuzz/run_otlp_response.sh
+[ -x tests/fuzz/run_proc.sh ] && run fuzz/proc tests/fuzz/run_proc.sh
 
 if ! selected format; then
 	:
