@@ -28,6 +28,8 @@
 #include "sample.skel.h"
 #include "util/errstr.h"
 #include "util/log.h"
+#include "util/mapguard.h"
+#include "util/safe_file.h"
 
 struct sampler {
 	struct sample_bpf *skel;
@@ -413,8 +415,10 @@ int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func,
 		    .bpf_cookie = kernel_features()->attach_cookie ? cookie : 0);
 	struct bpf_program *p = loader__program(l, s->skel->obj, prog);
+	char why[SAFE_FILE_WHY], fd_path[32];
 	struct bpf_link **v, *link;
-	int err;
+	unsigned int guard;
+	int err, fd;
 
 	if (!p)
 		return -ENOENT;
@@ -422,9 +426,24 @@ int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog
 	if (!v)
 		return -ENOMEM;
 	s->uprobe_links = v;
-	link = bpf_program__attach_uprobe_opts(p, pid, path, 0, &uo);
+	/* The file (a process's libc, through its root) opened once without blocking, and
+	 * read by libbpf as that very file; libbpf maps it: guarded (mapguard.h). */
+	fd = safe_file__open(path, SAFE_FILE_FOLLOW, 0, NULL, why);
+	if (fd < 0) {
+		pr_err("attaching a uprobe to %s: %s %s", func, path, why);
+		return fd;
+	}
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	guard = mapguard__begin();
+	link = bpf_program__attach_uprobe_opts(p, pid, fd_path, 0, &uo);
+	err = link ? 0 : -errno;
+	if (mapguard__end(guard)) {
+		bpf_link__destroy(link);
+		link = NULL;
+		err = -EIO;
+	}
+	close(fd);
 	if (!link) {
-		err = -errno;
 		pr_err("attaching a uprobe to %s in %s: %s", func, path, errstr(err));
 		return err;
 	}
