@@ -281,7 +281,8 @@ struct target {
 	char path[64];
 };
 
-/* Opens s's file (PATH resolved as libbpf would); says why not. Returns 0 or -errno. */
+/* Opens s's file (PATH resolved as libbpf would); says why not. Returns 0, or -errno
+ * with errno set, as a failed attach leaves it. */
 static int target__open(struct target *t, const struct probe_spec *s)
 {
 	char path[4096], why[SAFE_FILE_WHY];
@@ -292,12 +293,14 @@ static int target__open(struct target *t, const struct probe_spec *s)
 	t->fd = safe_file__open(path, SAFE_FILE_FOLLOW, PROBE_FILE_MAX, NULL, why);
 	if (t->fd < 0) {
 		pr_err("%s: %s %s", s->text, path, why);
+		errno = -t->fd;
 		return t->fd;
 	}
 	e = elf_file__open(t->fd);
 	if (!e) {
 		pr_err("%s: %s is not an ELF file", s->text, path);
 		close(t->fd);
+		errno = ENOEXEC;
 		return -ENOEXEC;
 	}
 	elf_file__free(e);
@@ -416,12 +419,9 @@ static struct bpf_link *attach_uprobe(struct bpf_program *prog, const struct pro
 	struct bpf_link *link;
 	struct target t;
 	unsigned int guard;
-	int err = target__open(&t, s);
 
-	if (err) {
-		errno = -err;
+	if (target__open(&t, s))
 		return NULL;
-	}
 	/* A uretprobe's entry hit reads the return address at sp, which the skipped
 	 * instructions leave alone, so both kinds move to an emulated instruction. */
 	if (!s->has_offset) {
@@ -442,12 +442,9 @@ static struct bpf_link *attach_usdt(struct bpf_program *prog, const struct probe
 	struct bpf_link *link;
 	struct target t;
 	unsigned int guard;
-	int err = target__open(&t, s);
 
-	if (err) {
-		errno = -err;
+	if (target__open(&t, s))
 		return NULL;
-	}
 	guard = mapguard__begin();
 	link = bpf_program__attach_usdt(prog, -1, t.path, s->target, s->name, &o);
 	return target__close(&t, s, link, guard);
