@@ -31,23 +31,33 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-init
 	  $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
 LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread -lm -ldl
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+# The core's programs in bpf/, and each runtime's walker in its own folder src/interp/NAME/
+# (the runtime's kernel side and userspace side live together; the SPDX line of each file
+# says its licence). Skeletons are named by the file: NAME.skel.h.
+RUNTIME_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard src/interp/*/*.bpf.c))))
+BPF_SRCS := $(wildcard bpf/*.bpf.c $(addsuffix /*.bpf.c,$(RUNTIME_DIRS)))
+SKELS := $(addprefix $(BUILD)/bpf/,$(notdir $(BPF_SRCS:.bpf.c=.skel.h)))
 # BPF objects that only tests load (the loader's cost ranking, failure handling).
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.bpf.c)
 TEST_SKELS := $(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(TEST_BPF_SRCS))
-# Nested .proto files (OTLP's opentelemetry/proto/...) generate into the same tree
-# under build/gen, so their generated #includes resolve with -I$(BUILD)/gen.
+# Protocol buffers: pprof's profile.proto and google.rpc.Status from proto/, and OTLP's
+# official .proto files of one pinned release, fetched into $(BUILD)/proto by
+# scripts/otlp-proto.sh. Nested ones (opentelemetry/proto/...) generate into the same
+# tree under build/gen, so their generated #includes resolve with -I$(BUILD)/gen.
+OTLP_PROTO_DIR := $(BUILD)/proto
+OTLP_PROTOS := collector/profiles/v1development/profiles_service \
+	profiles/v1development/profiles common/v1/common resource/v1/resource
 PROTOS := $(shell find proto -name '*.proto' | sort)
-PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS))
+PROTO_SRCS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.c,$(PROTOS)) \
+	$(patsubst %,$(BUILD)/gen/opentelemetry/proto/%.pb-c.c,$(OTLP_PROTOS))
 PROTO_HDRS := $(PROTO_SRCS:.c=.h)
 
 # The preloaded allocation sampler is a library of its own, never part of ebprof.
-PRELOAD_SRCS := src/alloc/preload.c
+PRELOAD_SRCS := src/preload/preload.c
 PRELOAD_LIB := $(BUILD)/libebprof-alloc.so
 # Of src/arch/, only ARCH's own file.
 OTHER_ARCH_SRCS := $(filter-out src/arch/$(ARCH).c,$(wildcard src/arch/*.c))
-SRCS := $(filter-out $(PRELOAD_SRCS) $(OTHER_ARCH_SRCS),$(shell find src -name '*.c' | sort))
+SRCS := $(filter-out $(PRELOAD_SRCS) $(OTHER_ARCH_SRCS) %.bpf.c,$(shell find src -name '*.c' | sort))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) \
 	$(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/obj/cli/main.o,$(OBJS))
@@ -102,14 +112,18 @@ $(BUILD)/vmlinux.h:
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_TARGET_ARCH_$(ARCH)) -I$(BUILD) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null) $(BPF_EXTRA)
 # -g is for BTF; the DWARF clang emits beside it is stripped: libbpf reads only BTF, and
-# the skeleton would embed (and every start read) 1.5-2x the object for nothing.
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h bpf/arch/*.h)
+# the skeleton would embed (and every start read) 1.5-2x the object for nothing. The
+# headers an object includes come from clang's -MMD output (the .d beside it).
+define BPF_OBJ_RULE
+$$(BUILD)/bpf/%.bpf.o: $(1)/%.bpf.c $$(BUILD)/vmlinux.h
+	@mkdir -p $$(@D)
+	$$(CLANG) $$(BPF_CFLAGS) -MMD -MP -MF $$(@:.o=.d) -MT $$@ -c $$< -o $$@.tmp
+	$$(LLVM_STRIP) -g $$@.tmp -o $$@ && rm -f $$@.tmp
+endef
+$(foreach d,bpf $(RUNTIME_DIRS),$(eval $(call BPF_OBJ_RULE,$(d))))
+$(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c $(BUILD)/vmlinux.h
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
-	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
-$(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
-	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
@@ -118,12 +132,23 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: proto/%.proto
 	@mkdir -p $(@D)
 	$(PROTOC_C) --proto_path=proto --c_out=$(BUILD)/gen $<
 
+$(OTLP_PROTO_DIR)/VERSION: scripts/otlp-proto.sh
+	scripts/otlp-proto.sh $(OTLP_PROTO_DIR)
+$(BUILD)/gen/opentelemetry/%.pb-c.c $(BUILD)/gen/opentelemetry/%.pb-c.h: $(OTLP_PROTO_DIR)/VERSION
+	@mkdir -p $(@D)
+	$(PROTOC_C) --proto_path=$(OTLP_PROTO_DIR) --c_out=$(BUILD)/gen \
+		$(OTLP_PROTO_DIR)/opentelemetry/$*.proto
+
 # A generated file includes the headers of the .proto files it imports.
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: src/%.c $(SKELS) $(PROTO_HDRS)
+# Generated headers are order-only: they must exist before the first compile, and after
+# it each object depends on exactly the ones it includes (-MMD's .d), so an edit to one
+# walker rebuilds the files that include its skeleton, not every object.
+GEN_HDRS := $(SKELS) $(PROTO_HDRS) $(BUILD)/gen/flamegraph_js.h
+$(BUILD)/obj/%.o: src/%.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -137,7 +162,6 @@ $(BUILD)/gen/flamegraph_js.h: src/export/flamegraph.js
 	  echo 'static const char flamegraph_js[] = {'; \
 	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '0};'; } > $@.tmp && mv $@.tmp $@
-$(BUILD)/obj/export/flamegraph.o: $(BUILD)/gen/flamegraph_js.h
 
 $(BUILD)/ebprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -148,14 +172,15 @@ $(BUILD)/ebprof: $(OBJS)
 # builtin knowledge of the functions it defines.
 PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Isrc \
 	-fPIC -fno-plt -fvisibility=hidden -ftls-model=initial-exec -fno-builtin
-$(PRELOAD_LIB): $(PRELOAD_SRCS) src/alloc/abi.h
+$(PRELOAD_LIB): $(PRELOAD_SRCS) src/preload/abi.h
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -shared -Wl,-z,now -o $@ $(PRELOAD_SRCS) -lm
 
 unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS) $(HOTSPOT_TEST_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	@mkdir -p $(@D) $(BUILD)/obj/tests
+	$(CC) $(CFLAGS) -MMD -MP -MF $(BUILD)/obj/tests/$*.d -MT $@ -Itests/unit $< $(LIB_OBJS) \
+		-o $@ $(LDLIBS)
 
 # The preload test interposes the library's markers: they must be in its dynamic symbols.
 $(BUILD)/tests/test_alloc_preload: LDLIBS += -rdynamic -lm
@@ -185,8 +210,8 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	@mkdir -p $(@D)
 	rustc $(WL_FLAGS) $< -o $@
 
-FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(wildcard bpf/*.c bpf/*.h src/*/*.h tests/unit/*.[ch] \
-	tests/fuzz/*.[ch] tests/otlp/*.c tests/hotspot/*.c)
+FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(BPF_SRCS) $(shell find bpf src -name '*.h') \
+	$(wildcard tests/unit/*.[ch] tests/fuzz/*.[ch] tests/otlp/*.c tests/hotspot/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 
@@ -196,4 +221,4 @@ format:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/bpf -name '*.d' 2>/dev/null)

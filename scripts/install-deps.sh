@@ -11,7 +11,7 @@ if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
 	exec sudo -- "$0" "$@"
 fi
 
-build_pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libdebuginfod-dev libcurl4-openssl-dev libssl-dev
+build_pkgs=(make gcc clang llvm pkg-config curl unzip bpftool libbpf-dev libelf-dev libdw-dev libdebuginfod-dev libcurl4-openssl-dev libssl-dev
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
 	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod
@@ -47,7 +47,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The runtimes the kernel tests profile (CPython 3.13, OpenJDK 11/17/21/25, Node 12/18/20):
+# The runtimes the kernel tests profile (each runtime's src/interp/NAME/packages.list):
 # one minimal Debian root per suite under /var/cache/ebprof/, made once and kept.
 if [ "${1:-build}" = test ]; then
 	"$(dirname "$0")/runtimes.sh"

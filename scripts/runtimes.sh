@@ -2,19 +2,26 @@
 # SPDX-License-Identifier: Apache-2.0
 # The runtimes the kernel tests profile, three releases each from three Debian suites: one
 # minimal debootstrap root per suite under /var/cache/ebprof/, made once and kept; a root
-# that lacks a package the list below gained gets it installed in place.
+# that lacks a package a runtime's list gained gets it installed in place.
 # Usage: scripts/runtimes.sh [SUITE...]   (default: every suite; run as root)
 #        EBPROF_ROOTS=DIR changes where the roots live (tests read the same variable).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 roots=${EBPROF_ROOTS:-/var/cache/ebprof}
-# Headless JDKs and no recommends: a JDK with its recommends is ~3x the download.
-declare -A pkgs=(
-	[bullseye]="openjdk-11-jdk-headless nodejs"
-	[bookworm]="openjdk-17-jdk-headless nodejs libnode-dev"
-	[trixie]="python3.13 openjdk-21-jdk-headless openjdk-25-jdk-headless nodejs libnode-dev"
-)
+# Each runtime lists its own packages in its folder, src/interp/NAME/packages.list: lines
+# "SUITE PACKAGE...", # comments. One root per suite serves every runtime.
+declare -A pkgs=([bullseye]="" [bookworm]="" [trixie]="")
+for list in "$(dirname "$0")"/../src/interp/*/packages.list; do
+	while read -r suite names; do
+		case $suite in '' | '#'*) continue ;; esac
+		if [ -z "${pkgs[$suite]+set}" ]; then
+			echo "ebprof: $list names suite '$suite', which has no root" >&2
+			exit 1
+		fi
+		pkgs[$suite]+=" $names"
+	done <"$list"
+done
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie)
 
@@ -50,7 +57,7 @@ make_root() {
 	echo "ebprof: creating $root (debootstrap $suite with ${pkgs[$suite]})" >&2
 	rm -rf "$root.tmp"
 	mkdir -p "$roots"
-	debootstrap --variant=minbase --include="${pkgs[$suite]// /,}" "$suite" "$root.tmp" \
+	debootstrap --variant=minbase --include="$(echo ${pkgs[$suite]} | tr ' ' ,)" "$suite" "$root.tmp" \
 		$mirror >"$root.log" 2>&1 || {
 		echo "ebprof: debootstrap $suite failed, see $root.log" >&2
 		return 1
@@ -83,7 +90,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 err=0
 for s in "${suites[@]}"; do
-	if [ -z "${pkgs[$s]:-}" ]; then
+	if [ -z "${pkgs[$s]+set}" ]; then
 		echo "ebprof: no runtime root is defined for suite '$s'" >&2
 		err=1
 	elif [ -x "$roots/$s/usr/bin/dpkg" ]; then

@@ -126,12 +126,14 @@ done
 [ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
 [ -x tests/fuzz/run_python.sh ] && run fuzz/python tests/fuzz/run_python.sh
 [ -x tests/fuzz/run_dwarfsym.sh ] && run fuzz/dwarfsym tests/fuzz/run_dwarfsym.sh
-[ -x tests/fuzz/run_gopclntab.sh ] && run fuzz/gopclntab tests/fuzz/run_gopclntab.sh
+[ -x tests/fuzz/run_go.sh ] && run fuzz/go tests/fuzz/run_go.sh
 [ -x tests/fuzz/run_hotspot.sh ] && run fuzz/hotspot tests/fuzz/run_hotspot.sh
 [ -x tests/fuzz/run_v8.sh ] && run fuzz/v8 tests/fuzz/run_v8.sh
 [ -x tests/fuzz/run_load_costs.sh ] && run fuzz/load_costs tests/fuzz/run_load_costs.sh
 [ -x tests/fuzz/run_otlp_response.sh ] && run fuzz/otlp_response tests/fuzz/run_otlp_response.sh
 [ -x tests/fuzz/run_proc.sh ] && run fuzz/proc tests/fuzz/run_proc.sh
+
+[ -x tests/layers/run.sh ] && run layers tests/layers/run.sh
 
 if ! selected format; then
 	:

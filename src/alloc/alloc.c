@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc/abi.h"
+#include "preload/abi.h"
 #include "alloc/alloc.h"
 #include "elf/elf_file.h"
 #include "util/options.h"

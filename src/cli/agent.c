@@ -115,6 +115,7 @@ static void usage(FILE *out)
 	    "  sudo OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 ebprof agent \\\n"
 	    "       --protocol http/protobuf\n",
 	    DEFAULT_FREQ, OTLP_DEFAULT_MAX_QUEUE, DEFAULT_INTERVAL, DEFAULT_FLUSH);
+	session__print_runtimes(out);
 }
 
 enum {
@@ -293,7 +294,8 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 	pthread_mutex_lock(&s->procs.lock);
 	/* Debug files debuginfod has not delivered yet name later intervals' frames. */
 	symbolizer__prefetch(sym);
-	r = report__build(&s->profile, sym, 1000000000ULL / s->freq, start, end - start);
+	r = report__build(&s->profile, sym, &s->frames, 1000000000ULL / s->freq, start,
+			  end - start);
 	if (log_verbose) {
 		uint32_t nfiles;
 		uint64_t nframes, mem = symbolizer__lines_memory(sym, &nfiles, &nframes);

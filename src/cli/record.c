@@ -74,6 +74,7 @@ static void usage(FILE *out)
 	    "  sudo ebprof record --probe uprobe:/usr/bin/bash:readline -d 30\n"
 	    "  sudo ebprof record --off-cpu -- ./server  # where its threads wait, and how long\n",
 	    DEFAULT_FREQ, DEFAULT_SECONDS);
+	session__print_runtimes(out);
 }
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
@@ -429,8 +430,8 @@ static int finish(struct session *rec, const struct record_opts *o)
 		pr_warn("in-use profile incomplete: out of memory");
 	fetch_debug_files(&sym);
 	t0 = thread_cpu_ns();
-	r = report__build(&rec->profile, &sym, 1000000000ULL / o->s.freq, rec->start_unix_ns,
-			  rec->end_ns - rec->start_ns);
+	r = report__build(&rec->profile, &sym, &rec->frames, 1000000000ULL / o->s.freq,
+			  rec->start_unix_ns, rec->end_ns - rec->start_ns);
 	if (!r) {
 		pr_err("building the report: %s", strerror(errno));
 		return -ENOMEM;

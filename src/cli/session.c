@@ -14,6 +14,7 @@
 #include "cli/session.h"
 #include "cli/startup.h"
 #include "loader/btf_cache.h"
+#include "loader/objects.h"
 #include "loader/sampler.h"
 #include "interp/runtime.h"
 #include "symbol/debugcache.h"
@@ -21,6 +22,7 @@
 #include "symbol/symbolizer.h"
 #include "symbol/ksyms.h"
 #include "unwind/native.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #define RINGBUF_MIN (256u << 10)
@@ -195,10 +197,7 @@ void session__install_signals(void)
 
 uint64_t session__clock_ns(clockid_t id)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return clock_ns(id);
 }
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -255,11 +254,14 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	};
 	struct warm_list warm = {0};
 	struct sampler_maps maps;
+	struct bpf_images imgs;
 	char btf[4096];
 	int err;
 
 	/* A minimal BTF spares every object a parse of the kernel's megabytes of BTF. */
-	if (btf_cache__get(BTF_CACHE_DIR, btf, sizeof(btf)) == 0)
+	bpf_images__init(&imgs);
+	if (!runtime_registry__images(&imgs) &&
+	    btf_cache__get(BTF_CACHE_DIR, &imgs, btf, sizeof(btf)) == 0)
 		lo.btf_custom_path = btf;
 	s->loader = loader__new(&lo);
 	if (!s->loader)
@@ -287,7 +289,8 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	err = runtime_set__start(s->runtimes, s->loader);
 	if (err)
 		return err;
-	s->ingest.runtimes = s->runtimes;
+	runtime_set__frame_source(s->runtimes, &s->frames);
+	s->ingest.frames = &s->frames;
 	/* Its libc's and ld.so's tables are built before it runs (warm.h): cheap to find. */
 	if (o->cmd && warm__find(o->cmd[0], &warm))
 		return -ENOMEM;
@@ -534,12 +537,6 @@ bool session__child_exited(struct session *s)
 	return true;
 }
 
-void session__read_counters(struct session *s)
-{
-	if (s->sampler)
-		sampler__counters(s->sampler, s->counters);
-}
-
 void session__stop(struct session *s)
 {
 	if (!s->sampler)
@@ -600,10 +597,21 @@ void session__free(struct session *s)
 	free(s);
 }
 
+void session__print_runtimes(FILE *out)
+{
+	const struct runtime_ops *r;
+
+	fputs("\nruntimes: frames of ", out);
+	for (size_t i = 0; (r = runtime_registry__get(i)); i++)
+		fprintf(out, "%s%s", i ? ", " : "", r->title);
+	fputs(" are named and placed among the native ones,\nwith no flag and no agent in the "
+	      "process (`ebprof check` says which this kernel runs)\n",
+	      out);
+}
+
 void session__symbolizer(struct session *s, struct symbolizer *sym, const struct ksyms *k)
 {
 	symbolizer__init(sym, &s->files, k);
-	sym->runtimes = s->runtimes;
 	sym->lines = !s->no_lines;
 	sym->inlines = !s->no_inline;
 	sym->debuginfod = s->debuginfod;

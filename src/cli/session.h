@@ -15,6 +15,7 @@
 #include "alloc/alloc.h"
 #include "cli/spawn.h"
 #include "loader/loader.h"
+#include "profile/frame_source.h"
 #include "profile/ingest.h"
 #include "proc/files.h"
 #include "loader/probes.h"
@@ -84,7 +85,7 @@ enum session_opt {
 	"                       tables no process uses are evicted\n"                         \
 	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"        \
 	"                       ebprof may use; 1 loads them one by one). A runtime's\n"      \
-	"                       walker (Python, Java, Node.js, Go) is verified only once\n"   \
+	"                       walker (see 'runtimes' below) is verified only once\n"        \
 	"                       a process of it is found, or before CMD when CMD is one\n"    \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
 	"                       measured on earlier runs) or 'build' (as declared)\n"         \
@@ -119,6 +120,8 @@ void session_opts__init(struct session_opts *o, unsigned long freq);
 /* Handles one getopt_long result of the shared flags: 0 done, -EINVAL after printing
  * why, 1 when c is not a shared flag. */
 int session_opts__parse(struct session_opts *o, int c, const char *arg);
+/* The help's closing lines: the runtimes whose frames ebprof names, from the registry. */
+void session__print_runtimes(FILE *out);
 /* Frees what parsing allocated (pids, probes). */
 void session_opts__free(struct session_opts *o);
 
@@ -136,6 +139,7 @@ struct session {
 	struct loader *loader;
 	struct native_unwinder *native;
 	struct runtime_set *runtimes;  /* language runtimes: processes described, frames named */
+	struct frame_source frames;    /* the runtimes' frames, as ingest and reports take them */
 	struct debuginfod *debuginfod; /* NULL unless DEBUGINFOD_URLS is set */
 	struct spawn child;
 	struct alloc *alloc; /* NULL unless --alloc or --alloc-kernel */
@@ -165,8 +169,6 @@ struct session *session__start(const struct session_opts *o);
 int session__poll(struct session *s, int timeout_ms);
 /* True once the command (if any) has exited; logs a failing exit status. */
 bool session__child_exited(struct session *s);
-/* Reads the BPF counters into s->counters. */
-void session__read_counters(struct session *s);
 /* Stops sampling, drains what BPF already sent, stops the tracker, and releases every
  * program, link and event. The profile and the counters stay readable. */
 void session__stop(struct session *s);

@@ -9,16 +9,9 @@
 
 #include "cli/startup.h"
 #include "loader/loader.h"
+#include "util/clock.h"
 
 static uint64_t stamps[STARTUP__COUNT];
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 void startup__mark(enum startup_phase p)
 {

@@ -566,20 +566,20 @@ static void put_nodes(FILE *f, const struct fg_tree *t)
 	fputc(']', f);
 }
 
-static const struct frame_kind_info *fg_kind_info(uint32_t k)
+static const struct frame_kind_info *fg_kind_info(const struct report *r, uint32_t k)
 {
 	if (k == FG_LABELS)
 		return &labels_kind;
-	return k < FG_FRAME ? &page_kinds[k] : frame_kind__info(k - FG_FRAME);
+	return k < FG_FRAME ? &page_kinds[k] : report_kind(r, k - FG_FRAME);
 }
 
 /* What each node kind is: [{"name", "about", "colour": [hue, hue span, saturation,
  * lightness, lightness span]}, ...], indexed by enum fg_kind. */
-static void put_kinds(FILE *f)
+static void put_kinds(FILE *f, const struct report *r)
 {
 	fputs("\"kinds\":[", f);
 	for (uint32_t k = 0; k < FG_KINDS; k++) {
-		const struct frame_kind_info *i = fg_kind_info(k);
+		const struct frame_kind_info *i = fg_kind_info(r, k);
 		const struct frame_colour *c = &i->colour;
 
 		fputs(k ? ",{\"name\":" : "{\"name\":", f);
@@ -615,7 +615,7 @@ static void put_data(FILE *f, const struct fg_tree *t, const struct report *r, c
 	fprintf(f, ",\"period_ns\":%llu,\"duration_ns\":%llu,\"start_unix_ns\":%llu,",
 		(unsigned long long)period, (unsigned long long)r->duration_ns,
 		(unsigned long long)r->start_unix_ns);
-	put_kinds(f);
+	put_kinds(f, r);
 	fputc(',', f);
 	put_names(f, t);
 	fputc(',', f);

@@ -44,7 +44,7 @@ static void print_stack(FILE *f, const struct report *r, const struct report_sta
 			fputc(';', f);
 			put_name(f, report_frame_label(fr, j));
 		}
-		fputs(frame_kind__info(fr->kind)->folded_suffix, f);
+		fputs(report_kind(r, fr->kind)->folded_suffix, f);
 	}
 }
 

@@ -286,8 +286,9 @@ static int32_t enc__function(struct enc *e, const char *name, const char *file)
 	return err ? err : ent->idx;
 }
 
-/* Fills lines[] from the frame's DWARF lines (innermost first, as the specification
- * orders an inline chain), or with one Line of name when it has none. */
+/* Fills lines[] from the frame's lines (a native frame's DWARF inline chain, innermost
+ * first as the specification orders it; a runtime frame's one), or with one Line of name
+ * when it has none. */
 static int enc__lines(struct enc *e, const struct report_frame *fr, const char *name,
 		      pb_line **lines)
 {
@@ -305,6 +306,7 @@ static int enc__lines(struct enc *e, const struct report_frame *fr, const char *
 		PB(line__init)(&line[j]);
 		line[j].function_index = fn;
 		line[j].line = n ? fr->lines[j].line : 0;
+		line[j].column = n ? fr->lines[j].column : 0;
 		lines[j] = &line[j];
 	}
 	return 0;
@@ -418,7 +420,7 @@ static int32_t enc__frame_type(struct enc *e, enum frame_kind kind)
 		kind = FRAME_UNKNOWN;
 	slot = &e->frame_type_attr[kind];
 	if (!*slot)
-		*slot = enc__attr(e, "profile.frame.type", frame_kind__info(kind)->otlp_type, 0);
+		*slot = enc__attr(e, "profile.frame.type", report_kind(e->r, kind)->otlp_type, 0);
 	return *slot;
 }
 

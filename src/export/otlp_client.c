@@ -17,6 +17,7 @@
 
 #include "export/otlp_client.h"
 #include "export/otlp_exchange.h"
+#include "util/clock.h"
 #include "util/crash.h"
 #include "util/log.h"
 
@@ -54,14 +55,6 @@ struct otlp_client {
 			 sizeof(((struct otlp_result *)0)->message) + 8];
 	unsigned seed;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void free_item(struct item *it)
 {

@@ -17,6 +17,7 @@
 
 #include "export/otlp_exchange.h"
 #include "export/otlp_response.h"
+#include "util/clock.h"
 #include "util/gzip.h"
 #include "util/log.h"
 
@@ -49,14 +50,6 @@ struct otlp_exchange {
 	struct response resp;
 	char errbuf[CURL_ERROR_SIZE];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* The gRPC names of the codes, for messages. */
 static const char *grpc_code_name(int code)

@@ -310,8 +310,9 @@ static int builder__mappings(struct builder *b)
 	return 0;
 }
 
-/* Fills Location i's Lines from the frame's DWARF lines, innermost first, as pprof
- * expects an inline chain: each a Function (name, source file) and its line. */
+/* Fills Location i's Lines from the frame's lines (a native frame's from DWARF, a
+ * runtime frame's one), innermost first, as pprof expects an inline chain: each a
+ * Function (name, source file) and its line and column. */
 static int builder__dwarf_lines(struct builder *b, const struct report_frame *fr, pb_line *line,
 				pb_line **ptrs)
 {
@@ -324,6 +325,7 @@ static int builder__dwarf_lines(struct builder *b, const struct report_frame *fr
 		perftools__profiles__line__init(&line[j]);
 		line[j].function_id = builder__function(b, name, file);
 		line[j].line = fr->lines[j].line;
+		line[j].column = fr->lines[j].column;
 		ptrs[j] = &line[j];
 	}
 	return 0;
@@ -333,7 +335,7 @@ static int builder__dwarf_lines(struct builder *b, const struct report_frame *fr
 static int builder__location(struct builder *b, size_t i, size_t *nlines)
 {
 	const struct report_frame *fr = &b->r->frames[i];
-	const char *unmapped = frame_kind__info(fr->kind)->pprof_file;
+	const char *unmapped = report_kind(b->r, fr->kind)->pprof_file;
 	pb_location *loc = &b->locs[i];
 	pb_line *line = &b->lines[*nlines];
 	int64_t name, filename = 0;

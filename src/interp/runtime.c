@@ -13,7 +13,8 @@
 #include "elf/elf_file.h"
 #include "interp/runtime.h"
 #include "loader/loader.h"
-#include "profile/profile.h"
+#include "loader/objects.h"
+#include "profile/frame_source.h"
 #include "sample.h"
 #include "util/cancel.h"
 #include "util/hmap.h"
@@ -60,9 +61,19 @@ struct runtime_set {
 	struct hmap described; /* struct id_mask by pid; tracker thread only */
 };
 
-const void *runtime_registry__bpf(size_t i, size_t *size)
+int runtime_registry__images(struct bpf_images *imgs)
 {
-	return i < NRUNTIMES ? registry[i]->bpf_elf(size) : NULL;
+	const void *elf;
+	size_t size;
+	int err;
+
+	for (size_t i = 0; i < NRUNTIMES; i++) {
+		elf = registry[i]->bpf_elf(&size);
+		err = bpf_images__add(imgs, elf, size);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 const struct runtime_ops *runtime_registry__get(size_t i)
@@ -427,10 +438,11 @@ static const struct runtime_entry *by_walker(const struct runtime_set *rs, uint3
 	return NULL;
 }
 
-unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
-				 struct frame *out, unsigned int max)
+static unsigned int source_ingest(void *ctx, uint32_t pid, const struct user_frame *uf,
+				  struct frame *out, unsigned int max)
 {
-	const struct runtime_entry *e = rs ? by_walker(rs, UF_RUNTIME_OF(uf->file_id)) : NULL;
+	const struct runtime_set *rs = ctx;
+	const struct runtime_entry *e = by_walker(rs, UF_RUNTIME_OF(uf->file_id));
 
 	if (!max)
 		return 0;
@@ -441,25 +453,40 @@ unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const str
 	return e->ops->ingest(e->priv, pid, uf, out, max);
 }
 
-unsigned int runtime_set__labels(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
-				 unsigned int n, struct label *out, unsigned int max)
+static unsigned int source_labels(void *ctx, uint32_t pid, const struct user_frame *uf,
+				  unsigned int n, struct label *out, unsigned int max)
 {
-	const struct runtime_entry *e = rs && n ? by_walker(rs, UF_RUNTIME_OF(uf->file_id)) : NULL;
+	const struct runtime_set *rs = ctx;
+	const struct runtime_entry *e = n ? by_walker(rs, UF_RUNTIME_OF(uf->file_id)) : NULL;
 
 	if (!e || !e->ops->labels)
 		return 0;
 	return e->ops->labels(e->priv, pid, uf, n, out, max);
 }
 
-const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a)
+static bool source_symbol(void *ctx, const struct frame *f, struct arena *a,
+			  struct frame_symbol *out)
 {
-	for (size_t i = 0; rs && i < rs->n; i++) {
+	const struct runtime_set *rs = ctx;
+
+	for (size_t i = 0; i < rs->n; i++) {
 		const struct runtime_entry *e = &rs->e[i];
 
-		if (e->on && e->ops->frame_kind == f->kind)
-			return e->ops->frame_name(e->priv, f, a);
+		if (e->on && e->ops->frame_kind == f->kind && e->ops->frame_symbol)
+			return e->ops->frame_symbol(e->priv, f, a, out);
 	}
-	return NULL;
+	return false;
+}
+
+void runtime_set__frame_source(struct runtime_set *rs, struct frame_source *out)
+{
+	*out = (struct frame_source){
+	    .ctx = rs,
+	    .ingest = source_ingest,
+	    .labels = source_labels,
+	    .symbol = source_symbol,
+	    .kind = runtime_registry__kind,
+	};
 }
 
 void runtime_set__print_stats(const struct runtime_set *rs, FILE *out)

@@ -13,9 +13,10 @@
 
 #include "loader/walkers.h"
 #include "proc/proc.h"
-#include "profile/frame.h"
+#include "profile/frame_source.h"
 
 struct arena;
+struct bpf_images;
 struct bpf_object;
 struct elf_file;
 struct label;
@@ -102,8 +103,11 @@ struct runtime_ops {
 	 * call). Returns how many. */
 	unsigned int (*labels)(void *priv, uint32_t pid, const struct user_frame *uf,
 			       unsigned int n, struct label *out, unsigned int max);
-	/* Report: the name of a frame ingest made, allocated in a (or a static string). */
-	const char *(*frame_name)(void *priv, const struct frame *f, struct arena *a);
+	/* Report: the name of a frame ingest made: function, file and position apart, the
+	 * strings in a, static, or the runtime's own (the report copies them). False when
+	 * it cannot name f. */
+	bool (*frame_symbol)(void *priv, const struct frame *f, struct arena *a,
+			     struct frame_symbol *out);
 	/* record's summary: what it described, read and could not (its own counters). */
 	void (*print_stats)(void *priv, FILE *out);
 };
@@ -140,21 +144,16 @@ void runtime_set__free(struct runtime_set *rs);
 int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
 			  uint32_t n, struct unw_proc *desc, const bool *cancel);
 void runtime_set__forget(struct runtime_set *rs, uint32_t pid);
-/* Ingest: a runtime frame (UF_IS_RUNTIME) into profile frames; see runtime_ops.ingest.
- * A frame of a runtime that is not running becomes one frame of kind FRAME_UNKNOWN. */
-unsigned int runtime_set__ingest(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
-				 struct frame *out, unsigned int max);
-/* Ingest: the labels in uf[0, n) (frames flagged UF_LABEL of one runtime); see
- * runtime_ops.labels. 0 when that runtime is not running or reads none. */
-unsigned int runtime_set__labels(struct runtime_set *rs, uint32_t pid, const struct user_frame *uf,
-				 unsigned int n, struct label *out, unsigned int max);
-/* Report: the name of a frame of a runtime's kind, or NULL when no runtime has it. */
-const char *runtime_set__name(const struct runtime_set *rs, const struct frame *f, struct arena *a);
+/* The frame source (profile/frame_source.h) ingest and the report use for runtimes'
+ * frames: each frame goes to the runtime that made it (runtime_ops.ingest, .labels,
+ * .frame_symbol) and each kind's row comes from the registry. A frame of a runtime that
+ * is not running ingests as one frame of kind FRAME_UNKNOWN. rs must outlive out's use. */
+void runtime_set__frame_source(struct runtime_set *rs, struct frame_source *out);
 void runtime_set__print_stats(const struct runtime_set *rs, FILE *out);
 
-/* The ELF image of the i-th runtime's walker object, NULL past the last: for what
- * start-up prepares for every object (the minimal CO-RE BTF). */
-const void *runtime_registry__bpf(size_t i, size_t *size);
+/* Adds the ELF image of every runtime's walker object to imgs (loader/objects.h), for
+ * what start-up prepares for every object (the minimal CO-RE BTF). Returns 0 or -ENOSPC. */
+int runtime_registry__images(struct bpf_images *imgs);
 /* The i-th runtime of the registry (whether this session loads it or not), NULL past the
  * last: for what is said of every runtime (ebprof check, the table of frame kinds). */
 const struct runtime_ops *runtime_registry__get(size_t i);

@@ -56,18 +56,15 @@ static void remove_older(const char *dir, const char *kernel_id, const char *kee
 		closedir(d);
 }
 
-int btf_cache__get(const char *dir, char *path, size_t len)
+int btf_cache__get(const char *dir, const struct bpf_images *imgs, char *path, size_t len)
 {
-	const void *const *elfs;
-	const size_t *sizes;
 	char id[256];
-	size_t n;
 	int err;
 
 	err = min_btf__kernel_id(id, sizeof(id));
 	if (err)
 		return err;
-	if (snprintf(path, len, "%s/%s-%016" PRIx64 ".btf", dir, id, bpf_objects__hash()) >=
+	if (snprintf(path, len, "%s/%s-%016" PRIx64 ".btf", dir, id, bpf_images__hash(imgs)) >=
 	    (int)len)
 		return -ENAMETOOLONG;
 	/* Every directory from the cache root down is checked before a file is read (a
@@ -80,8 +77,7 @@ int btf_cache__get(const char *dir, char *path, size_t len)
 		utimensat(AT_FDCWD, path, NULL, 0);
 		return 0;
 	}
-	n = bpf_objects__list(&elfs, &sizes);
-	err = min_btf__generate(KERNEL_BTF, elfs, sizes, n, path);
+	err = min_btf__generate(KERNEL_BTF, imgs->elf, imgs->size, imgs->n, path);
 	if (err)
 		pr_debug("cannot cut a minimal BTF from %s: %s", KERNEL_BTF, strerror(-err));
 	else

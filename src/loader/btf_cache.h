@@ -6,10 +6,12 @@
 
 #include <stddef.h>
 
-/* Fills path with a minimal BTF covering every registered BPF object on the running
- * kernel, generating it under dir (created root-only) when missing. Returns 0, or a
- * negative errno after which the caller lets libbpf use the kernel's full BTF. */
-int btf_cache__get(const char *dir, char *path, size_t len);
+struct bpf_images;
+
+/* Fills path with a minimal BTF covering every object of imgs on the running kernel,
+ * generating it under dir (created root-only) when missing. Returns 0, or a negative
+ * errno after which the caller lets libbpf use the kernel's full BTF. */
+int btf_cache__get(const char *dir, const struct bpf_images *imgs, char *path, size_t len);
 /* Removes a cached file that failed to serve a load, so the next run regenerates it. */
 void btf_cache__discard(const char *path);
 

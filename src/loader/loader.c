@@ -20,6 +20,7 @@
 #include "loader/features.h"
 #include "loader/loader.h"
 #include "loader/load_costs.h"
+#include "util/clock.h"
 #include "util/crash.h"
 #include "util/errstr.h"
 #include "util/log.h"
@@ -63,14 +64,6 @@ struct loader {
 
 static __thread struct load_job *current_job;
 static libbpf_print_fn_t outer_print;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* libbpf's printer is process-wide: while jobs run, each thread's messages go to its
  * job, so logs are printed whole and in job order afterwards, never interleaved. */

@@ -1,44 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-/* BPF object registry: the sampler's object, then every runtime's walker object (from
- * the runtime registry, so a runtime is listed once, in src/interp/runtime.c). */
-#include "interp/runtime.h"
+/* The list of BPF object images a session may load: the sampler's first, then what the
+ * session adds (see objects.h). */
+#include <errno.h>
+
 #include "loader/objects.h"
 #include "sample.skel.h"
 #include "util/hmap.h"
 
-#define MAX_OBJECTS 32
-
-static const void *images[MAX_OBJECTS];
-static size_t image_sizes[MAX_OBJECTS];
-static size_t nimages;
-
-static size_t fill(void)
+void bpf_images__init(struct bpf_images *imgs)
 {
-	if (nimages)
-		return nimages;
-	images[0] = sample_bpf__elf_bytes(&image_sizes[0]);
-	nimages = 1;
-	while (nimages < MAX_OBJECTS &&
-	       (images[nimages] = runtime_registry__bpf(nimages - 1, &image_sizes[nimages])))
-		nimages++;
-	return nimages;
+	imgs->n = 1;
+	imgs->elf[0] = sample_bpf__elf_bytes(&imgs->size[0]);
 }
 
-size_t bpf_objects__list(const void *const **elfs, const size_t **sizes)
+int bpf_images__add(struct bpf_images *imgs, const void *elf, size_t size)
 {
-	size_t n = fill();
-
-	*elfs = images;
-	*sizes = image_sizes;
-	return n;
+	if (imgs->n >= BPF_IMAGES_MAX)
+		return -ENOSPC;
+	imgs->elf[imgs->n] = elf;
+	imgs->size[imgs->n++] = size;
+	return 0;
 }
 
-uint64_t bpf_objects__hash(void)
+uint64_t bpf_images__hash(const struct bpf_images *imgs)
 {
 	uint64_t h = 0;
-	size_t n = fill();
 
-	for (size_t i = 0; i < n; i++)
-		h = hash_bytes(images[i], image_sizes[i], h);
+	for (size_t i = 0; i < imgs->n; i++)
+		h = hash_bytes(imgs->elf[i], imgs->size[i], h);
 	return h;
 }

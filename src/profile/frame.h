@@ -47,10 +47,14 @@ struct frame_kind_info {
 	const char *folded_suffix; /* appended to the name in folded stacks: "_[k]", or "" */
 	const char *pprof_file;	   /* pprof Function.filename of a frame without mapping, or
 				    * NULL for none */
+	/* Text outputs show a frame's source file with its directories (V8: index.js is in
+	 * every package); false: the file's base name, as for native frames. */
+	bool label_path;
 };
 
-/* The entry of kind (a runtime's from its runtime_ops.kind); a kind outside the table, or
- * no runtime's, gets FRAME_UNKNOWN's. Never NULL. */
+/* The row of a native kind (kernel, native, unknown); any other kind gets FRAME_UNKNOWN's.
+ * Never NULL. A runtime's row is in its runtime_ops; exporters read every row from the
+ * report (report_kind), which the report's frame source filled. */
 const struct frame_kind_info *frame_kind__info(uint32_t kind);
 
 #endif

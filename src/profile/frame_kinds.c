@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The table of frame kinds (src/profile/frame.h), read by every exporter and written into
- * the flame graph's page: the rows of the native kinds here, and each runtime's row from
- * its struct runtime_ops (src/interp/runtime.h), so a new kind is one row in its runtime. */
-#include "interp/runtime.h"
+/* The rows of the native frame kinds (src/profile/frame.h). Each runtime's row is in its
+ * struct runtime_ops (src/interp/runtime.h), so a new kind is one row in its runtime; the
+ * report gathers both (report.kinds), and every exporter reads them there. */
 #include "profile/frame.h"
 
 /* profile.frame.type takes the OTel semantic conventions' well-known values ("kernel",
@@ -38,10 +37,5 @@ static const struct frame_kind_info kinds[FRAME_UNKNOWN + 1] = {
 
 const struct frame_kind_info *frame_kind__info(uint32_t kind)
 {
-	const struct frame_kind_info *i;
-
-	if (kind <= FRAME_UNKNOWN)
-		return &kinds[kind];
-	i = kind < FRAME_KIND__COUNT ? runtime_registry__kind(kind) : NULL;
-	return i ? i : &kinds[FRAME_UNKNOWN];
+	return &kinds[kind <= FRAME_UNKNOWN ? kind : FRAME_UNKNOWN];
 }

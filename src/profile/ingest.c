@@ -6,7 +6,7 @@
  * frames are spliced in at the activations they belong to. */
 #include <string.h>
 
-#include "interp/runtime.h"
+#include "profile/frame_source.h"
 #include "profile/ingest.h"
 
 void ingest__init(struct ingest *in, struct proc_table *procs, struct profile *profile)
@@ -36,6 +36,18 @@ static unsigned int add_kernel(struct stack *s, const struct sample_record *r)
 	return n;
 }
 
+/* A runtime's frame into up to max frames: one unknown frame when no source takes it. */
+static unsigned int add_runtime_frame(struct ingest *in, uint32_t pid, const struct user_frame *uf,
+				      struct frame *out, unsigned int max)
+{
+	if (!max)
+		return 0;
+	if (in->frames && in->frames->ingest)
+		return in->frames->ingest(in->frames->ctx, pid, uf, out, max);
+	*out = (struct frame){.kind = FRAME_UNKNOWN};
+	return 1;
+}
+
 /* One in-order frame i of r into out (room for max); returns the frames written. */
 static unsigned int add_frame(struct ingest *in, const struct sample_record *r, unsigned int i,
 			      struct frame *out, unsigned int max, uint64_t now_ns)
@@ -44,7 +56,7 @@ static unsigned int add_frame(struct ingest *in, const struct sample_record *r, 
 	struct proc_addr a;
 
 	if (UF_IS_RUNTIME(uf->file_id))
-		return runtime_set__ingest(in->runtimes, r->pid, uf, out, max);
+		return add_runtime_frame(in, r->pid, uf, out, max);
 	/* The unwinder already placed the frame in its file. */
 	if (uf->file_id) {
 		*out =
@@ -124,8 +136,10 @@ static uint32_t add_labels(struct ingest *in, const struct sample_record *r)
 		;
 	if (i == first)
 		return 0;
-	nl = runtime_set__labels(in->runtimes, r->pid, &r->ustack[first], i - first, labels,
-				 LABELS_MAX);
+	if (!in->frames || !in->frames->labels)
+		return 0;
+	nl = in->frames->labels(in->frames->ctx, r->pid, &r->ustack[first], i - first, labels,
+				LABELS_MAX);
 	return label_sets__intern(&in->profile->labels, labels, nl);
 }
 

@@ -11,14 +11,14 @@
 #include "proc/proc.h"
 #include "sample.h"
 
-struct runtime_set;
+struct frame_source;
 
 struct ingest {
 	struct proc_table *procs;
 	struct profile *profile;
-	struct runtime_set *runtimes; /* names runtimes' frames; NULL: they stay unknown */
-	uint64_t unmapped_frames;     /* user addresses outside every known mapping */
-	uint64_t mono_to_unix_ns;     /* added to BPF's CLOCK_MONOTONIC times */
+	const struct frame_source *frames; /* runtimes' frames; NULL: they stay unknown */
+	uint64_t unmapped_frames;	   /* user addresses outside every known mapping */
+	uint64_t mono_to_unix_ns;	   /* added to BPF's CLOCK_MONOTONIC times */
 	/* Leave out the innermost user frames that share the innermost one's file (the
 	 * allocation library's marker, sampler and malloc wrapper). */
 	bool trim_innermost_file;

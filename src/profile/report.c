@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/runtime.h"
+#include "profile/frame_source.h"
 #include "profile/profile.h"
 #include "profile/report.h"
 #include "symbol/symbolizer.h"
@@ -23,6 +23,7 @@ struct builder {
 	int32_t *file_mapping;	/* by file id: mapping index + 1, 0 when none yet */
 	int32_t kernel_mapping; /* mapping index + 1 */
 	struct symbolizer *sym;
+	const struct frame_source *src;	    /* names runtimes' frames; NULL: unknown */
 	struct report_label **label_copies; /* by label set id - 1, while building */
 	struct hmap lines_idx;		    /* struct line_ref by frame (with lines on) */
 	struct arena scratch;		    /* the line_refs: freed when the report is built */
@@ -125,10 +126,6 @@ static const char *frame_name(struct builder *b, const struct frame *f, int32_t 
 {
 	const char *name = NULL;
 
-	if (frame_kind_is_runtime(f->kind)) {
-		name = runtime_set__name(b->sym->runtimes, f, &b->arena);
-		return name ? name : "[unknown]";
-	}
 	if (f->kind == FRAME_KERNEL)
 		name = symbolizer__kernel(b->sym, f->addr);
 	else if (f->kind == FRAME_NATIVE)
@@ -152,6 +149,51 @@ static const char *line_label(struct builder *b, const struct dwarf_line *l, boo
 		return arena_printf(&b->arena, "%s (%s)%s", l->function, base_name(l->file), mark);
 	return arena_printf(&b->arena, "%s (%s:%u)%s", l->function, base_name(l->file), l->line,
 			    mark);
+}
+
+/* What text outputs show of a runtime frame: "function (file:LINE:COLUMN)", the parts
+ * it has; the file's base name unless its kind shows paths (frame_kind_info.label_path). */
+static const char *symbol_label(struct builder *b, const struct report_line *l, bool path)
+{
+	const char *file = path ? l->file : base_name(l->file);
+
+	if (!l->file[0])
+		return l->function;
+	if (!l->line)
+		return arena_printf(&b->arena, "%s (%s)", l->function, file);
+	if (!l->column)
+		return arena_printf(&b->arena, "%s (%s:%u)", l->function, file, l->line);
+	return arena_printf(&b->arena, "%s (%s:%u:%u)", l->function, file, l->line, l->column);
+}
+
+/* A runtime frame: its name and one line holding function, file and position apart,
+ * copied into the report (the runtime's strings do not outlive it). Returns 0 or
+ * -ENOMEM; a frame no runtime names is "[unknown]". */
+static int runtime_frame(struct builder *b, const struct frame *f, struct report_frame *rf)
+{
+	struct frame_symbol s = {0};
+	struct report_line *l;
+
+	rf->name = "[unknown]";
+	if (!b->src || !b->src->symbol || !b->src->symbol(b->src->ctx, f, &b->arena, &s) ||
+	    !s.function)
+		return 0;
+	l = arena_alloc(&b->arena, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->function = arena_strdup(&b->arena, s.function);
+	l->file = arena_strdup(&b->arena, s.file ? s.file : "");
+	l->line = s.line;
+	l->column = s.column;
+	if (!l->function || !l->file)
+		return -ENOMEM;
+	l->label = symbol_label(b, l, report_kind(&b->r, f->kind)->label_path);
+	if (!l->label)
+		return -ENOMEM;
+	rf->name = l->function;
+	rf->lines = l;
+	rf->nlines = 1;
+	return 0;
 }
 
 /* Copies n DWARF lines into the report's arena. Returns 0 or -ENOMEM. */
@@ -204,13 +246,16 @@ static int64_t intern_frame(struct builder *b, const struct frame *f)
 		return -ENOMEM;
 	b->frames = v;
 	rf = &v[b->r.nframes];
-	rf->name = frame_name(b, f, mapping);
-	rf->addr = f->addr;
-	rf->mapping = mapping;
-	rf->kind = f->kind;
+	*rf = (struct report_frame){.addr = f->addr, .mapping = mapping, .kind = f->kind};
 	ref->key = *f;
 	ref->index = b->r.nframes++;
-	frame_lines(b, f, rf);
+	if (frame_kind_is_runtime(f->kind)) {
+		if (runtime_frame(b, f, rf))
+			return -ENOMEM;
+	} else {
+		rf->name = frame_name(b, f, mapping);
+		frame_lines(b, f, rf);
+	}
 	if (!rf->name || hmap_insert(&b->frame_idx, h, ref))
 		return -ENOMEM;
 	/* No ELF symbol, but DWARF knows the function: better than "module+0xOFF". */
@@ -435,7 +480,18 @@ static int build_events(struct builder *b, const struct profile *p, uint64_t per
 	return 0;
 }
 
-struct report *report__build(const struct profile *p, struct symbolizer *sym, uint64_t period_ns,
+void report__fill_kinds(struct report *r, const struct frame_source *frames)
+{
+	for (uint32_t k = 0; k < FRAME_KIND__COUNT; k++) {
+		if (!frame_kind_is_runtime(k))
+			r->kinds[k] = frame_kind__info(k);
+		else
+			r->kinds[k] = frames && frames->kind ? frames->kind(k) : NULL;
+	}
+}
+
+struct report *report__build(const struct profile *p, struct symbolizer *sym,
+			     const struct frame_source *frames, uint64_t period_ns,
 			     uint64_t start_unix_ns, uint64_t duration_ns)
 {
 	struct builder *b = calloc(1, sizeof(*b));
@@ -445,6 +501,8 @@ struct report *report__build(const struct profile *p, struct symbolizer *sym, ui
 	arena_init(&b->arena);
 	hmap_init(&b->frame_idx, frame_eq);
 	b->sym = sym;
+	b->src = frames;
+	report__fill_kinds(&b->r, frames);
 	b->r.period_ns = period_ns;
 	b->r.start_unix_ns = start_unix_ns;
 	b->r.duration_ns = duration_ns;

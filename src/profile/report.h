@@ -22,17 +22,20 @@ struct report_mapping {
 	bool kernel;
 };
 
-/* One function at a native frame's address, from DWARF. A frame's lines run innermost
- * first: lines[0] is the function the address is in (inlined or not), each next one the
- * function its predecessor was inlined into, at the line of that call; the last one is
- * the function the code belongs to. */
+/* One function at a frame's address: a native frame's from DWARF, a runtime frame's from
+ * its runtime (one line). A frame's lines run innermost first: lines[0] is the function
+ * the address is in (inlined or not), each next one the function its predecessor was
+ * inlined into, at the line of that call; the last one is the function the code belongs
+ * to. */
 struct report_line {
 	const char *function; /* demangled; never NULL */
-	const char *file;     /* source path as the DWARF names it, "" when unknown */
+	const char *file;     /* source path as the DWARF (or the runtime) names it, "" when
+			       * unknown */
 	uint32_t line;	      /* 0 when unknown */
 	/* What text outputs show as a frame: "function (file.c:LINE)", with " [inlined]"
 	 * after every line but the last. */
 	const char *label;
+	uint32_t column; /* 1-based; 0 when unknown (only runtimes' frames have one) */
 };
 
 struct report_frame {
@@ -113,7 +116,18 @@ struct report {
 	const struct report_frame *frames;
 	size_t nstacks;
 	const struct report_stack *stacks;
+	/* The row of every frame kind: the native ones' and those of the runtimes the report
+	 * was built with (its frame source). A NULL row reads as unknown's (report_kind). */
+	const struct frame_kind_info *kinds[FRAME_KIND__COUNT];
 };
+
+/* The row of kind in r (flame-graph colour, OTLP type, folded suffix...); never NULL. */
+static inline const struct frame_kind_info *report_kind(const struct report *r, uint32_t kind)
+{
+	if (kind < FRAME_KIND__COUNT && r->kinds[kind])
+		return r->kinds[kind];
+	return frame_kind__info(kind);
+}
 
 /* Lines over all frames, counting one for a frame without DWARF lines. */
 static inline size_t report_nlines(const struct report *r)
@@ -125,13 +139,20 @@ static inline size_t report_nlines(const struct report *r)
 	return n;
 }
 
+struct frame_source;
 struct profile;
 struct symbolizer;
 
-/* Symbolizes and flattens a profile into a report. Returns NULL on ENOMEM. The report
- * owns all its memory (free with report__free) and does not point into the profile. */
-struct report *report__build(const struct profile *p, struct symbolizer *sym, uint64_t period_ns,
+/* Symbolizes and flattens a profile into a report: native and kernel frames through sym,
+ * runtimes' frames and kinds through frames (NULL: they read as unknown). Returns NULL on
+ * ENOMEM. The report owns all its memory (free with report__free) and does not point into
+ * the profile; its kinds rows are static. */
+struct report *report__build(const struct profile *p, struct symbolizer *sym,
+			     const struct frame_source *frames, uint64_t period_ns,
 			     uint64_t start_unix_ns, uint64_t duration_ns);
 void report__free(struct report *r);
+/* Fills r->kinds: the native kinds' rows, and the runtimes' that frames gives (none when
+ * frames is NULL). report__build does it; a report made by hand (tests) calls it. */
+void report__fill_kinds(struct report *r, const struct frame_source *frames);
 
 #endif

@@ -20,17 +20,15 @@
 #define SYMBOLIZER_FILE_MAX (16ull << 30)      /* a larger debug file is not one */
 
 struct debuginfod;
-struct runtime_set;
 
 struct symbolizer {
 	struct file_table *files;
-	const struct ksyms *ksyms;	    /* NULL when kallsyms was unreadable */
-	const char *debug_root;		    /* normally "/usr/lib/debug" */
-	uint32_t elf_failures;		    /* files we could not parse */
-	const struct runtime_set *runtimes; /* names of runtimes' frames; NULL: unnamed */
-	bool lines;			    /* read DWARF for source lines (--no-lines: false) */
-	bool inlines;			    /* and inlined functions (--no-inline: false) */
-	struct debuginfod *debuginfod;	    /* fetches missing debug files; NULL when off */
+	const struct ksyms *ksyms;     /* NULL when kallsyms was unreadable */
+	const char *debug_root;	       /* normally "/usr/lib/debug" */
+	uint32_t elf_failures;	       /* files we could not parse */
+	bool lines;		       /* read DWARF for source lines (--no-lines: false) */
+	bool inlines;		       /* and inlined functions (--no-inline: false) */
+	struct debuginfod *debuginfod; /* fetches missing debug files; NULL when off */
 	/* Where inflated copies of compressed debug files are kept (debugcache.h; NULL: none,
 	 * the default here; the commands set DEBUG_CACHE_DIR), and their bound in bytes. */
 	const char *debug_cache;

@@ -25,6 +25,7 @@
 #include "unwind/row_index.h"
 #include "unwind/tables.h"
 #include "util/cancel.h"
+#include "util/clock.h"
 #include "util/crash.h"
 #include "util/log.h"
 
@@ -69,14 +70,6 @@ struct table_pool {
 	size_t nfree, free_cap;
 	struct table_pool_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 struct table_pool *table_pool__new(int chunks_fd, uint32_t nchunks, uint32_t chunk_shift,
 				   int tables_fd, uint32_t max_tables)

@@ -15,6 +15,7 @@
 #include "unwind/tracker.h"
 #include "sample.h"
 #include "util/cancel.h"
+#include "util/clock.h"
 #include "util/crash.h"
 #include "util/hmap.h"
 #include "util/log.h"
@@ -52,14 +53,6 @@ struct tracker {
 	uint32_t *scan;	     /* initial scan, done by the thread first */
 	size_t nscan;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Read without the lock between steps of a long description, and by the table build
  * itself: the end of a recording waits for the tracker, and what it would still

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "interp/go_cgo.h"
+#include "interp/go/go_cgo.h"
 #include "symbol/gopclntab.h"
 
 #define TEXT_VA 0x400000ull

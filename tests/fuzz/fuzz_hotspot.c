@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "fake_mem.h"
-#include "interp/hotspot_layout.h"
-#include "interp/hotspot_method.h"
-#include "interp/hotspot_stream.h"
-#include "interp/hotspot_vm.h"
+#include "interp/hotspot/hotspot_layout.h"
+#include "interp/hotspot/hotspot_method.h"
+#include "interp/hotspot/hotspot_stream.h"
+#include "interp/hotspot/hotspot_vm.h"
 
 static void streams(const uint8_t *data, size_t size)
 {

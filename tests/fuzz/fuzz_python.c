@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "fake_mem.h"
-#include "interp/python_lines.h"
-#include "interp/python_offsets.h"
-#include "python_proc.h"
+#include "interp/python/python_lines.h"
+#include "interp/python/python_offsets.h"
+#include "interp/python/python_proc.h"
 
 /* [format][first line: 4][instruction index: 4][table...] */
 static void line_table(const uint8_t *data, size_t size)

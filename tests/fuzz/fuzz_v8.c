@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fake_mem.h"
-#include "interp/v8_heap.h"
-#include "interp/v8_meta.h"
+#include "interp/v8/v8_heap.h"
+#include "interp/v8/v8_meta.h"
 
 /* Node 20's (V8 11.3's) values, as its libnode.so exports them. */
 static void node20(struct v8_meta *m)
@@ -124,8 +124,10 @@ static void memory(const uint8_t *data, size_t size)
 		v8_func__release(&f);
 	if (!v8_heap__script(&mem, &m, pick(data, size, 4), &sc))
 		v8_script__release(&sc);
-	v8_heap__code_frames(&mem, &m, &l, pick(data, size, 6), size > 8 ? data[8] : 0, in,
-			     V8_INLINE_MAX);
+	/* What ingest runs on a frame of optimized code (v8.c, optimized_frames): a Code
+	 * object anywhere in the image, and one the search found. */
+	v8_heap__code_frames_at(&mem, &m, &l, pick(data, size, 6), size > 8 ? data[8] : 0, in,
+				V8_INLINE_MAX);
 	/* The search starts at a pc far enough up for its whole reach to lie in the image. */
 	if (!v8_heap__find_code(&mem, &m, &l, FAKE_MEM_BASE + 0x10000 + pick(data, size, 9) % 4096,
 				&code, &start))

@@ -30,5 +30,5 @@ release="Abstract_VM_Version"
 DICT
 }
 
-fuzz_all tests/fuzz/fake_mem.c src/interp/hotspot_stream.c src/interp/hotspot_vm.c src/interp/hotspot_layout.c \
-	src/interp/hotspot_method.c src/util/hmap.c
+fuzz_all tests/fuzz/fake_mem.c src/interp/hotspot/hotspot_stream.c src/interp/hotspot/hotspot_vm.c src/interp/hotspot/hotspot_layout.c \
+	src/interp/hotspot/hotspot_method.c src/util/hmap.c

@@ -37,4 +37,4 @@ no_line="\x80"
 DICT
 }
 
-fuzz_all tests/fuzz/fake_mem.c src/interp/python_lines.c src/interp/python_offsets.c
+fuzz_all tests/fuzz/fake_mem.c src/interp/python/python_lines.c src/interp/python/python_offsets.c

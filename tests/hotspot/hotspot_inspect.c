@@ -12,10 +12,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "interp/hotspot_elf.h"
-#include "interp/hotspot_layout.h"
-#include "interp/hotspot_method.h"
-#include "interp/hotspot_vm.h"
+#include "interp/hotspot/hotspot_elf.h"
+#include "interp/hotspot/hotspot_layout.h"
+#include "interp/hotspot/hotspot_method.h"
+#include "interp/hotspot/hotspot_vm.h"
 #include "jvm.h"
 
 static void print_entry(const char *key, uint64_t value, void *ctx)

@@ -29,12 +29,12 @@ static pid_t target;
 
 #define HS_READ_USER(dst, size, addr) \
 	jvm_read((void *)(intptr_t)target, (uint64_t)(addr), (dst), (size))
-#include "hotspot_step.h"
+#include "interp/hotspot/hotspot_step.h"
 
-#include "interp/hotspot_describe.h"
-#include "interp/hotspot_elf.h"
-#include "interp/hotspot_method.h"
-#include "interp/hotspot_names.h"
+#include "interp/hotspot/hotspot_describe.h"
+#include "interp/hotspot/hotspot_elf.h"
+#include "interp/hotspot/hotspot_method.h"
+#include "interp/hotspot/hotspot_names.h"
 #include "proc/proc.h"
 #include "util/hmap.h"
 

@@ -12,7 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "interp/hotspot_elf.h"
+#include "interp/hotspot/hotspot_elf.h"
 #include "proc/proc.h"
 
 /* An hs_read_fn: ctx is the pid. */

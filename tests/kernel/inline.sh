@@ -43,7 +43,7 @@ expect_leaf() {
 if record inline_c "$W/inline_chain"; then
 	expect_leaf inline_c inline_chain ';leaf_hash \(' "$CHAIN"
 	if command -v go >/dev/null; then
-		export HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP
+		export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
 		go tool pprof -lines -top -symbolize=none "$TMP/inline_c/profile.pb.gz" >"$TMP/top" 2>&1
 		cat "$TMP/top" >&2
 		check inline_pprof_lines "go tool pprof -lines lacks the inlined functions at their lines" \

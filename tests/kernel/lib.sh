@@ -6,6 +6,9 @@ BUILD=${BUILD:-build}
 EBPROF=${EBPROF:-$BUILD/ebprof}
 W=$BUILD/workloads
 TMP=$(mktemp -d /tmp/ebprof-test.XXXXXX)
+# Go 1.24 and later build `go tool pprof` on first use, into GOCACHE: one cache for every
+# test (under the build folder), so the suite builds it once, not once per test.
+GO_TOOL_CACHE=$(realpath -m "$BUILD/go-tool-cache")
 # Directories a test made elsewhere (in a runtime root, below), removed at exit too.
 CLEAN=()
 trap 'rm -rf "$TMP" "${CLEAN[@]}"' EXIT

@@ -51,10 +51,15 @@ suite() {
 		return
 	fi
 	if echo "$said" | grep -q 'metadata lacks'; then
-		# Said once, and the process keeps native stacks: what the issue asks of a
-		# Node whose metadata is not enough.
+		# Node 12's V8 (7.8) exports too little post-mortem metadata: said once, and
+		# its processes keep native stacks. Any other Node lacking a field is a
+		# regression of ours, not a Node to skip.
+		if [ "$l" != 12 ]; then
+			fail "node_${l}_discovery" "only Node 12 may lack metadata: $said"
+			return
+		fi
 		pass "node_${l}_discovery"
-		echo "SKIP node_${l}_frames: $(echo "$said" | sed 's/.*metadata lacks //')"
+		echo "SKIP node_${l}_frames: Node 12's metadata lacks $(echo "$said" | sed 's/.*metadata lacks //')"
 		return
 	fi
 	if ! echo "$said" | grep -qE "is V8 [0-9]+\.[0-9]+\.[0-9]+"; then

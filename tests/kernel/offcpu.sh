@@ -38,7 +38,7 @@ good=$(folded_match "$f" offcpu_sleep ";(sleeper_main$L;sleeper_wait|reader_main
 check offcpu_stacks "only $good of $all ns carry the blocking function" [ "$all" -gt 0 -a "$good" -eq "$all" ]
 
 if command -v go >/dev/null; then
-	export HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP
+	export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
 	go tool pprof -raw -symbolize=none "$TMP/out/profile.off-cpu.pb.gz" >"$TMP/raw" 2>/dev/null
 	check offcpu_pprof_types "sample types are not samples/count off_cpu/nanoseconds" grep -q 'samples/count off_cpu/nanoseconds' "$TMP/raw"
 else

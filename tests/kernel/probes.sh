@@ -69,7 +69,7 @@ check probes_summary "summary lacks the uprobe line" grep -q "uprobe:$T:probe_le
 check probes_cpu_kept "CPU outputs missing" [ -s "$o/stacks.folded" -a -s "$o/profile.pb.gz" ]
 
 if command -v go >/dev/null; then
-	export HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP
+	export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
 	go tool pprof -raw -symbolize=none "$o/profile.uprobe-probe_leaf.pb.gz" >"$TMP/raw" 2>/dev/null
 	check probes_pprof_types "the sample type is not events/count alone" grep -qx 'events/count' "$TMP/raw"
 	n=$(awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0} on && $1 ~ /^[0-9]+:$/ {s += $1} END {print s + 0}' "$TMP/raw")

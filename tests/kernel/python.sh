@@ -60,6 +60,26 @@ expect() {
 	fi
 }
 
+# pprof_list NAME: pprof knows a Python function by its name, file and line, apart (the
+# text outputs' "leaf (chain.py:9)" is not a function name): go tool pprof -list finds
+# leaf's source file where the interpreter ran it and prints its lines with their samples.
+pprof_list() {
+	local name=$1 out
+	[ -n "$OUT" ] || return 0
+	if ! command -v go >/dev/null; then
+		echo "SKIP $name: no go to run go tool pprof"
+		return 0
+	fi
+	out=$(HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP GOTOOLCHAIN=local GOPROXY=off \
+		go tool pprof -symbolize=none -list '^leaf$' "$OUT/profile.pb.gz" 2>&1)
+	if echo "$out" | grep -q "ROUTINE =* leaf in $PWD/$WL/chain.py" &&
+		echo "$out" | grep -qE '^ +[0-9.]+[a-z]* +[0-9.]+[a-z]* +[0-9]+: +total \+= i \* i % 7'; then
+		pass "$name"
+	else
+		fail "$name" "go tool pprof -list leaf shows no source of chain.py: $(echo "$out" | head -5)"
+	fi
+}
+
 # suite LABEL: the three workloads with the interpreter in PY (and ROOT for a chroot).
 suite() {
 	local l=$1 minor chain
@@ -77,6 +97,7 @@ suite() {
 	# table is built after exec) weigh more in this check over all samples (lib.sh: secs).
 	record "python_${l}_chain" chain.py "$(secs "$SECS")"
 	expect "python_${l}_chain" "outer -> middle -> leaf with lines" "$chain" '' 100
+	[ -z "${ROOT:-}" ] && pprof_list "python_${l}_pprof_list"
 	record "python_${l}_cext" cext.py
 	# The C encoder (the _json module, built in or not) calls hook through
 	# PyObject_CallOneArg (inlined before 3.11, where encoder_listencode_obj shows):

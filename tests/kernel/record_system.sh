@@ -34,7 +34,7 @@ check record_system_summary "summary lacks the samples line" grep -q 'samples: [
 
 # go tool pprof reads the profile and finds the same functions.
 if command -v go >/dev/null; then
-	export HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP
+	export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
 	go tool pprof -top -symbolize=none "$TMP/out/profile.pb.gz" >"$TMP/top" 2>"$TMP/pprof.err"
 	check record_system_pprof_reads "go tool pprof failed: $(head -2 "$TMP/pprof.err")" grep -q chain_leaf "$TMP/top"
 	go tool pprof -raw -symbolize=none "$TMP/out/profile.pb.gz" >"$TMP/raw" 2>/dev/null

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the two test receivers share: loading the repository's OTLP .proto files,
+// What the two test receivers share: loading the OTLP .proto files ebprof is built from
+// (the pinned release's, which the build fetched into $BUILD/proto: scripts/otlp-proto.sh),
 // turning a decoded request into one JSON line, command-line/environment options, and
 // the behaviour a test asks for (fail, partial success, delay).
 import fs from 'node:fs';
@@ -8,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const PROTO_ROOT = path.resolve(here, '../../proto');
+export const PROTO_ROOT = path.resolve(here, '../..', process.env.BUILD || 'build', 'proto');
 export const SERVICE_PROTO =
   'opentelemetry/proto/collector/profiles/v1development/profiles_service.proto';
 const PKG = 'opentelemetry.proto.collector.profiles.v1development';

@@ -63,8 +63,8 @@ resource_profiles {
   scope_profiles { scope { name: "ebprof" version: "test" } }
 }
 EOF
-if ! protoc -I "$root/proto" --encode=opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest \
-	"$root/proto/$svc_proto" <"$tmp/req.txt" >"$tmp/req.bin"; then
+if ! protoc -I "$build/proto" --encode=opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest \
+	"$build/proto/$svc_proto" <"$tmp/req.txt" >"$tmp/req.bin"; then
 	echo "FAIL otlp_transport: protoc could not encode the test request"
 	exit 1
 fi

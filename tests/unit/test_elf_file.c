@@ -181,7 +181,7 @@ static void test_build_id(void)
  * bounded by max. */
 static void test_sections(void)
 {
-	char src[4200], obj[4200], gnu[4200];
+	char src[4200], obj[4200];
 	const void *data = NULL;
 	struct elf_section sec;
 	struct elf_file *e;
@@ -190,7 +190,6 @@ static void test_sections(void)
 
 	tmp_path(src, sizeof(src), "lib.c");
 	tmp_path(obj, sizeof(obj), "z.so");
-	tmp_path(gnu, sizeof(gnu), "zgnu.so");
 	CHECK(run("cc -O1 -g -gz=zlib -shared -fPIC %s -o %s", src, obj) == 0);
 	e = open_path(obj);
 	CHECK(e != NULL);
@@ -217,9 +216,23 @@ static void test_sections(void)
 	CHECK(elf_file__section(e, ".bss", &sec) != 0 ||
 	      elf_file__section_data(e, &sec, 1 << 20, &data, &size) == -ENOENT);
 	elf_file__free(e);
-	/* GNU's older .zdebug form, where binutils can still write it. */
+}
+
+/* GNU's older .zdebug form: a section named .zdebug_*, "ZLIB" and the size before the
+ * stream. Made by objcopy from test_sections' library, where binutils can still write it
+ * (2.40 can; a release that dropped zlib-gnu makes this a SKIP). */
+static void test_zdebug(void)
+{
+	char obj[4200], gnu[4200];
+	const void *data = NULL;
+	struct elf_section sec;
+	struct elf_file *e;
+	size_t size = 0;
+
+	tmp_path(obj, sizeof(obj), "z.so");
+	tmp_path(gnu, sizeof(gnu), "zgnu.so");
 	if (run("objcopy --compress-debug-sections=zlib-gnu %s %s 2>/dev/null", obj, gnu))
-		return;
+		SKIP("objcopy cannot write zlib-gnu (.zdebug) sections");
 	e = open_path(gnu);
 	CHECK(e && elf_file__section(e, ".zdebug_info", &sec) == 0);
 	if (e && !elf_file__section(e, ".zdebug_info", &sec))
@@ -336,6 +349,7 @@ int main(void)
 		RUN_TEST(test_dynsym);
 		RUN_TEST(test_build_id);
 		RUN_TEST(test_sections);
+		RUN_TEST(test_zdebug);
 		RUN_TEST(test_hostile);
 	} else {
 		SKIP_TEST(test_dynsym, "cc, objcopy or readelf missing");

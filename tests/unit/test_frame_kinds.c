@@ -17,7 +17,9 @@
 #include "export/otlp.h"
 #include "export/pprof.h"
 #include "harness.h"
+#include "interp/runtime.h"
 #include "profile/frame.h"
+#include "profile/frame_source.h"
 #include "profile/report.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb-c.h"
 #include "profile.pb-c.h"
@@ -57,8 +59,12 @@ static struct report rep = {.period_ns = 10000000,
 /* Frame k is of kind k, named "frame_<kind name>"; native frames have the mapping. */
 static void build_report(void)
 {
+	/* The rows a session's report carries: the runtimes' from the registry. */
+	const struct frame_source registry = {.kind = runtime_registry__kind};
+
+	report__fill_kinds(&rep, &registry);
 	for (uint32_t k = 0; k < FRAME_KIND__COUNT; k++) {
-		snprintf(names[k], sizeof(names[k]), "frame_%s", frame_kind__info(k)->name);
+		snprintf(names[k], sizeof(names[k]), "frame_%s", report_kind(&rep, k)->name);
 		frames[k] =
 		    (struct report_frame){names[k], 0x100 * (k + 1), k == FRAME_NATIVE ? 0 : -1, k};
 		stack_frames[k] = k;
@@ -72,8 +78,10 @@ static bool filled(const char *s)
 
 static void test_table_is_complete(void)
 {
+	struct report bare = {0};
+
 	for (uint32_t k = 0; k < FRAME_KIND__COUNT; k++) {
-		const struct frame_kind_info *i = frame_kind__info(k);
+		const struct frame_kind_info *i = report_kind(&rep, k);
 
 		CHECK(filled(i->name));
 		CHECK(filled(i->otlp_type));
@@ -81,11 +89,14 @@ static void test_table_is_complete(void)
 		CHECK(i->folded_suffix != NULL);
 		CHECK(i->colour.sat > 0 && i->colour.light > 0);
 		for (uint32_t j = 0; j < k; j++)
-			CHECK(strcmp(frame_kind__info(j)->name, i->name) != 0);
+			CHECK(strcmp(report_kind(&rep, j)->name, i->name) != 0);
+		/* A report built without runtimes reads their kinds as unknown. */
+		if (frame_kind_is_runtime(k))
+			CHECK(report_kind(&bare, k) == frame_kind__info(FRAME_UNKNOWN));
 	}
 	/* Out of the table: unknown's entry, never NULL. */
-	CHECK(frame_kind__info(FRAME_KIND__COUNT) == frame_kind__info(FRAME_UNKNOWN));
-	CHECK(frame_kind__info(UINT32_MAX) == frame_kind__info(FRAME_UNKNOWN));
+	CHECK(report_kind(&rep, FRAME_KIND__COUNT) == frame_kind__info(FRAME_UNKNOWN));
+	CHECK(report_kind(&rep, UINT32_MAX) == frame_kind__info(FRAME_UNKNOWN));
 }
 
 static void test_folded(void)
@@ -100,7 +111,7 @@ static void test_folded(void)
 	CHECK(buf != NULL);
 	for (uint32_t k = 0; buf && k < FRAME_KIND__COUNT; k++) {
 		int n = snprintf(want, sizeof(want), ";%s%s", names[k],
-				 frame_kind__info(k)->folded_suffix);
+				 report_kind(&rep, k)->folded_suffix);
 
 		CHECK(n > 0 && (size_t)n < sizeof(want) && strstr(buf, want) != NULL);
 	}
@@ -139,7 +150,7 @@ static void test_pprof(void)
 	CHECK(p && p->n_location == FRAME_KIND__COUNT);
 	for (uint32_t k = 0; p && k < p->n_location && k < FRAME_KIND__COUNT; k++) {
 		const Perftools__Profiles__Location *l = p->location[k];
-		const char *unmapped = frame_kind__info(k)->pprof_file;
+		const char *unmapped = report_kind(&rep, k)->pprof_file;
 		const Perftools__Profiles__Function *fn = NULL;
 
 		CHECK(l->n_line == 1);
@@ -194,7 +205,7 @@ static void test_otlp(void)
 	for (uint32_t k = 0; k < FRAME_KIND__COUNT && k + 1 < d->n_location_table; k++) {
 		const char *type = ot_frame_type(d, d->location_table[k + 1]);
 
-		CHECK(type && !strcmp(type, frame_kind__info(k)->otlp_type));
+		CHECK(type && !strcmp(type, report_kind(&rep, k)->otlp_type));
 	}
 out:
 	if (req)
@@ -230,7 +241,7 @@ static void test_flamegraph(void)
 	page = slurp(path);
 	CHECK(page && strstr(page, "\"kinds\":[{\"name\":\"root\""));
 	for (uint32_t k = 0; page && k < FRAME_KIND__COUNT; k++) {
-		const struct frame_kind_info *i = frame_kind__info(k);
+		const struct frame_kind_info *i = report_kind(&rep, k);
 		const struct frame_colour *c = &i->colour;
 
 		snprintf(want, sizeof(want),

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "interp/go_cgo.h"
+#include "interp/go/go_cgo.h"
 
 /* g0's stack, a goroutine's stack below it (as Go's heap lies below the thread stacks),
  * and two g structures. */
@@ -41,7 +41,7 @@ static int sim_read(void *dst, uint32_t size, uint64_t addr)
 }
 
 #define GO_READ_USER(dst, size, addr) sim_read(dst, size, addr)
-#include "go_cgo_step.h"
+#include "interp/go/go_cgo_step.h"
 
 static void put(uint64_t addr, uint64_t v)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "interp/hotspot_stream.h"
-#include "interp/hotspot_vm.h"
+#include "interp/hotspot/hotspot_stream.h"
+#include "interp/hotspot/hotspot_vm.h"
 
 /* Spin.main: javap -l says line 6: 0, line 7: 17, line 8: 55, line 9: 62. */
 static const uint8_t spin_main_17[] = {0x06, 0x89, 0xff, 0x4c, 0x02, 0x39, 0x00};

@@ -96,7 +96,7 @@ static struct report *labelled_report(struct profile *p, struct file_table *file
 	key.s.labels = 0;
 	CHECK(profile__add(p, &key.s, &one, 0) == 0);
 	CHECK(p->stacks.len == 2);
-	return report__build(p, sym, 10000000, 0, 1000000000);
+	return report__build(p, sym, NULL, 10000000, 0, 1000000000);
 }
 
 static const struct report_stack *find_labelled(const struct report *r)

@@ -83,7 +83,7 @@ static int setup(struct file_table *t, struct symbolizer *sym)
 
 static struct report *build(const struct profile *p, struct symbolizer *sym)
 {
-	return report__build(p, sym, 1000000, 0, 1000000000);
+	return report__build(p, sym, NULL, 1000000, 0, 1000000000);
 }
 
 /* Counts the frames of a and b that differ (name, lines, labels); -1 if not comparable. */

@@ -17,6 +17,8 @@
 #include "export/otlp.h"
 #include "export/otlp_response.h"
 #include "export/otlp_env.h"
+#include "interp/runtime.h"
+#include "profile/frame_source.h"
 #include "profile/report.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb-c.h"
 
@@ -124,7 +126,9 @@ static struct report_stack stacks[] = {
 
 static struct report fixture(void)
 {
-	return (struct report){
+	/* A JVM frame's row, as the registry gives it to a session's report. */
+	const struct frame_source registry = {.kind = runtime_registry__kind};
+	struct report r = {
 	    .period_ns = PERIOD_NS,
 	    .start_unix_ns = START_NS,
 	    .duration_ns = 5000000000ULL,
@@ -135,6 +139,9 @@ static struct report fixture(void)
 	    .nstacks = NSTACKS,
 	    .stacks = stacks,
 	};
+
+	report__fill_kinds(&r, &registry);
+	return r;
 }
 
 /* pid 100 is known; any other pid is not (the encoder must still describe it). */

@@ -454,11 +454,23 @@ static char *run(const char *cmd, int *status)
 	return out;
 }
 
-/* `go tool pprof` reads only the file: no cache, home, proxy or binaries from outside. */
+/* `go tool pprof` reads only the file: no home, proxy or binaries from outside. Go 1.24
+ * and later build the tool on first use into GOCACHE: the build folder's, which the
+ * kernel tests share (tests/kernel/lib.sh), so the suite builds it once. */
 static void go_env(void)
 {
+	char cache[PATH_MAX], cwd[PATH_MAX / 2];
+	const char *build = getenv("BUILD");
+
+	if (!build || !build[0])
+		build = "build";
+	/* GOCACHE must be absolute. */
+	if (build[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		snprintf(cache, sizeof(cache), "%s/go-tool-cache", build);
+	else
+		snprintf(cache, sizeof(cache), "%s/%s/go-tool-cache", cwd, build);
 	setenv("HOME", tmpdir, 1);
-	setenv("GOCACHE", tmp_path("gocache"), 1);
+	setenv("GOCACHE", cache, 1);
 	setenv("GOPATH", tmp_path("gopath"), 1);
 	setenv("PPROF_TMPDIR", tmpdir, 1);
 	setenv("PPROF_BINARY_PATH", tmpdir, 1);

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "interp/python_lines.h"
+#include "interp/python/python_lines.h"
 
 struct want {
 	uint32_t lasti;

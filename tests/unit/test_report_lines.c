@@ -55,7 +55,7 @@ static struct report *build(const struct profile *p, bool by_file, struct symbol
 		sym->release_dwarf = true;
 		sym->units_keep = 1; /* every new unit drops the others' */
 	}
-	return report__build(p, sym, 1000000, 0, 1000000000);
+	return report__build(p, sym, NULL, 1000000, 0, 1000000000);
 }
 
 static bool same_frame(const struct report_frame *a, const struct report_frame *b)

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit test of what each runtime of the registry says of itself (src/interp/runtime.h):
- * its name and title, the row of its frame kind, and its kernel floor, which must match
- * its walker object: a runtime that says it needs bpf_loop has no unrolled variant, and
- * one that says it does not has one (ebprof check and the record warning read the word). */
+ * its name and title, a walker slot and a frame kind of its own, the row of its kind, a
+ * fuzz driver for its decoders, and its kernel floor, which must match its walker object:
+ * a runtime that says it needs bpf_loop has no unrolled variant, and one that says it does
+ * not has one (ebprof check and the record warning read the word). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
 #include "harness.h"
+#include "ebprof_shared.h"
 #include "interp/runtime.h"
 
 static bool filled(const char *s)
@@ -23,10 +26,55 @@ static void test_every_runtime_says_what_it_is(void)
 	for (size_t i = 0; (r = runtime_registry__get(i)); i++) {
 		CHECK(filled(r->name) && filled(r->title) && filled(r->bpf_walker));
 		CHECK(filled(r->floor.without));
-		for (size_t j = 0; j < i; j++)
-			CHECK(strcmp(runtime_registry__get(j)->name, r->name) != 0);
+		CHECK(r->walker != WALKER_NATIVE && r->walker != WALKER_SUBMIT &&
+		      r->walker < WALKER__COUNT);
+		CHECK(r->frame_kind == FRAME_NATIVE || frame_kind_is_runtime(r->frame_kind));
+		CHECK(r->frame_kind < FRAME_KIND__COUNT);
+		for (size_t j = 0; j < i; j++) {
+			const struct runtime_ops *o = runtime_registry__get(j);
+
+			CHECK(strcmp(o->name, r->name) != 0);
+			CHECK(o->walker != r->walker);
+			/* Native frames are everybody's; a kind of its own is one runtime's. */
+			CHECK(!frame_kind_is_runtime(r->frame_kind) ||
+			      o->frame_kind != r->frame_kind);
+		}
 	}
 	CHECK(runtime_registry__get(0) != NULL);
+}
+
+/* A runtime that names frames of its own has its kind's row filled (the table every
+ * exporter reads), and a frame_symbol to name them; one of native frames has neither. */
+static void test_every_runtime_has_its_row(void)
+{
+	const struct runtime_ops *r;
+
+	for (size_t i = 0; (r = runtime_registry__get(i)); i++) {
+		if (!frame_kind_is_runtime(r->frame_kind)) {
+			CHECK(!r->kind.name && !r->frame_symbol);
+			continue;
+		}
+		CHECK(filled(r->kind.name) && filled(r->kind.otlp_type) && filled(r->kind.about));
+		CHECK(r->kind.folded_suffix != NULL && r->kind.colour.sat && r->kind.colour.light);
+		CHECK(r->frame_symbol != NULL && r->ingest != NULL);
+	}
+}
+
+/* Every runtime reads another process's memory or files: its decoders have a fuzz driver,
+ * tests/fuzz/run_NAME.sh, which tests/run.sh runs with the others. */
+static void test_every_runtime_is_fuzzed(void)
+{
+	const struct runtime_ops *r;
+	char path[256];
+
+	if (access("tests/fuzz", F_OK))
+		SKIP("run from the source tree's root");
+	for (size_t i = 0; (r = runtime_registry__get(i)); i++) {
+		snprintf(path, sizeof(path), "tests/fuzz/run_%s.sh", r->name);
+		if (access(path, X_OK))
+			fprintf(stderr, "  %s: no fuzz driver %s\n", r->name, path);
+		CHECK(access(path, X_OK) == 0);
+	}
 }
 
 /* Every kind past the native ones is one runtime's, with its row; native is nobody's. */
@@ -36,7 +84,6 @@ static void test_every_runtime_kind_has_its_row(void)
 		const struct frame_kind_info *i = runtime_registry__kind(k);
 
 		CHECK(i != NULL && filled(i->name) && filled(i->otlp_type));
-		CHECK(i == frame_kind__info(k));
 	}
 	CHECK(runtime_registry__kind(FRAME_NATIVE) == NULL);
 	CHECK(runtime_registry__kind(FRAME_KIND__COUNT) == NULL);
@@ -74,6 +121,8 @@ int main(void)
 {
 	RUN_TEST(test_every_runtime_says_what_it_is);
 	RUN_TEST(test_every_runtime_kind_has_its_row);
+	RUN_TEST(test_every_runtime_has_its_row);
+	RUN_TEST(test_every_runtime_is_fuzzed);
 	RUN_TEST(test_floor_matches_the_walker);
 	HARNESS_EXIT();
 }
