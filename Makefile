@@ -69,13 +69,16 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 OTLP_TEST_BINS := $(patsubst tests/otlp/%.c,$(BUILD)/tests/%,$(wildcard tests/otlp/*.c))
 # Drivers of tests/kernel/hotspot.sh: ebprof's HotSpot readers run on a live JVM.
 HOTSPOT_TEST_BINS := $(patsubst tests/hotspot/%.c,$(BUILD)/tests/%,$(wildcard tests/hotspot/*.c))
+# The leak checks of the kernel tests (tests/leaks): the recorder preloaded into ebprof,
+# the check, and a BPF user to run beside them.
+LEAK_TEST_BINS := $(BUILD)/tests/libbpf_log.so $(BUILD)/tests/bpf_gone $(BUILD)/tests/bpf_churn
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_plugin.c,$(wildcard tests/workloads/*.c))) \
 	$(patsubst tests/workloads/%_plugin.c,$(BUILD)/workloads/lib%_plugin.so,$(wildcard tests/workloads/*_plugin.c)) \
 	$(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cc)) \
 	$(if $(shell command -v rustc),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
 
 .SECONDARY:
-.PHONY: all deps test-deps run test test-kernels unit check-format format clean
+.PHONY: all deps test-deps run test test-quick test-kernels unit check-format format clean
 all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
@@ -96,6 +99,14 @@ run: deps
 test: test-deps
 	$(MAKE) all unit-bins workloads
 	$(SUDO) tests/run.sh
+
+# The inner loop, under 5 minutes (tests/README.md): the unit tests, one kernel test per
+# area (recording, native unwinding, a runtime, probes, teardown, errors), the format
+# check; no kernel matrix, no installs.
+QUICK_TESTS := '^unit/' '^kernel/(record_command|unwind|python|probes|teardown|errors)$$' '^format$$'
+test-quick:
+	$(MAKE) all unit-bins workloads
+	$(SUDO) tests/run.sh $(QUICK_TESTS)
 
 # The kernel tests on the running kernel and inside 5.10, 6.1 and 6.12 (scripts/vm.sh).
 test-kernels: test-deps
@@ -176,7 +187,7 @@ $(PRELOAD_LIB): $(PRELOAD_SRCS) src/preload/abi.h
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -shared -Wl,-z,now -o $@ $(PRELOAD_SRCS) -lm
 
-unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS) $(HOTSPOT_TEST_BINS)
+unit-bins: $(UNIT_BINS) $(OTLP_TEST_BINS) $(HOTSPOT_TEST_BINS) $(LEAK_TEST_BINS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 	@mkdir -p $(@D) $(BUILD)/obj/tests
 	$(CC) $(CFLAGS) -MMD -MP -MF $(BUILD)/obj/tests/$*.d -MT $@ -Itests/unit $< $(LIB_OBJS) \
@@ -192,6 +203,13 @@ $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
 $(BUILD)/tests/hotspot_%: tests/hotspot/hotspot_%.c $(wildcard tests/hotspot/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+$(BUILD)/tests/libbpf_log.so: tests/leaks/bpf_log.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -D_GNU_SOURCE $< -o $@ -ldl
+$(BUILD)/tests/bpf_%: tests/leaks/bpf_%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 # Workloads carry their own flags in a first-line comment: "// cflags: ...".
 workloads: $(WORKLOADS)
@@ -211,7 +229,7 @@ $(BUILD)/workloads/%: tests/workloads/%.rs
 	rustc $(WL_FLAGS) $< -o $@
 
 FORMATTED = $(SRCS) $(PRELOAD_SRCS) $(BPF_SRCS) $(shell find bpf src -name '*.h') \
-	$(wildcard tests/unit/*.[ch] tests/fuzz/*.[ch] tests/otlp/*.c tests/hotspot/*.c)
+	$(wildcard tests/unit/*.[ch] tests/fuzz/*.[ch] tests/otlp/*.c tests/hotspot/*.c tests/leaks/*.c)
 check-format:
 	@clang-format --dry-run --Werror $(FORMATTED)
 

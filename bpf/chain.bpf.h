@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The BPF half of the walker chain (bpf/chain.h), included by every walker object
- * (bpf/sample.bpf.c, bpf/RUNTIME.bpf.c): the maps all of them use (the loader makes a
+ * (bpf/sample.bpf.c, src/interp/NAME/NAME.bpf.c): the maps all of them use (the loader makes a
  * later object's same-named maps reuse the first object's), hand-over between walkers,
  * and the macro that compiles a walker once per entry program type. */
 #ifndef EBPROF_CHAIN_BPF_H

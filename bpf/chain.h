@@ -4,7 +4,7 @@
  * walkers, and last the one that submits it. What both sides know of it: the entry
  * program types (one program array each, since an array holds one type), the per-CPU
  * walk state and its limits. The BPF half is bpf/chain.bpf.h, the userspace half
- * src/loader/chain.c. */
+ * src/loader/walkers.c. */
 #ifndef EBPROF_CHAIN_H
 #define EBPROF_CHAIN_H
 

@@ -802,7 +802,7 @@ int on_sched_switch(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* Allocation profiling. With libebprof-alloc.so preloaded the process samples its own
- * allocations and calls two marker functions (src/alloc/abi.h): on_alloc_sample collects
+ * allocations and calls two marker functions (src/preload/abi.h): on_alloc_sample collects
  * the stack of a sampled allocation, on_alloc_free reports the free of a sampled block.
  * Without it (kernel-only mode) on_libc_alloc sits on the allocator's entry points and
  * samples by bytes here: every call traps into the kernel, which is what makes that

@@ -43,31 +43,61 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 	echo "ebprof: installing ${missing[*]}" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# Another apt on the machine (unattended upgrades, a second checkout's install) holds
+	# dpkg's lock for a while: wait for it rather than fail.
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" \
+		>/dev/null
 fi
 
+[ "${1:-build}" = test ] || exit 0
+
+# What the tests run, each made once per machine and cached under /var/cache/ebprof/, and
+# each independent of the others, so side by side (a cold machine: the collector's build
+# is the longest; the rest is mostly downloading): the runtime roots (one Debian root per
+# suite), the kernels of the test matrix, the OpenTelemetry Collector, the Go toolchains.
+# Each says how long it took; a warm cache costs seconds.
+here=$(dirname "$0")
+# part NAME CMD...: runs CMD in the background, saying when it is done and how long it
+# took; its status is in $status_dir/NAME.
+status_dir=$(mktemp -d)
+trap 'rm -rf "$status_dir"' EXIT
+part() {
+	local name=$1
+	shift
+	(
+		start=$(date +%s) rc=0
+		"$@" || rc=$?
+		echo "ebprof: $name: $([ $rc -eq 0 ] && echo ready || echo "FAILED ($rc)") in $(($(date +%s) - start)) s" >&2
+		echo $rc >"$status_dir/$name"
+	) &
+}
 # The runtimes the kernel tests profile (each runtime's src/interp/NAME/packages.list):
-# one minimal Debian root per suite under /var/cache/ebprof/, made once and kept.
-if [ "${1:-build}" = test ]; then
-	"$(dirname "$0")/runtimes.sh"
-fi
-
+# one minimal Debian root per suite, each made by a runtimes.sh of its own.
+for s in bullseye bookworm trixie; do
+	part "root $s" "$here/runtimes.sh" "$s"
+done
 # The kernels of the test matrix (tests/run.sh's vm-* entries, make test-kernels).
-if [ "${1:-build}" = test ]; then
-	for k in $("$(dirname "$0")/kernels.sh" list); do
-		"$(dirname "$0")/kernels.sh" fetch "$k" >/dev/null
-	done
-fi
-
+for k in $("$here/kernels.sh" list); do
+	part "kernel $k" sh -c '"$1" fetch "$2" >/dev/null' sh "$here/kernels.sh" "$k"
+done
 # The OpenTelemetry Collector that tests/kernel/collector.sh runs, built from the
-# collector's Go modules (the Go module proxy) by the Go the machine carries, once per
-# machine: tests/otlp/collector/build.sh keeps it under /var/cache/ebprof/otelcol.
-# A failed build fails that test alone, not every other one.
-if [ "${1:-build}" = test ] && ! "$(dirname "$0")/../tests/otlp/collector/build.sh" -v >/dev/null; then
-	echo "ebprof: warning: the collector did not build; tests/kernel/collector.sh will fail" >&2
-fi
+# collector's Go modules (the Go module proxy) by the Go the machine carries:
+# tests/otlp/collector/build.sh keeps it under /var/cache/ebprof/otelcol.
+part collector sh -c '"$1" -v >/dev/null' sh "$here/../tests/otlp/collector/build.sh"
 # Go toolchains for the Go tests: bookworm-backports' 1.21-1.23 and the module proxy's.
-if [ "${1:-build}" = test ]; then
-	"$(dirname "$0")/install-go.sh"
-fi
+# (The only part that runs apt on the host, so it waits for no other.)
+part "go toolchains" "$here/install-go.sh"
+wait
+
+err=0
+for f in "$status_dir"/*; do
+	[ "$(cat "$f")" = 0 ] && continue
+	# A collector that did not build fails that test alone, not every other one.
+	if [ "$(basename "$f")" = collector ]; then
+		echo "ebprof: warning: the collector did not build; tests/kernel/collector.sh will fail" >&2
+	else
+		err=1
+	fi
+done
+exit $err

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs the Go toolchains the Go tests build their workloads with: Debian's golang-go
 # (1.19 on bookworm), golang-1.21/1.22/1.23 from bookworm-backports, and two toolchains
-# from the Go module proxy (1.24, and the newest release when this was written).
+# from the Go module proxy (1.24, and the newest release when this was written), and the
+# pprof tool of the go on PATH.
 # Called by scripts/install-deps.sh test; root only. Usage: scripts/install-go.sh
 set -euo pipefail
 
@@ -35,7 +36,7 @@ add_backports() {
 	printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\n' "$mirror" \
 		>"$list"
 	printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >>"$list"
-	apt-get update -qq
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
 }
 
 install_backports() {
@@ -48,7 +49,8 @@ install_backports() {
 	has_candidate "${missing[0]}" || add_backports ||
 		{ echo "ebprof: cannot add bookworm-backports for ${missing[*]}" >&2; return 1; }
 	echo "ebprof: installing ${missing[*]} (bookworm-backports)" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+		--no-install-recommends \
 		-t bookworm-backports "${missing[@]}" >/dev/null
 }
 
@@ -69,5 +71,14 @@ install_proxy_toolchains() {
 	done
 }
 
+# `go tool pprof`, which the tests run and Go 1.24 on builds on first use, built once into
+# the machine's Go build cache (tests/run.sh points the tests there: EBPROF_GOCACHE).
+build_pprof() {
+	command -v go >/dev/null || return 0
+	mkdir -p "$cache/build-cache"
+	GOCACHE="$cache/build-cache" GOTOOLCHAIN=local go tool pprof -h >/dev/null 2>&1 || true
+}
+
 install_backports
 install_proxy_toolchains
+build_pprof

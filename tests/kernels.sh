@@ -29,7 +29,7 @@ for k in running $(scripts/kernels.sh list); do
 		build/ebprof check >"$TMP/$k.check" 2>&1
 		tests/run.sh "$pattern" >"$TMP/$k" 2> >(sed 's/^/    /' >&2)
 	else
-		scripts/vm.sh "$k" -- bash -c 'build/ebprof check >&2; tests/run.sh "$1"' vm "$pattern" \
+		scripts/vm.sh "$k" -- bash -c 'build/ebprof check >&2; tests/run.sh -j 1 "$1"' vm "$pattern" \
 			>"$TMP/$k" 2> >(tee "$TMP/$k.check" | sed 's/^/    /' >&2)
 	fi
 	grep -q '^tests: [0-9]* passed, 0 failed' "$TMP/$k" || fail=1

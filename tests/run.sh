@@ -1,16 +1,39 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Runs the whole suite: unit tests, kernel tests (root), browser test, fuzzing, format
-# check. Every test prints "PASS name", "FAIL name: why" or "SKIP name: why"; this script
-# counts them and ends with one line "tests: N passed, N failed, N skipped".
-# Usage: tests/run.sh [PATTERN...]   only the test programs whose name (unit/test_cfi,
-#        kernel/python, vm-6.1/kernel/unwind, otlp/transport, fuzz/cfi, browser/flamegraph,
-#        format) matches one of the extended regular expressions; no pattern runs all.
+# Runs the whole suite: unit tests, kernel tests (root), the kernel matrix, browser and
+# OTLP tests, fuzzing, format check. Every test prints "PASS name", "FAIL name: why" or
+# "SKIP name: why"; this script counts them and ends with the ten slowest test programs
+# and one line "tests: N passed, N failed, N skipped".
+# Usage: tests/run.sh [-j N] [PATTERN...]
+#   PATTERN: only the test programs whose name (unit/test_cfi, kernel/python,
+#   vm-6.1/kernel/unwind, otlp/transport, fuzz/cfi, browser/flamegraph, format) matches
+#   one of the extended regular expressions; no pattern runs all.
+#   -j N: N test programs side by side (default: the CPU count); each one's output is
+#   printed whole when it ends. A kernel test whose header says "# suite: alone" runs
+#   with nothing beside it; the kernel matrix's guests run one after another.
 set -u
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
-log=$(mktemp -d)/results
+# The machine's Go build cache, where `go tool pprof` (built on first use since Go 1.24)
+# and the Go workloads are compiled once (scripts/install-go.sh fills it).
+gocache=${EBPROF_GO_CACHE:-/var/cache/ebprof/go}/build-cache
+if [ -z "${EBPROF_GOCACHE:-}" ] && mkdir -p "$gocache" 2>/dev/null && [ -w "$gocache" ]; then
+	export EBPROF_GOCACHE=$gocache
+fi
+jobs=$(nproc 2>/dev/null || echo 1)
+while getopts j: opt; do
+	case $opt in
+	j) jobs=$OPTARG ;;
+	*) sed -n '7,13s/^# \{0,1\}//p' "$0" >&2 && exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "tests/run.sh: -j wants a positive number" >&2; exit 2; }
+work=$(mktemp -d)
+log=$work/results
 : >"$log"
+# How long each program took last time (NAME SECONDS), to start the longest first.
+times=$BUILD/tests/durations
 
 patterns=("$@")
 selected() { # selected NAME: true when no pattern was given or one matches NAME
@@ -21,32 +44,45 @@ selected() { # selected NAME: true when no pattern was given or one matches NAME
 	return 1
 }
 
-run() { # run NAME CMD...: runs one test program, keeps its result lines
+# ---- The queue: each test program with its lane: "" (beside anything), "alone" (with
+# nothing beside it) or "vm" (beside anything but another guest).
+queue=()
+declare -A cmd lane
+add() { # add NAME LANE CMD...: queues a test program when selected
 	local name=$1
-	shift
 	selected "$name" || return 0
-	echo "== $name" >&2
-	local out rc start=$SECONDS
-	out=$("$@" 2> >(sed 's/^/    /' >&2))
-	rc=$?
-	echo "== $name: $((SECONDS - start)) s" >&2
-	printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) ' | tee -a "$log"
-	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
+	queue+=("$name")
+	lane[$name]=$2
+	shift 2
+	cmd[$name]=$(printf '%q ' "$@")
+}
+
+# collect NAME OUT ERR RC SECONDS: prints the program's stderr indented under its name
+# (ERR empty: it was shown as it ran), then its result lines, and keeps them in the log.
+collect() {
+	local name=$1 out=$2 err=$3 rc=$4 secs=$5
+	[ -n "$err" ] && { echo "== $name" && sed 's/^/    /' "$err"; } >&2
+	echo "== $name: $secs s" >&2
+	echo "$secs $name" >>"$work/durations"
+	grep -E '^(PASS|FAIL|SKIP) ' "$out" | tee -a "$log"
+	if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
 		echo "FAIL $name: exited with status $rc" | tee -a "$log"
 	fi
-	if ! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL|SKIP) '; then
+	if ! grep -qE '^(PASS|FAIL|SKIP) ' "$out"; then
 		echo "FAIL $name: reported no result" | tee -a "$log"
 	fi
 }
 
 for t in "$BUILD"/tests/test_*; do
-	[ -x "$t" ] && run "unit/$(basename "$t")" "$t"
+	[ -x "$t" ] && add "unit/$(basename "$t")" "" "$t"
 done
 
 if [ "$(id -u)" -eq 0 ]; then
 	for t in tests/kernel/*.sh; do
 		[ "$(basename "$t")" = lib.sh ] && continue
-		run "kernel/$(basename "$t" .sh)" bash "$t"
+		l=
+		grep -q '^# suite: alone' "$t" && l=alone
+		add "kernel/$(basename "$t" .sh)" "$l" bash "$t"
 	done
 elif selected kernel/; then
 	echo "SKIP kernel: the kernel tests need root" | tee -a "$log"
@@ -67,41 +103,43 @@ vm_selected() { # vm_selected NAME: as selected, counting only patterns naming v
 	done
 	return 1
 }
-run_vm() { # run_vm K: the selected vm-K/kernel/* tests in one guest, then its summary line
-	local k=$1 t want=() names=() out rc refusal start=$SECONDS
+vm_want() { # vm_want K: the selected tests of kernel K
+	local t
 	for t in $vm_tests; do
-		vm_selected "vm-$k/$t" && want+=("$t") && names+=("vm-$k/$t")
+		vm_selected "vm-$1/$t" && echo "$t"
 	done
-	[ ${#want[@]} -eq 0 ] && return 0
-	echo "== vm-$k (${want[*]})" >&2
+}
+# run_vm K: the selected vm-K/kernel/* tests in one guest; prints their results (and
+# keeps the kernel's summary line for the end).
+run_vm() {
+	local k=$1 want names out rc refusal start=$SECONDS
+	want=($(vm_want "$k"))
+	names=("${want[@]/#/vm-$k/}")
+	echo "vm-$k: ${want[*]}" >&2
 	if [ "$(id -u)" -ne 0 ] || ! command -v qemu-system-x86_64 >/dev/null; then
-		printf 'SKIP %s: needs root and qemu (scripts/install-deps.sh test)\n' "${names[@]}" |
-			tee -a "$log"
+		printf 'SKIP %s: needs root and qemu (scripts/install-deps.sh test)\n' "${names[@]}"
 		return 0
 	fi
-	# In the guest: ebprof's own verdict on the kernel first, then the tests, with one
-	# CPython (Debian's) of the two: emulated, a recording takes 10 to 30 s.
+	# In the guest: ebprof's own verdict on the kernel first, then the tests one by one,
+	# with one CPython (Debian's) of the two: emulated, a recording takes 10 to 30 s.
 	out=$(EBPROF_TEST_TRIXIE=0 scripts/vm.sh "$k" -- bash -c 'build/ebprof check >/tmp/check 2>&1 ||
 		{ echo "REFUSED $(uname -r): $(sed -n "s/^[a-z_]*  *no  *//p" /tmp/check | paste -sd";")"; exit 0; }
-		tests/run.sh "$@"' vm $(printf "^%s$ " "${want[@]}") 2> >(sed 's/^/    /' >&2))
+		tests/run.sh -j 1 "$@"' vm $(printf "^%s$ " "${want[@]}"))
 	rc=$?
 	refusal=$(printf '%s\n' "$out" | sed -n 's/^REFUSED //p')
 	if [ -n "$refusal" ]; then
-		for t in "${names[@]}"; do
-			echo "FAIL $t: ebprof refuses Linux $refusal"
-		done >"$log.vm"
+		printf "FAIL %s: ebprof refuses Linux $refusal\n" "${names[@]}"
 	else
 		# The guest's results, up to the blank line before its summary (which repeats them).
 		printf '%s\n' "$out" | sed '/^$/q' | grep -E '^(PASS|FAIL|SKIP) ' |
-			sed -E "s#^(PASS|FAIL|SKIP) #\\1 vm-$k/#" >"$log.vm"
-	fi
-	[ $rc -eq 125 ] && echo "FAIL vm-$k: the guest failed (scripts/vm.sh exit 125)" >>"$log.vm"
-	tee -a "$log" <"$log.vm"
+			sed -E "s#^(PASS|FAIL|SKIP) #\\1 vm-$k/#"
+	fi >"$work/vm-$k"
+	[ $rc -eq 125 ] && echo "FAIL vm-$k: the guest failed (scripts/vm.sh exit 125)" >>"$work/vm-$k"
+	cat "$work/vm-$k"
 	printf 'kernel %-5s %s passed, %s failed, %s skipped in %s s%s\n' "$k" \
-		"$(grep -c '^PASS ' "$log.vm")" "$(grep -c '^FAIL ' "$log.vm")" \
-		"$(grep -c '^SKIP ' "$log.vm")" $((SECONDS - start)) \
-		"${refusal:+ (ebprof refuses Linux $refusal)}" | tee -a "$log.kernels"
-	rm -f "$log.vm"
+		"$(grep -c '^PASS ' "$work/vm-$k")" "$(grep -c '^FAIL ' "$work/vm-$k")" \
+		"$(grep -c '^SKIP ' "$work/vm-$k")" $((SECONDS - start)) \
+		"${refusal:+ (ebprof refuses Linux $refusal)}" >>"$work/kernels"
 }
 # The full suite runs the matrix (about 10 minutes under emulation, where this host's
 # KVM cannot boot the kernels); EBPROF_VM_MATRIX=0 leaves it out, one SKIP per kernel, for
@@ -114,40 +152,139 @@ for k in $(scripts/kernels.sh list); do
 		vm_selected "vm-$k/" &&
 			echo "SKIP vm-$k: EBPROF_VM_MATRIX=0 leaves the kernel matrix out" |
 			tee -a "$log"
-	else
-		run_vm "$k"
+	elif [ -n "$(vm_want "$k")" ]; then
+		queue+=("vm-$k")
+		lane[vm-$k]=vm
+		cmd[vm-$k]="run_vm $k"
 	fi
 done
 
-[ -x tests/browser/run.sh ] && run browser/flamegraph tests/browser/run.sh
-[ -x tests/otlp/run.sh ] && run otlp/receivers tests/otlp/run.sh
-[ -x tests/otlp/transport.sh ] && run otlp/transport tests/otlp/transport.sh
-[ -x tests/fuzz/run_elfsym.sh ] && run fuzz/elfsym tests/fuzz/run_elfsym.sh
-[ -x tests/fuzz/run_cfi.sh ] && run fuzz/cfi tests/fuzz/run_cfi.sh
-[ -x tests/fuzz/run_python.sh ] && run fuzz/python tests/fuzz/run_python.sh
-[ -x tests/fuzz/run_dwarfsym.sh ] && run fuzz/dwarfsym tests/fuzz/run_dwarfsym.sh
-[ -x tests/fuzz/run_go.sh ] && run fuzz/go tests/fuzz/run_go.sh
-[ -x tests/fuzz/run_hotspot.sh ] && run fuzz/hotspot tests/fuzz/run_hotspot.sh
-[ -x tests/fuzz/run_v8.sh ] && run fuzz/v8 tests/fuzz/run_v8.sh
-[ -x tests/fuzz/run_load_costs.sh ] && run fuzz/load_costs tests/fuzz/run_load_costs.sh
-[ -x tests/fuzz/run_otlp_response.sh ] && run fuzz/otlp_response tests/fuzz/run_otlp_response.sh
-[ -x tests/fuzz/run_proc.sh ] && run fuzz/proc tests/fuzz/run_proc.sh
+[ -x tests/browser/run.sh ] && add browser/flamegraph "" tests/browser/run.sh
+[ -x tests/otlp/run.sh ] && add otlp/receivers "" tests/otlp/run.sh
+[ -x tests/otlp/transport.sh ] && add otlp/transport "" tests/otlp/transport.sh
+for t in tests/fuzz/run_*.sh; do
+	b=$(basename "$t" .sh)
+	[ -x "$t" ] && add "fuzz/${b#run_}" "" "$t"
+done
+format() {
+	if make -s check-format >/dev/null 2>&1; then
+		echo "PASS format: clang-format clean"
+	else
+		echo "FAIL format: run 'make format' (clang-format --dry-run reports differences)"
+	fi
+}
+add format "" format
+[ -x tests/layers/run.sh ] && add layers "" tests/layers/run.sh
 
-[ -x tests/layers/run.sh ] && run layers tests/layers/run.sh
+# ---- The order: the programs that run alone first (nothing else is running yet), then
+# the longest first by the last run's times (a fresh checkout: the guests, the kernel
+# tests, then the rest as listed).
+last() { awk -v n="$1" '$1 == n { s = $2 } END { print s + 0 }' "$times" 2>/dev/null || echo 0; }
+guess() {
+	case $1 in
+	vm-*) echo 1000 ;;
+	kernel/*) echo 100 ;;
+	*) echo 1 ;;
+	esac
+}
+order=()
+i=0
+for name in "${queue[@]}"; do
+	secs=$(last "$name")
+	[ "$secs" = 0 ] && secs=$(guess "$name")
+	[ "${lane[$name]}" = alone ] && secs=$((secs + 1000000))
+	printf '%s %s %s\n' "$secs" "$i" "$name"
+	i=$((i + 1))
+done | sort -k1,1nr -k2,2n >"$work/order"
+order=($(cut -d' ' -f3 "$work/order"))
 
-if ! selected format; then
-	:
-elif make -s check-format >/dev/null 2>&1; then
-	echo "PASS format: clang-format clean" | tee -a "$log"
+# ---- Running: up to $jobs programs at once, each one's output printed whole when it
+# ends. One program, or -j 1: one after the other, their output shown as they run.
+declare -A pid_of started
+running=()
+stop_all() {
+	local p
+	for p in "${running[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null
+	done
+	rm -rf "$work"
+}
+trap stop_all EXIT
+trap 'exit 143' TERM INT HUP
+
+run_one() { # run_one NAME: runs the program; its files under $work/job.NAME
+	local f=$work/job.${1//\//_}
+	eval "${cmd[$1]}" >"$f.out" 2>"$f.err" </dev/null
+	echo $? >"$f.rc"
+}
+finish() { # finish NAME: prints what the ended program said
+	local f=$work/job.${1//\//_}
+	collect "$1" "$f.out" "$f.err" "$(cat "$f.rc" 2>/dev/null || echo 1)" \
+		$((SECONDS - started[$1]))
+}
+
+if [ "$jobs" -eq 1 ] || [ ${#order[@]} -le 1 ]; then
+	for name in "${order[@]}"; do
+		f=$work/job.${name//\//_}
+		start=$SECONDS
+		echo "== $name" >&2
+		eval "${cmd[$name]}" >"$f.out" 2> >(sed 's/^/    /' >&2) </dev/null
+		collect "$name" "$f.out" "" $? $((SECONDS - start))
+	done
 else
-	echo "FAIL format: run 'make format' (clang-format --dry-run reports differences)" | tee -a "$log"
+	set -m # each program in a process group of its own, so a stop takes all of it along
+	pending=("${order[@]}")
+	while [ ${#pending[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
+		alone=0 guest=0
+		for p in "${running[@]}"; do
+			[ "${lane[${pid_of[$p]}]}" = alone ] && alone=1
+			[ "${lane[${pid_of[$p]}]}" = vm ] && guest=1
+		done
+		rest=()
+		for name in "${pending[@]}"; do
+			if [ $alone = 1 ] || [ ${#running[@]} -ge "$jobs" ] ||
+				{ [ "${lane[$name]}" = alone ] && [ ${#running[@]} -gt 0 ]; } ||
+				{ [ "${lane[$name]}" = vm ] && [ $guest = 1 ]; }; then
+				rest+=("$name")
+				continue
+			fi
+			started[$name]=$SECONDS
+			run_one "$name" &
+			pid_of[$!]=$name
+			running+=("$!")
+			[ "${lane[$name]}" = alone ] && alone=1
+			[ "${lane[$name]}" = vm ] && guest=1
+		done
+		pending=("${rest[@]}")
+		[ ${#running[@]} -gt 0 ] || continue
+		wait -n -p done_pid "${running[@]}"
+		still=()
+		for p in "${running[@]}"; do
+			[ "$p" = "$done_pid" ] || still+=("$p")
+		done
+		running=("${still[@]}")
+		finish "${pid_of[$done_pid]}"
+	done
+	set +m
 fi
 
+# ---- The end: this run's times kept for the next run's order, the slowest ten, and the
+# counts.
+if [ -s "$work/durations" ]; then
+	mkdir -p "$(dirname "$times")"
+	{ cat "$work/durations"; awk '{ print $2, $1 }' "$times" 2>/dev/null; } |
+		awk 'NF == 2 && $1 ~ /^[0-9]+$/ { if (!($2 in s)) s[$2] = $1 } END { for (n in s) print n, s[n] }' |
+		sort >"$times.tmp" 2>/dev/null && mv "$times.tmp" "$times" 2>/dev/null
+fi
 pass=$(grep -c '^PASS ' "$log")
 fail=$(grep -c '^FAIL ' "$log")
 skip=$(grep -c '^SKIP ' "$log")
 echo
 grep '^FAIL ' "$log" || true
-cat "$log.kernels" 2>/dev/null
+cat "$work/kernels" 2>/dev/null
+if [ "$(wc -l <"$work/durations" 2>/dev/null || echo 0)" -gt 1 ]; then
+	echo "slowest:"
+	sort -nr "$work/durations" | head -10 | awk '{ printf "  %5d s  %s\n", $1, $2 }'
+fi
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Folded-stack writer. Report stacks differ by pid and tid; folded lines do not carry
- * them, so equal lines are merged before writing, each line printed once with its sum. */
+ * them (but see with_pid), so equal lines are merged before writing, each line printed
+ * once with its sum. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +33,21 @@ static void put_name(FILE *f, const char *name)
 		fputc(*name == ';' ? ':' : (*name == '\n' ? ' ' : *name), f);
 }
 
-static void print_stack(FILE *f, const struct report *r, const struct report_stack *s)
+/* EBPROF_FOLDED_PID=1 writes "comm-PID" where the comm goes, as stackcollapse-perf.pl's
+ * --pid does: the suite records many processes of one program at once and reads each
+ * one's stacks apart (tests/kernel/lib.sh: batch_stacks). */
+static bool with_pid(void)
+{
+	const char *v = getenv("EBPROF_FOLDED_PID");
+
+	return v && v[0] && strcmp(v, "0") != 0;
+}
+
+static void print_stack(FILE *f, const struct report *r, const struct report_stack *s, bool pid)
 {
 	put_name(f, s->comm[0] ? s->comm : "[unknown]");
+	if (pid)
+		fprintf(f, "-%u", s->pid);
 	if (s->truncated)
 		fputs(";[truncated]", f);
 	for (uint32_t i = s->nframes; i-- > 0;) {
@@ -55,6 +69,7 @@ static int merge(const struct report *r, struct hmap *lines, struct arena *a, ui
 {
 	char *buf = NULL;
 	size_t len = 0;
+	bool pid = with_pid();
 	FILE *mem;
 
 	for (size_t i = 0; i < r->nstacks; i++) {
@@ -67,7 +82,7 @@ static int merge(const struct report *r, struct hmap *lines, struct arena *a, ui
 		mem = open_memstream(&buf, &len);
 		if (!mem)
 			return -ENOMEM;
-		print_stack(mem, r, &r->stacks[i]);
+		print_stack(mem, r, &r->stacks[i], pid);
 		if (fclose(mem))
 			return -ENOMEM;
 		h = hash_bytes(buf, len, 0);

@@ -21,7 +21,7 @@
 #include "util/log.h"
 
 /* The registry: one line per runtime, whose struct runtime_ops is NAME_runtime in
- * src/interp/NAME.c. */
+ * src/interp/NAME/NAME.c. */
 #define EBPROF_RUNTIMES(X) X(python) X(go) X(hotspot) X(v8)
 
 #define DECLARE_RUNTIME(name) extern const struct runtime_ops name##_runtime;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The runtime registry: every language runtime ebprof unwinds (interpreters, JIT
- * runtimes, Go's labels) is one struct runtime_ops in src/interp/, one walker program in
- * bpf/, and one line in the table of runtime.c. Every layer — the tracker, ingest, the
- * report, the session and its summary, the table of frame kinds, ebprof check — loops
- * over the registry instead of naming a runtime. */
+ * runtimes, Go's labels) is one folder, src/interp/NAME/ (its struct runtime_ops and its
+ * walker program), and one line in the table of runtime.c. The tracker, the session and its
+ * summary, --help and ebprof check loop over the registry instead of naming a runtime;
+ * ingest and the report reach runtimes only through the frame source the set fills
+ * (profile/frame_source.h). */
 #ifndef EBPROF_RUNTIME_H
 #define EBPROF_RUNTIME_H
 
@@ -72,7 +73,7 @@ struct runtime_ops {
 	struct frame_kind_info kind;
 	struct runtime_floor floor;
 	/* Its walker object's ELF image (the skeleton's), and the walker's base name
-	 * (EBPROF_WALKER(fn) in bpf/NAME.bpf.c). */
+	 * (EBPROF_WALKER(fn) in src/interp/NAME/NAME.bpf.c). */
 	const void *(*bpf_elf)(size_t *size);
 	const char *bpf_walker;
 	/* After load: finds its maps in obj by name. Returns 0 or -errno (the runtime is

@@ -4,7 +4,9 @@
  * CPU and attach the program to each (start), and poll the ring buffer. Every failure
  * path unwinds through sampler__free. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdlib.h>
@@ -342,15 +344,36 @@ static int attach_fork(struct sampler *s, struct loader *l)
 	return err;
 }
 
+/* The leak EBPROF_INJECT_FAILURE=leak-map makes: one map's descriptor copied without
+ * O_CLOEXEC, so a program started then (sleep, for a minute) keeps the map after ebprof
+ * exits, as a forgotten O_CLOEXEC would. The suite's leak check must catch it. */
+static int leak_map(struct sampler *s)
+{
+	char *argv[] = {"sleep", "60", NULL};
+	int fd = fcntl(bpf_map__fd(s->skel->maps.profiled_pids), F_DUPFD, 3), err;
+	pid_t pid;
+
+	if (fd < 0)
+		return -errno;
+	err = -posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, environ);
+	close(fd);
+	if (!err)
+		pr_warn("injected leak: map profiled_pids held by pid %d (EBPROF_INJECT_FAILURE)",
+			pid);
+	return err;
+}
+
 /* Test hook: EBPROF_INJECT_FAILURE=after-attach fails once everything is attached, and
  * =crash-after-attach crashes there, so the suite can prove that a late failure leaves
- * nothing behind and that a crash says where it happened. */
-static int injected_failure(void)
+ * nothing behind and that a crash says where it happened; =leak-map leaks (leak_map). */
+static int injected_failure(struct sampler *s)
 {
 	const char *v = getenv("EBPROF_INJECT_FAILURE");
 
 	if (v && strcmp(v, "crash-after-attach") == 0)
 		raise(SIGSEGV);
+	if (v && strcmp(v, "leak-map") == 0)
+		return leak_map(s);
 	if (v && strcmp(v, "after-attach") == 0) {
 		pr_err("injected failure after attaching (EBPROF_INJECT_FAILURE)");
 		return -ECANCELED;
@@ -404,7 +427,7 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 	if (!err)
 		err = attach_cpus(s, l, s->opts.freq_hz);
 	if (!err)
-		err = injected_failure();
+		err = injected_failure(s);
 	return err;
 }
 

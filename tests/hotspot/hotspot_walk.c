@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /* hotspot_walk PID SAMPLES COMM...: samples the threads of a live JVM named COMM with
  * ptrace (interrupt, read the registers, resume) and unwinds each sample whose pc lies
- * in Java code with the HotSpot walker's own step (bpf/hotspot_step.h, compiled here as
- * host C) until the pc leaves the code cache, then names the frames as ebprof's ingest
- * does (src/interp/hotspot_names.c). Prints folded stacks, root first, one per line:
- * "COMM;frame;...;frame COUNT", and a summary on stderr. tests/kernel/hotspot.sh checks
- * the walker's logic on every JDK with it, before and besides the BPF program. */
+ * in Java code with the HotSpot walker's own step (src/interp/hotspot/hotspot_step.h,
+ * compiled here as host C) until the pc leaves the code cache, then names the frames as
+ * ebprof's ingest does (src/interp/hotspot/hotspot_names.c). Prints folded stacks, root
+ * first, one per line: "COMM;frame;...;frame COUNT", and a summary on stderr.
+ * tests/kernel/hotspot.sh checks the walker's logic on every JDK with it, before and
+ * besides the BPF program. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

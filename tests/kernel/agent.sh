@@ -138,7 +138,12 @@ fixed=$port
 "$EBPROF" agent -F 49 --endpoint "127.0.0.1:$fixed" --insecure --report-interval 0.5s \
 	--max-queue 2 -d 14 >"$TMP/outage.out" 2>"$TMP/outage.err" &
 agent=$!
-sleep 2
+# The outage starts once the receiver has had an export (a loaded machine may take
+# seconds to verify the agent's programs), at the latest 8 s in.
+for _ in $(seq 80); do
+	[ "$(requests "$TMP/before.jsonl")" -ge 1 ] && break
+	sleep 0.1
+done
 kill "$rpid"
 wait "$rpid" 2>/dev/null
 sleep 5
@@ -158,11 +163,11 @@ check agent_outage_resumed "$(requests "$TMP/after.jsonl") requests after the re
 kill "$rpid" 2>/dev/null
 
 # No collector at all: a clear warning, a clean exit, nothing left behind.
-before=$(bpf_ids)
+track_bpf
 "$EBPROF" agent --endpoint 127.0.0.1:1 --insecure --report-interval 0.5s -d 2 \
 	--flush-timeout 1 >"$TMP/down.out" 2>"$TMP/down.err"
 rc=$?
 check agent_no_collector_exit "exit $rc: $(tail -2 "$TMP/down.err")" [ "$rc" -eq 0 ]
 check agent_no_collector_says "stderr: $(tail -2 "$TMP/down.err")" \
 	grep -qiE 'refused|connect' "$TMP/down.err"
-check agent_no_leftovers "BPF objects left behind" settled "$before"
+bpf_gone agent_no_leftovers

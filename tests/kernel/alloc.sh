@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 MEAN=65536
-before=$(bpf_ids)
+track_bpf
 
 # site_value FILE SITE: the summed value of the stacks that pass through SITE (the leaf
 # with the preloaded library, whose own frames are left out; under malloc in kernel mode).
@@ -98,4 +98,4 @@ rc=$?
 missing_lib_refused() { [ $rc -eq 1 ] && grep -q 'EBPROF_ALLOC_LIB' "$TMP/stderr"; }
 check alloc_missing_lib "exit $rc: $(head -1 "$TMP/stderr")" missing_lib_refused
 
-check alloc_nothing_left "BPF programs, maps or links left behind" settled "$before"
+bpf_gone alloc_nothing_left

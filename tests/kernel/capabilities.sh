@@ -4,6 +4,7 @@
 # those in its bounding set (what the container gets) records whole-system stacks with
 # named user and kernel frames; without CAP_BPF it fails with an error that says what
 # is missing.
+# suite: alone (its sample counts assume the CPUs are not shared with other tests)
 . "$(dirname "$0")/lib.sh"
 
 yaml=deploy/ebprof-daemonset.yaml

@@ -18,7 +18,7 @@ expect() { # expect NAME STATUS PATTERN CMD...
 	fi
 }
 
-before=$(bpf_ids)
+track_bpf
 expect errors_unknown_flag 2 'usage' "$EBPROF" record --bogus
 expect errors_bad_freq 2 '-F:.*not a whole number' "$EBPROF" record -F abc
 expect errors_freq_range 2 '-F:.*out of range' "$EBPROF" record -F 0
@@ -46,4 +46,4 @@ if command -v setpriv >/dev/null; then
 else
 	echo "SKIP errors_not_root: setpriv missing"
 fi
-check errors_clean "BPF objects left behind by failed runs" settled "$before"
+bpf_gone errors_clean

@@ -7,7 +7,9 @@
 # into a hot loop, a chain through java.util.zip.Deflater into libz, two threads with
 # their own chains, a lambda/stream pipeline, each under the native frames that started
 # it. Each asserts that >= 90 % of the samples reaching its leaf carry the whole expected
-# chain and that the leaf's line is right. A JDK whose root is missing is a SKIP.
+# chain and that the leaf's line is right. JVMs warm up together: every JDK's Chain for
+# discovery and the step, then each JDK's workloads under one recording (lib.sh:
+# batch_new). A JDK whose root is missing is a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/java
@@ -42,82 +44,77 @@ compile() {
 	ls "$out"/Chain.class >/dev/null 2>&1
 }
 
-# start LABEL ROOT JAVA CLASS: runs CLASS for a minute in the JVM; sets JPID. The caller
-# stops it.
+# start LABEL ROOT JAVA CLASS: runs CLASS for a minute in the JVM, in the background; sets
+# JPID[LABEL]. stop_all stops them.
+declare -A JPID
 start() {
-	local root=$2 java=$3 class=$4
+	local l=$1 root=$2 java=$3 class=$4
 	root_dir "$root" java
 	cp "$TMP/classes"/*.class "$DIR/"
-	(in_root "$root" "$java" -cp "$RDIR" "$class" 60 >/dev/null 2>"$TMP/$1-$class.err") &
-	JPID=$!
-	sleep "$WARM"
+	(in_root "$root" "$java" -cp "$RDIR" "$class" 60 >/dev/null 2>"$TMP/$l-$class.err") &
+	JPID[$l]=$!
 }
-stop() { kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; }
-
-# walk LABEL ROOT JAVA CLASS COMM...: samples CLASS's threads; sets OUT (folded stacks).
-walk() {
-	local l=$1 root=$2 java=$3 class=$4
-	shift 4
-	OUT=$TMP/$l-$class.folded
-	start "$l" "$root" "$java" "$class"
-	"$WALK" "$JPID" "$SAMPLES" "$@" >"$OUT" 2>"$TMP/$l-$class.walk" ||
-		fail "hotspot_${l}_$class" "hotspot_walk failed: $(tail -1 "$TMP/$l-$class.walk")"
-	tail -1 "$TMP/$l-$class.walk" >&2
-	stop
+stop_all() {
+	local p
+	for p in "${JPID[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
 }
 
-J='[^;]*' # one frame
-suite() {
-	local l=$1 root=$2 java=$3 want=${1%%[!0-9]*} out
-	start "$l" "$root" "$java" Chain
-	out=$("$INSPECT" "$JPID" 2>&1)
-	stop
+# live LABEL ROOT JAVA: on the running JVM JPID[LABEL], discovery (the JDK's version and a
+# complete layout) and the walker's step on ptrace samples; true when discovery passed.
+live() {
+	local l=$1 want=${1%%[!0-9]*} out
+	out=$("$INSPECT" "${JPID[$l]}" 2>&1)
 	echo "$out" | sed "s/^/hotspot_$l: /" >&2
 	if ! echo "$out" | grep -qE "^version ${want:-[0-9]+}[.+][^ ]* \(feature ${want:-[0-9]+}\): layout complete"; then
 		fail "hotspot_${l}_discovery" "not JDK ${want:-?} with a complete layout: $(echo "$out" | tail -1)"
-		return
+		return 1
 	fi
 	pass "hotspot_${l}_discovery"
-
-	walk "$l" "$root" "$java" Chain java
+	OUT=$TMP/$l-Chain.folded
+	"$WALK" "${JPID[$l]}" "$SAMPLES" java >"$OUT" 2>"$TMP/$l-Chain.walk" ||
+		fail "hotspot_${l}_step_chain" "hotspot_walk failed: $(tail -1 "$TMP/$l-Chain.walk")"
+	tail -1 "$TMP/$l-Chain.walk" >&2
 	expect "hotspot_${l}_step_chain" "$OUT" "main -> outer -> middle -> leaf, leaf at line $(line_of Chain LEAF_LINE)" \
 		"Chain\.main \(Chain\.java:[0-9]+\);Chain\.outer \(Chain\.java:[0-9]+\);Chain\.middle \(Chain\.java:[0-9]+\);Chain\.leaf \(Chain\.java:$(line_of Chain LEAF_LINE)\) [0-9]+$" \
 		'Chain\.leaf \(' 30
+}
 
+# add LABEL ROOT JAVA: the recorded workloads, run by JAVA in ROOT, join the batch.
+CLASSES="Chain Zip Threads Stream"
+add() {
+	local l=$1 root=$2 java=$3 class
+	root_dir "$root" java
+	cp "$TMP/classes"/*.class "$DIR/"
+	for class in $CLASSES; do
+		batch_add "$l-$class" "$root" "$java" -cp "$RDIR" "$class" "$SECS"
+	done
+}
+
+J='[^;]*' # one frame
+check_suite() {
+	local l=$1
 	# Java frames sit between the native frames that called them: Java is entered
 	# through the call stub from JavaCalls::call_helper.
 	local entry="JavaCalls::call_helper[^;]*;\[jvm stub: [^;]*\];" leaf="(;[^;]*_\[k\])* [0-9]+$"
-	record "$l" "$root" "$java" Chain
-	expect "hotspot_${l}_inlined_chain" "$OUT" "call_helper -> main -> outer -> middle -> leaf at line $(line_of Chain LEAF_LINE)" \
+	expect "hotspot_${l}_inlined_chain" "$(batch_stacks "$l-Chain")" "call_helper -> main -> outer -> middle -> leaf at line $(line_of Chain LEAF_LINE)" \
 		"${entry}Chain\.main \(Chain\.java:[0-9]+\);Chain\.outer \(Chain\.java:[0-9]+\);Chain\.middle \(Chain\.java:[0-9]+\);Chain\.leaf \(Chain\.java:$(line_of Chain LEAF_LINE)\)$leaf" \
 		'Chain\.leaf \(' 20
-
-	record "$l" "$root" "$java" Zip
-	expect "hotspot_${l}_jni" "$OUT" "compress at line $(line_of Zip COMPRESS_LINE) -> Deflater -> its JNI function -> libz's deflate" \
+	expect "hotspot_${l}_jni" "$(batch_stacks "$l-Zip")" "compress at line $(line_of Zip COMPRESS_LINE) -> Deflater -> its JNI function -> libz's deflate" \
 		"${entry}Zip\.main \(Zip\.java:[0-9]+\);Zip\.compress \(Zip\.java:$(line_of Zip COMPRESS_LINE)\);($J;)*java\.util\.zip\.Deflater\.deflateBytes[A-Za-z]*[^;]*;Java_java_util_zip_Deflater_deflateBytes[A-Za-z]*;($J;)*deflate(;|$leaf)" \
 		'Java_java_util_zip_Deflater_deflateBytes' 20
-
-	record "$l" "$root" "$java" Threads
+	OUT=$(batch_stacks "$l-Threads")
 	expect "hotspot_${l}_thread_alpha" "$OUT" "Thread.run -> alphaMain -> alphaWork" \
 		"${entry}java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.alphaMain \(Threads\.java:[0-9]+\);Threads\.alphaWork \(Threads\.java:$(line_of Threads ALPHA_LINE)\)$leaf" \
 		'alphaWork \(' 20
 	expect "hotspot_${l}_thread_beta" "$OUT" "Thread.run -> betaMain -> betaStep -> betaWork" \
 		"${entry}java\.lang\.Thread\.run \(Thread\.java:[0-9]+\);($J;)*Threads\.betaMain \(Threads\.java:[0-9]+\);Threads\.betaStep \(Threads\.java:[0-9]+\);Threads\.betaWork \(Threads\.java:$(line_of Threads BETA_LINE)\)$leaf" \
 		'betaWork \(' 20
-
-	record "$l" "$root" "$java" Stream
-	expect "hotspot_${l}_stream" "$OUT" "main -> run -> the stream library -> the lambda -> mix" \
+	expect "hotspot_${l}_stream" "$(batch_stacks "$l-Stream")" "main -> run -> the stream library -> the lambda -> mix" \
 		"${entry}Stream\.main \(Stream\.java:[0-9]+\);Stream\.run \(Stream\.java:[0-9]+\);java\.util\.stream\.LongPipeline\.sum \(LongPipeline\.java:[0-9]+\);($J;)*Stream\.mix \(Stream\.java:$(line_of Stream MIX_LINE)\)$leaf" \
 		'Stream\.mix \(' 20
-}
-
-# record LABEL ROOT JAVA CLASS: ebprof record of CLASS run for SECS; sets OUT (folded).
-record() {
-	local l=$1 root=$2 java=$3 class=$4
-	root_dir "$root" java
-	cp "$TMP/classes"/*.class "$DIR/"
-	OUT=$TMP/$l-$class-rec
-	record_in_root "hotspot_${l}_$class" '^  hotspot' "$root" "$java" -cp "$RDIR" "$class" "$SECS"
 }
 
 if [ ! -x "$WALK" ] || [ ! -x "$INSPECT" ]; then
@@ -129,4 +126,23 @@ if ! compile; then
 	cat "$TMP/javac.log" >&2 2>/dev/null
 	exit 0
 fi
-runtime_suites hotspot suite "${JDKS[@]}"
+# First every JDK's Chain at once, warmed together, for discovery and the walker's step;
+# then each JDK's workloads in one recording (one per JDK, not one for all: twenty JVMs
+# starting at once outran ebprof's description of them on a loaded 2-CPU host). A JDK
+# ebprof does not discover is not recorded.
+SPECS=()
+starting() { start "$@" Chain && SPECS+=("$1:$2:$3"); }
+runtime_suites hotspot starting "${JDKS[@]}"
+[ ${#SPECS[@]} -gt 0 ] || exit 0
+sleep "$WARM"
+LIVE=()
+for spec in "${SPECS[@]}"; do
+	live "${spec%%:*}" && LIVE+=("$spec")
+done
+stop_all
+for spec in "${LIVE[@]}"; do
+	IFS=: read -r l root java <<<"$spec"
+	batch_new
+	add "$l" "$root" "$java"
+	batch_record "hotspot_$l" '^  hotspot' && check_suite "$l"
+done

@@ -96,7 +96,7 @@ check lazywalk_late_frames "$leaf samples of outer -> middle -> leaf, want >= 20
 prog=$(walkers "$TMP/direct.err")
 prog=${prog% }
 prog=${prog#python/}
-before=$(bpf_ids)
+track_bpf
 EBPROF_INJECT_FAILURE=load:$prog "$EBPROF" record -F 199 -o "$TMP/rej" -- "$PY" "$CHAIN" 0.5 \
 	>/dev/null 2>"$TMP/rej.err"
 rc=$?
@@ -109,4 +109,4 @@ check lazywalk_rejected_native "Python frames from a rejected walker" \
 	[ "$(grep -cE "$PYFRAME" "$TMP/rej/stacks.folded")" -eq 0 ]
 check lazywalk_rejected_samples "no samples of the eval loop" \
 	[ "$(folded_match "$TMP/rej/stacks.folded" python3 ';PyEval_EvalCode;')" -ge 20 ]
-check lazywalk_rejected_clean "BPF objects differ after a rejected walker" settled "$before"
+bpf_gone lazywalk_rejected_clean

@@ -6,7 +6,7 @@
 # nothing stays attached afterwards.
 . "$(dirname "$0")/lib.sh"
 
-before=$(bpf_ids)
+track_bpf
 "$EBPROF" record --off-cpu -o "$TMP/out" -- "$W/offcpu_sleep" 10 100 300 >"$TMP/stdout" 2>"$TMP/err"
 rc=$?
 check offcpu_exit "exit $rc: $(head -3 "$TMP/err")" [ $rc -eq 0 ]
@@ -55,4 +55,4 @@ rc=$?
 check offcpu_bad_rate "exit $rc for --off-cpu=2" [ $rc -eq 2 ]
 check offcpu_bad_rate_message "no message" grep -q -- '--off-cpu' "$TMP/err"
 
-check offcpu_clean "BPF objects differ after recording off-CPU time" settled "$before"
+bpf_gone offcpu_clean

@@ -9,7 +9,7 @@
 
 CALLS=2000
 T=$W/probe_target
-before=$(bpf_ids)
+track_bpf
 # Without attach cookies (before 5.15) the uprobe program serves one probe: the
 # uretprobe is recorded on its own, and the two together are refused, saying why.
 ret=$TMP/out
@@ -93,4 +93,4 @@ check probes_bad_symbol_message "no error naming the probe" grep -q "attaching u
 rc=$?
 check probes_bad_tracepoint "exit $rc for a missing tracepoint" [ $rc -eq 1 ]
 
-check probes_clean "BPF objects differ after the probe recordings" settled "$before"
+bpf_gone probes_clean

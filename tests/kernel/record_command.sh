@@ -3,6 +3,7 @@
 # `record -- CMD`: the known frame-pointer chain shows in >= 90 % of the command's
 # samples after start-up (lib.sh: STARTUP), nothing else is recorded, and forked
 # children are followed.
+# suite: alone (its sample counts assume the CPUs are not shared with other tests)
 . "$(dirname "$0")/lib.sh"
 
 out=$TMP/cmd

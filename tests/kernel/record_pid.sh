@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `record -p PID`: only the named process is recorded, with its full chain.
+# suite: alone (its sample counts assume the CPUs are not shared with other tests)
 . "$(dirname "$0")/lib.sh"
 
 cp "$W/fp_chain" "$TMP/fp_wanted"

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Whole-system recording: every output is written and readable; a syscall-heavy
 # workload shows kernel frames under its user frames; the known chain shows.
+# suite: alone (its sample counts assume the CPUs are not shared with other tests)
 . "$(dirname "$0")/lib.sh"
 
 "$W/syscall_loop" 4 &

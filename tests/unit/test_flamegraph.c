@@ -14,6 +14,7 @@
 
 #include "export/flamegraph.h"
 #include "harness.h"
+#include "interp/runtime.h"
 #include "leftovers.h"
 
 #define HOSTILE                                                                              \
@@ -50,7 +51,7 @@ static const struct report_stack demo_stacks[] = {
     {100, 101, "demo", "worker", 30, 3, false, demo_c},
     {100, 100, "demo", "demo", 10, 4, false, demo_d},
 };
-static const struct report demo = {
+static struct report demo = {
     .period_ns = 10000000,
     .start_unix_ns = 1700000000000000000ULL,
     .duration_ns = 1000000000,
@@ -418,6 +419,9 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	/* A Python frame's kind comes with the report, from the registry, as
+	 * report__fill_kinds gives a recording's. */
+	demo.kinds[FRAME_PYTHON] = runtime_registry__kind(FRAME_PYTHON);
 	RUN_TEST(test_page_has_title_data_and_no_network);
 	RUN_TEST(test_merges_stacks_in_name_order);
 	RUN_TEST(test_inline_frames);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The Go walker's step across a cgo call (bpf/go_cgo_step.h), compiled as host C: user
- * memory is two simulated stacks, g0's and a goroutine's, laid out as asmcgocall leaves
- * them, and the g structures the step reads. Then how userspace reads asmcgocall's code
- * for the step's offsets (interp/go_cgo.c). */
+/* The Go walker's step across a cgo call (src/interp/go/go_cgo_step.h), compiled as host
+ * C: user memory is two simulated stacks, g0's and a goroutine's, laid out as asmcgocall
+ * leaves them, and the g structures the step reads. Then how userspace reads asmcgocall's
+ * code for the step's offsets (interp/go/go_cgo.c). */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>

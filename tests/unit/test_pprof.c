@@ -455,17 +455,20 @@ static char *run(const char *cmd, int *status)
 }
 
 /* `go tool pprof` reads only the file: no home, proxy or binaries from outside. Go 1.24
- * and later build the tool on first use into GOCACHE: the build folder's, which the
- * kernel tests share (tests/kernel/lib.sh), so the suite builds it once. */
+ * and later build the tool on first use into GOCACHE: the machine's when tests/run.sh
+ * names one (EBPROF_GOCACHE, filled by scripts/install-go.sh), else the build folder's,
+ * which the kernel tests share (tests/kernel/lib.sh), so it is built once, not per test. */
 static void go_env(void)
 {
 	char cache[PATH_MAX], cwd[PATH_MAX / 2];
-	const char *build = getenv("BUILD");
+	const char *build = getenv("BUILD"), *machine = getenv("EBPROF_GOCACHE");
 
 	if (!build || !build[0])
 		build = "build";
 	/* GOCACHE must be absolute. */
-	if (build[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+	if (machine && machine[0] == '/')
+		snprintf(cache, sizeof(cache), "%s", machine);
+	else if (build[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		snprintf(cache, sizeof(cache), "%s/go-tool-cache", build);
 	else
 		snprintf(cache, sizeof(cache), "%s/%s/go-tool-cache", cwd, build);

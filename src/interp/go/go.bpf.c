@@ -2,7 +2,7 @@
 /* The Go walker. Go frames are native code, named from the pclntab in userspace; the
  * walker does two things the native walker cannot. Handed the registers at
  * runtime.asmcgocall (claimed UNW_MARK_WALK), it crosses a cgo call from the system stack
- * back to the goroutine's (bpf/go_cgo_step.h), and at runtime.systemstack the runtime's
+ * back to the goroutine's (go_cgo_step.h), and at runtime.systemstack the runtime's
 own switches to it (systemstack, morestack), and hands them back. Run after the native
  * walk of every sample of a Go process (unw_proc.always), it reads what only the
  * sample's moment knows, the pprof labels (pprof.Do) of the goroutine the thread was
@@ -21,7 +21,7 @@ own switches to it (systemstack, morestack), and hands them back. Run after the 
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Go processes userspace has described (src/interp/go.c). */
+/* Go processes userspace has described (go.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */

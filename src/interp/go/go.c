@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The Go runtime in the registry: Go frames are native (named from the pclntab by the
  * symbolizer); this file finds Go binaries and their release, tells the Go walker
- * (bpf/go.bpf.c) where the running goroutine's pprof labels are and where cgo calls
+ * (go.bpf.c) where the running goroutine's pprof labels are and where cgo calls
  * switch stacks (claiming runtime.asmcgocall), and reads the label strings the walker
  * pointed at while the process lives. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the Go walker needs to cross a cgo call (bpf/go_cgo_step.h), read from a Go
+/* What the Go walker needs to cross a cgo call (go_cgo_step.h), read from a Go
  * binary's runtime.asmcgocall: where its code is, whether its prologue saves BP, and
  * where on the system stack it keeps the g it left and its depth in that g's stack. */
 #ifndef EBPROF_INTERP_GO_CGO_H

@@ -7,7 +7,7 @@
  * that goroutine meanwhile, to rewrite it), and returns by it. And runtime.morestack,
  * which leaves in curg.sched where the goroutine resumes once newstack has grown (and
  * moved) its stack: Go's own traceback goes on from there too. Pure logic, shared
- * by bpf/go.bpf.c and tests/unit/test_go_cgo.c; the includer supplies
+ * by go.bpf.c and tests/unit/test_go_cgo.c; the includer supplies
  * GO_READ_USER(dst, size, addr): 0 when size bytes at addr were read.
  *
  * What asmcgocall leaves (asm_amd64.s, every release from 1.19 to 1.27): on the

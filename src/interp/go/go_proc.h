@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /* What userspace tells the Go walker about one Go process (map pid_to_go), and how the
- * goroutine's pprof labels travel in a sample's user stack. Shared by bpf/go.bpf.c and
- * src/interp/go.c; fixed-width and pointer-free. */
+ * goroutine's pprof labels travel in a sample's user stack. Shared by go.bpf.c and
+ * go.c; fixed-width and pointer-free. */
 #ifndef EBPROF_GO_PROC_H
 #define EBPROF_GO_PROC_H
 
@@ -59,7 +59,7 @@ struct go_proc {
 	__u16 g_labels;	  /* offsetof(g, labels) */
 	__u8 labels_kind; /* enum go_labels_kind */
 	__u8 pad;
-	/* The stack switches the Go walker crosses (bpf/go_cgo_step.h), each claimed
+	/* The stack switches the Go walker crosses (go_cgo_step.h), each claimed
 	 * UNW_MARK_WALK in the Go binary's mapping, as [lo, hi) in the process; hi 0: not
 	 * claimed. runtime.asmcgocall: where a cgo call leaves the goroutine's stack for
 	 * g0's. runtime.systemstack: where the runtime runs a function on g0's stack for the

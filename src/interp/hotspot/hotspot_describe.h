@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A JVM process described for the HotSpot walker (struct hs_proc, bpf/hotspot_proc.h):
+/* A JVM process described for the HotSpot walker (struct hs_proc, hotspot_proc.h):
  * its code cache, code heaps and their segment maps, the interpreter and the call stub,
  * read from the process with the build's layout. */
 #ifndef EBPROF_HOTSPOT_DESCRIBE_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Names for the HotSpot frames of one JVM process: a frame the walker recorded (struct
- * hs_frame encoding, bpf/hotspot_proc.h) becomes one or more Java frames, innermost
+ * hs_frame encoding, hotspot_proc.h) becomes one or more Java frames, innermost
  * first (a compiled pc expands into the methods inlined there). Reads the JVM at most
  * once per method and per (nmethod, compile id, pc); the caches are bounded. */
 #ifndef EBPROF_HOTSPOT_NAMES_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /* What the HotSpot walker knows of one JVM process (map pid_to_hotspot, written by
- * src/interp/hotspot.c from the JVM's own tables), and how its frames travel in a
+ * hotspot.c from the JVM's own tables), and how its frames travel in a
  * struct user_frame. Fixed-width and pointer-free: both sides compile it. */
 #ifndef EBPROF_HOTSPOT_PROC_H
 #define EBPROF_HOTSPOT_PROC_H

@@ -14,7 +14,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* CPython processes userspace has described (src/interp/python.c). */
+/* CPython processes userspace has described (python.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */

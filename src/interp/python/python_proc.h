@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /* What userspace tells the in-kernel Python unwinder about one CPython process (map
  * pid_to_python), and how a Python frame travels in a sample's user stack. Shared by
- * bpf/python.h and src/interp/python.c; fixed-width and pointer-free. */
+ * python.bpf.c and python.c; fixed-width and pointer-free. */
 #ifndef EBPROF_PYTHON_PROC_H
 #define EBPROF_PYTHON_PROC_H
 
@@ -39,7 +39,7 @@ enum py_layout {
 #define PY_MAX_THREADS 64    /* PyThreadState entries searched for the sampled thread */
 #define PY_EVAL_RANGES 2     /* _PyEval_EvalFrameDefault and its .cold part */
 
-/* Byte offsets inside CPython's structures, per version (src/interp/python_offsets.c or
+/* Byte offsets inside CPython's structures, per version (python_offsets.c or
  * _Py_DebugOffsets). All of them are below PY_FRAME_READ for the frame fields. */
 struct py_offsets {
 	__u16 interp_head;  /* _PyRuntimeState: interpreters.head */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /* What the V8 walker knows of one Node.js process (map pid_to_v8, written by
- * src/interp/v8.c from V8's post-mortem metadata), and how its frames travel in a
+ * v8.c from V8's post-mortem metadata), and how its frames travel in a
  * struct user_frame. Fixed-width and pointer-free: both sides compile it. */
 #ifndef EBPROF_V8_PROC_H
 #define EBPROF_V8_PROC_H

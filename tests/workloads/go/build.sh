@@ -11,6 +11,14 @@ src=$(cd "$(dirname "$0")" && pwd)
 out=${1:-${BUILD:-build}/go}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 cache=${EBPROF_GO_CACHE:-/var/cache/ebprof/go}
+# The machine's Go build cache (content-addressed, safe to share): a fresh checkout links
+# the workloads instead of compiling six toolchains' standard libraries again. Without
+# the right to write there, one of the checkout's own.
+gocache=$cache/build-cache
+mkdir -p "$gocache" 2>/dev/null && [ -w "$gocache" ] || gocache=$out/cache
+# One build at a time: the unit and the kernel tests both ask, side by side.
+exec 9>"$out/.lock"
+flock 9
 
 # Debian's toolchains, then the module proxy's (in install-go.sh's module cache).
 toolchains() {
@@ -28,7 +36,7 @@ build() {
 	mkdir -p "$dir"
 	for p in chain cgo; do
 		(cd "$src/$p" &&
-			export GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod GOCACHE="$out/cache/$v" \
+			export GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod GOCACHE="$gocache" \
 				CGO_ENABLED=$([ $p = cgo ] && echo 1 || echo 0) &&
 			"$go" build -o "$dir/$p" . &&
 			"$go" build -ldflags='-s -w' -o "$dir/$p.stripped" .) >"$dir/build.log" 2>&1 ||
