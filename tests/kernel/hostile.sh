@@ -30,7 +30,7 @@ useradd -M -N -d /nonexistent -s /usr/sbin/nologin "$USER_NAME" 2>"$TMP/useradd.
 	exit 0
 }
 UID_U=$(id -u "$USER_NAME")
-trap 'userdel "$USER_NAME" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'userdel "$USER_NAME" 2>/dev/null; rm -rf "$TMP" "${CLEAN[@]}"' EXIT
 as_user() { setpriv --reuid="$UID_U" --regid=65534 --clear-groups "$@"; }
 chmod 755 "$TMP"
 # The test removes and remakes /var/cache/ebprof (where the runtime roots live on the
@@ -41,6 +41,8 @@ if ! mount -t tmpfs -o mode=0755,size=3g tmpfs /var/cache ||
 	exit 0
 fi
 LIMIT=${EBPROF_HOSTILE_LIMIT:-300} # seconds a run may take before it counts as hung
+# Every run below is tracked: at the end, each BPF object and perf event it made must be gone.
+track_bpf
 
 # run_ebprof NAME ARGS...: ebprof ARGS under the time limit; output in $TMP/NAME.{out,err},
 # status in RC (124 or 137 when it hung).
@@ -81,7 +83,24 @@ said_once() {
 	return 1
 }
 
-fresh_cache() { rm -rf /var/cache/ebprof; }
+# fresh_cache: an empty /var/cache/ebprof for the next case; the temporary files of
+# write-then-rename (atomic_file's NAME.tmp.XXXXXX) the last one left there are noted in LEFT.
+LEFT=
+fresh_cache() {
+	LEFT+=$(find /var/cache/ebprof -name '*.tmp.*' -printf '%p ' 2>/dev/null)
+	rm -rf /var/cache/ebprof
+}
+
+# nothing_left: after every case, no BPF object or perf event any run made is still there,
+# and no case left a temporary file in the cache.
+nothing_left() {
+	fresh_cache
+	if [ -n "$LEFT" ]; then
+		fail hostile_nothing_left "temporary files left in the cache: $LEFT"
+		return
+	fi
+	bpf_gone hostile_nothing_left
+}
 
 # ---- 5: /var/cache/ebprof itself belongs to the user, or is a link.
 
@@ -592,3 +611,4 @@ if build_victim && build_watcher; then
 else
 	fail hostile_victim "cannot build the victim or the watcher"
 fi
+nothing_left
