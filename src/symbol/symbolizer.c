@@ -46,18 +46,21 @@ const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr)
 	return s->ksyms ? ksyms__lookup(s->ksyms, addr, NULL) : NULL;
 }
 
-/* Opens the debug file at p, if there is one; says why one that is there cannot be. */
-static int open_debug_path(const char *p)
+/* Opens the debug file at p, if there is one; when say, says why one that is there cannot
+ * be. */
+static int open_debug_path(const char *p, bool say)
 {
 	char why[SAFE_FILE_WHY];
 	int fd = safe_file__open(p, SAFE_FILE_FOLLOW, SYMBOLIZER_FILE_MAX, NULL, why);
 
-	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR)
+	if (say && fd < 0 && fd != -ENOENT && fd != -ENOTDIR)
 		pr_warn("debug file %s %s: not read", p, why);
 	return fd;
 }
 
-static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
+/* f's local debug file. It is looked for twice, for the symbols and then for the DWARF:
+ * the symbols' look (say) says what was refused, so a refusal is said once for the file. */
+static int open_debug_file(const struct symbolizer *s, struct file_entry *f, bool say)
 {
 	const char *id = elf_syms__build_id(f->syms), *link = elf_syms__debuglink(f->syms);
 	char p[4096];
@@ -65,14 +68,14 @@ static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
 
 	if (strlen(id) > 2) {
 		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", s->debug_root, id, id + 2);
-		fd = open_debug_path(p);
+		fd = open_debug_path(p, say);
 	}
 	if (fd < 0 && link && f->path[0] == '/') {
 		const char *slash = strrchr(f->path, '/');
 
 		snprintf(p, sizeof(p), "%s%.*s/%s", s->debug_root, (int)(slash - f->path), f->path,
 			 link);
-		fd = open_debug_path(p);
+		fd = open_debug_path(p, say);
 	}
 	return fd;
 }
@@ -113,7 +116,7 @@ static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 
 	f->dwarf = dwarf_of(s, f->fd);
 	if (!f->dwarf) {
-		dfd = open_debug_file(s, f);
+		dfd = open_debug_file(s, f, false);
 		if (dfd < 0 && f->debug_state == DEBUG_FETCHED)
 			dfd = debuginfod__find(s->debuginfod, elf_syms__build_id(f->syms));
 		if (dfd >= 0) {
@@ -174,7 +177,7 @@ static void open_syms(struct symbolizer *s, struct file_entry *f)
 		return;
 	}
 	f->debug_state = DEBUG_NONE;
-	dfd = open_debug_file(s, f);
+	dfd = open_debug_file(s, f, true);
 	if (dfd < 0)
 		return;
 	if (elf_syms__add_debug_file(f->syms, dfd))
