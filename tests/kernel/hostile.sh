@@ -498,6 +498,28 @@ bomb_ratio() {
 	said_once $name "would inflate past 64 times its size" && pass $name
 }
 
+# debug_file NAME CMD REASON: the split library's debug file made by CMD (run on $1, its
+# path) as something else than a file; a recording of the victim ends well and says REASON
+# once.
+debug_file() {
+	local name=$1 cmd=$2 reason=$3
+	fresh_cache
+	rm -rf "$SPLIT_DEBUG"
+	(set -- "$SPLIT_DEBUG" && eval "$cmd")
+	run_ebprof "$name" record -F 199 -o "$TMP/$name" -- "$V/victim" 1 0.01
+	rm -rf "$SPLIT_DEBUG"
+	ended_well "$name" || return
+	said_once "$name" "debug file $SPLIT_DEBUG $reason" && pass "$name"
+}
+
+debug_files() {
+	debug_file debug_fifo 'mkfifo "$1"' "is a FIFO, not a regular file"
+	debug_file debug_dev_zero 'ln -s /dev/zero "$1"' "is a character device"
+	debug_file debug_directory 'mkdir "$1"' "is a directory"
+	debug_file debug_too_large 'truncate -s 17G "$1"' "is larger than [0-9]+ bytes"
+	cp "$V/split.debug" "$SPLIT_DEBUG"
+}
+
 bombs() {
 	cp "$V/split.debug" "$V/split.debug.orig"
 	bomb_alignment
@@ -608,6 +630,7 @@ if build_victim && build_watcher; then
 	truncated_under_agent
 	build_victim
 	bombs
+	debug_files
 else
 	fail hostile_victim "cannot build the victim or the watcher"
 fi
