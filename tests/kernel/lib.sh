@@ -33,10 +33,11 @@ how_ended() {
 }
 
 # Samples in a folded file whose first field is comm ($2), and how many of them
-# contain the pattern $3 (an ERE on the whole line).
-folded_count() { awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }' "$1"; }
+# contain the pattern $3 (an ERE on the whole line). Sums print with %.0f: mawk prints
+# one past 2^31 (off-CPU nanoseconds) as 2.36809e+09, which test -eq refuses.
+folded_count() { awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { printf "%.0f\n", s }' "$1"; }
 folded_match() {
-	grep -E "$3" "$1" | awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }'
+	grep -E "$3" "$1" | awk -v c="$2" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { printf "%.0f\n", s }'
 }
 # L follows a native function's name in patterns on folded stacks: the source line DWARF
 # gives it, " (file.c:42)", when the binary has debug info: ";main$L;work$L;".
@@ -234,8 +235,8 @@ expect() {
 		grep -vE "$EXPECT_IGNORE" "$f" >"$f.counted"
 		f=$f.counted
 	fi
-	total=$(grep -E "$of" "$f" | awk '{ s += $NF } END { print s + 0 }')
-	hit=$(grep -E "$pat" "$f" | awk '{ s += $NF } END { print s + 0 }')
+	total=$(grep -E "$of" "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
+	hit=$(grep -E "$pat" "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
 	echo "$name: $hit of $total samples ($what)" >&2
 	if [ "$total" -lt "$min" ]; then
 		fail "$name" "only $total samples matching $of"

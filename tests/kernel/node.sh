@@ -112,7 +112,7 @@ check_suite() {
 		"main \($js/chain\.js:[0-9:]+\);outer \($js/chain\.js:[0-9:]+\);middle \($js/chain\.js:[0-9:]+\);leaf \($js/chain\.js:$(line_of chain LEAF_LINE):[0-9]+\)$LEAF" \
 		'leaf \(' 40
 	# compress runs as baseline code, named at its function's start (see
-	# docs/ARCHITECTURE.md): its line is not asserted; libz's deflate is the leaf (the
+	# src/interp/v8/README.md): its line is not asserted; libz's deflate is the leaf (the
 	# host's node links zlib in, where GCC split deflate into deflate.part.0).
 	expect "node_${l}_zlib" "$(batch_stacks "$l-zip")" "main -> compress -> deflateSync -> libz's deflate" \
 		"main \($js/zip\.js:[0-9:]+\);compress \($js/zip\.js:[0-9:]+\);($F;)*(deflateSync|syncBufferWrapper) \(node:zlib[^;]*\);($F;)*deflate(\.part\.[0-9]+)?(;|$LEAF)" \

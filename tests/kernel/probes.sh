@@ -72,7 +72,7 @@ if command -v go >/dev/null; then
 	export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
 	go tool pprof -raw -symbolize=none "$o/profile.uprobe-probe_leaf.pb.gz" >"$TMP/raw" 2>/dev/null
 	check probes_pprof_types "the sample type is not events/count alone" grep -qx 'events/count' "$TMP/raw"
-	n=$(awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0} on && $1 ~ /^[0-9]+:$/ {s += $1} END {print s + 0}' "$TMP/raw")
+	n=$(awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0} on && $1 ~ /^[0-9]+:$/ {s += $1} END { printf "%.0f\n", s }' "$TMP/raw")
 	check probes_pprof_total "pprof holds $n events, not $CALLS + 1" [ "$n" -eq $((CALLS + 1)) ]
 else
 	echo "SKIP probes_pprof_types: go is not installed"

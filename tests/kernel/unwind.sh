@@ -39,8 +39,8 @@ expect_chain() {
 expect_leaf() {
 	local name=$1 comm=$2 leaf=$3 pat=$4 out=$TMP/$5
 	local leaves chain
-	leaves=$(grep -E ";$leaf [0-9]+\$" "$out/stacks.folded" | awk -v c="$comm" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }')
-	chain=$(grep -E ";$leaf [0-9]+\$" "$out/stacks.folded" | grep -E "$pat" | awk -v c="$comm" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { print s + 0 }')
+	leaves=$(grep -E ";$leaf [0-9]+\$" "$out/stacks.folded" | awk -v c="$comm" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { printf "%.0f\n", s }')
+	chain=$(grep -E ";$leaf [0-9]+\$" "$out/stacks.folded" | grep -E "$pat" | awk -v c="$comm" -F';' '$1 == c { n = $NF; sub(/.* /, "", n); s += n } END { printf "%.0f\n", s }')
 	echo "$name: $chain of $leaves samples at $leaf carry $pat" >&2
 	if [ "$leaves" -lt 20 ]; then
 		fail "$name" "only $leaves samples at $leaf"
