@@ -189,13 +189,18 @@ probes() {
 
 # ---- /proc files and the CA file as a FIFO.
 
-proc_fifo() {
-	local name=$1 file=$2 reason=$3 pid
+# proc_file NAME FILE SOURCE REASON: a recording of a process whose /proc/PID/FILE is
+# SOURCE (bind-mounted over it; "fifo": a new FIFO) says REASON once and ends.
+proc_file() {
+	local name=$1 file=$2 src=$3 reason=$4 pid
 	fresh_cache
 	sleep 600 &
 	pid=$!
-	mkfifo "$TMP/$name.fifo"
-	mount --bind "$TMP/$name.fifo" "/proc/$pid/$file"
+	if [ "$src" = fifo ]; then
+		src=$TMP/$name.fifo
+		mkfifo "$src"
+	fi
+	mount --bind "$src" "/proc/$pid/$file"
 	run_ebprof "$name" record -d 1 -o "$TMP/$name" -p "$pid"
 	umount "/proc/$pid/$file"
 	kill "$pid"
@@ -205,15 +210,17 @@ proc_fifo() {
 	said_once "$name" "$reason" && pass "$name"
 }
 
-ca_file_fifo() {
-	local name=ca_file_fifo
+# ca_file NAME CMD REASON: --ca-file on what CMD made at $1 (a path the user gives: links
+# are followed): the agent says REASON once and ends.
+ca_file() {
+	local name=$1 cmd=$2 reason=$3 pem=$TMP/$1.pem
 	fresh_cache
-	mkfifo "$TMP/ca.pem"
-	run_ebprof $name agent -d 1 --endpoint https://127.0.0.1:1 --ca-file "$TMP/ca.pem"
+	(set -- "$pem" && eval "$cmd")
+	run_ebprof "$name" agent -d 1 --endpoint https://127.0.0.1:1 --ca-file "$pem"
 	case $RC in
-	124 | 137) fail $name "hung: killed after $LIMIT s" && return ;;
+	124 | 137) fail "$name" "hung: killed after $LIMIT s" && return ;;
 	esac
-	said_once $name "ca.pem is a FIFO, not a regular file" && pass $name
+	said_once "$name" "$name.pem $reason" && pass "$name"
 }
 
 # ---- 1 and 4: a victim whose frames need DWARF from four kinds of file, and bombs.
@@ -616,9 +623,14 @@ load_costs costs_directory 'mkdir load-costs' 'is a directory'
 load_costs costs_100k_lines "seq 100000 | sed 's|^|sample_bpf/prog|; s|\$| 7|' >load-costs" \
 	'is larger than 65536 bytes'
 probes
-proc_fifo proc_status_fifo status "/proc/[0-9]+/status is a FIFO, not a regular file"
-proc_fifo proc_maps_fifo maps "/proc/[0-9]+/maps is a FIFO, not a regular file"
-ca_file_fifo
+proc_file proc_status_fifo status fifo "/proc/[0-9]+/status is a FIFO, not a regular file"
+proc_file proc_maps_fifo maps fifo "/proc/[0-9]+/maps is a FIFO, not a regular file"
+proc_file proc_status_dev_zero status /dev/zero "/proc/[0-9]+/status is a character device"
+proc_file proc_maps_dev_zero maps /dev/zero "/proc/[0-9]+/maps is a character device"
+ca_file ca_file_fifo 'mkfifo "$1"' "is a FIFO, not a regular file"
+ca_file ca_file_dev_zero 'ln -s /dev/zero "$1"' "is a character device"
+ca_file ca_file_directory 'mkdir "$1"' "is a directory"
+ca_file ca_file_too_large 'truncate -s 17M "$1"' "is larger than [0-9]+ bytes"
 if build_churner; then
 	exec_churn
 else
