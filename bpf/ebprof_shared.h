@@ -48,6 +48,7 @@ enum walker {
 	WALKER_GO,	   /* Go: the running goroutine's pprof labels, after every walk */
 	WALKER_HOTSPOT,	   /* HotSpot JVM: walks the code cache's frames in place */
 	WALKER_V8,	   /* V8 (Node.js): walks the builtins' and JIT code's frames in place */
+	WALKER_PHP,	   /* PHP: execute_ex activations -> PHP frames; opcache JIT code */
 	WALKER__COUNT,
 };
 

@@ -15,6 +15,7 @@ enum frame_kind {
 	FRAME_PYTHON,  /* addr is the line, the name "qualname (file.py:LINE)"; no mapping */
 	FRAME_JVM,     /* addr is the line, the name "package.Class.method (File.java:LINE)" */
 	FRAME_V8,      /* addr is line << 20 | column, the name "function (file:LINE:COLUMN)" */
+	FRAME_PHP,     /* addr is the line, the name "Class::method (file.php:LINE)" */
 	FRAME_KIND__COUNT,
 };
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reads OTLP/JSON profiles (what the collector's file exporter writes: one ProfilesData
 // per line, lowerCamelCase names, 64-bit integers as strings, ids in hex) into the form
-// the test receivers record, so check.mjs judges both alike. A key that ebprof's proto/
-// does not define is an error: the collector speaks a schema ebprof does not know.
+// the test receivers record, so check.mjs judges both alike. A key that the .proto files
+// ebprof is built from (lib.mjs: PROTO_ROOT) do not define is an error: the collector
+// speaks a schema ebprof does not know.
 import path from 'node:path';
 import protobuf from 'protobufjs';
 import { PROTO_ROOT, SERVICE_PROTO, TO_OBJECT, requestType } from './lib.mjs';

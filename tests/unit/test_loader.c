@@ -2,10 +2,16 @@
 /* Loader tests (root; skipped otherwise): every program verified, one forced failure
  * among several leaves no program, map or descriptor behind and reports every error
  * without interleaving, measured costs put the slowest program first where instruction
- * counts would not, and every ebprof program stays within the verifier budget. */
+ * counts would not, and every ebprof program stays within the verifier budget.
+ * The leak checks see only this process's own objects, whatever else the host loads
+ * meanwhile: main() runs the tests again with $BUILD/tests/libbpf_log.so preloaded, which
+ * logs the id of every BPF object the process creates (tests/leaks/bpf_log.c), and
+ * bpf_gone looks exactly those up. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +22,7 @@
 #include "ebprof_shared.h"
 #include "chain.h"
 #include "harness.h"
+#include "shell.h"
 #include "interp/runtime.h"
 #include "loader/probes.h"
 #include "loader/features.h"
@@ -36,30 +43,35 @@ static int count_fds(void)
 	return n;
 }
 
-/* Number of BPF programs plus maps in the kernel. */
-static int kernel_bpf_objects(void)
-{
-	__u32 id = 0;
-	int n = 0;
+/* The tests' BPF log (EBPROF_BPF_LOG, written by the preloaded libbpf_log.so). */
+static const char *bpf_log;
 
-	while (!bpf_prog_get_next_id(id, &id))
-		n++;
-	id = 0;
-	while (!bpf_map_get_next_id(id, &id))
-		n++;
-	return n;
+/* Where the leak tools are: $BUILD/tests. */
+static const char *build_dir(void)
+{
+	const char *build = getenv("BUILD");
+
+	return build && build[0] ? build : "build";
 }
 
-/* Programs and maps leave the id tables after an RCU grace period, not at close:
- * wait up to two seconds for the count to come back. */
-static bool settles_to(int want)
+/* From here on, the log holds only the objects created after this call. */
+static void objects_track(void)
 {
-	for (int i = 0; i < 200; i++) {
-		if (kernel_bpf_objects() == want)
-			return true;
-		usleep(10000);
-	}
-	return false;
+	CHECK(truncate(bpf_log, 0) == 0);
+}
+
+/* Did the process create an object of KIND ("prog", "map") since objects_track? */
+static bool objects_logged(const char *kind)
+{
+	return run("grep -q '^%s ' %s", kind, bpf_log) == 0;
+}
+
+/* Are the objects created since objects_track all gone within wait_ms? bpf_gone names a
+ * survivor and its holder on stderr, unless quiet. */
+static bool objects_gone(int wait_ms, bool quiet)
+{
+	return run("%s/tests/bpf_gone %s %d >%s", build_dir(), bpf_log, wait_ms,
+		   quiet ? "/dev/null" : "&2") == 0;
 }
 
 static const struct loader_stat *stat_named(struct loader *l, const char *suffix)
@@ -96,10 +108,11 @@ static int load_loadtest(struct loadtest_bpf **skel, struct loader **l, const st
 static void test_all_programs_load(void)
 {
 	struct loader_opts o = {.jobs = 2};
-	int fds = count_fds(), objs = kernel_bpf_objects();
+	int fds = count_fds();
 	struct loadtest_bpf *skel;
 	struct loader *l;
 
+	objects_track();
 	CHECK(load_loadtest(&skel, &l, &o, false) == 0);
 	CHECK(loader__njobs(l) == 3);
 	for (size_t i = 0; i < loader__njobs(l); i++) {
@@ -107,11 +120,13 @@ static void test_all_programs_load(void)
 		CHECK(loader__stat(l, i)->verified_insns > 0);
 	}
 	CHECK(loader__program(l, skel->obj, "trivial") != NULL);
-	CHECK(kernel_bpf_objects() > objs);
+	/* The check sees the objects: while they are held, it fails. */
+	CHECK(objects_logged("prog") && objects_logged("map"));
+	CHECK(!objects_gone(0, true));
 	loader__free(l);
 	loadtest_bpf__destroy(skel);
 	CHECK(count_fds() == fds);
-	CHECK(settles_to(objs));
+	CHECK(objects_gone(10000, false));
 }
 
 /* Runs fn with stderr captured into buf. */
@@ -164,11 +179,12 @@ static bool log_is_one_block(const char *out)
 
 static void test_one_failure_cleans_up(void)
 {
-	int fds = count_fds(), objs = kernel_bpf_objects();
+	int fds = count_fds();
 	static char out[1 << 20];
 	struct fail_run r = {0};
 	const struct loader_stat *bad, *good;
 
+	objects_track();
 	CHECK(with_stderr(out, sizeof(out), run_failing, &r) < 0);
 	if (getenv("TEST_LOADER_SHOW"))
 		fputs(out, stderr);
@@ -183,7 +199,8 @@ static void test_one_failure_cleans_up(void)
 	loader__free(r.l);
 	loadtest_bpf__destroy(r.skel);
 	CHECK(count_fds() == fds);
-	CHECK(settles_to(objs));
+	CHECK(objects_logged("prog"));
+	CHECK(objects_gone(10000, false));
 }
 
 /* Instruction count puts the long straight-line program first; the verifier's own count
@@ -280,17 +297,57 @@ static void test_verifier_budget(void)
 	loader__free(l);
 }
 
-int main(void)
+/* Runs this program again with the BPF log preloaded into it, logging to a new file;
+ * returns only when that fails. */
+static int exec_tracked(char **argv)
 {
+	const char *preload = getenv("LD_PRELOAD");
+	char lib[PATH_MAX], env[2 * PATH_MAX], self[PATH_MAX],
+	    path[] = "/tmp/test_loader-bpf.XXXXXX";
+	ssize_t n;
+	int fd;
+
+	snprintf(lib, sizeof(lib), "%s/tests/libbpf_log.so", build_dir());
+	if (access(lib, R_OK) != 0) {
+		printf("FAIL test_loader: %s missing (make unit-bins)\n", lib);
+		return 1;
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		printf("FAIL test_loader: cannot create the BPF log: %s\n", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	snprintf(env, sizeof(env), "%s%s%s", lib, preload ? ":" : "", preload ? preload : "");
+	setenv("LD_PRELOAD", env, 1);
+	setenv("EBPROF_BPF_LOG", path, 1);
+	setenv("TEST_LOADER_TRACKED", "1", 1);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		execv(self, argv); /* by its name: a survivor's holder is named test_loader */
+	}
+	printf("FAIL test_loader: cannot run again with the BPF log: %s\n", strerror(errno));
+	unlink(path);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
 	if (geteuid() != 0) {
 		SKIP_TEST(test_loader, "needs root to load BPF programs");
 		return 0;
 	}
+	if (!getenv("TEST_LOADER_TRACKED"))
+		return exec_tracked(argv);
+	bpf_log = getenv("EBPROF_BPF_LOG");
 	libbpf_set_print(NULL);
 	RUN_TEST(test_all_programs_load);
 	RUN_TEST(test_one_failure_cleans_up);
 	RUN_TEST(test_measured_cost_ranks_first);
 	RUN_TEST(test_build_order);
 	RUN_TEST(test_verifier_budget);
+	unlink(bpf_log);
 	HARNESS_EXIT();
 }

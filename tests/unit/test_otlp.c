@@ -5,6 +5,7 @@
  * functions, values); `protoc --decode` reads the bytes too. Also the response decoder
  * and the OTEL_RESOURCE_ATTRIBUTES parser. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -804,7 +805,18 @@ static void test_empty_report(void)
 	FREE_UNPACKED(req, NULL);
 }
 
-/* protoc, from the repository's .proto files, reads what protobuf-c wrote. */
+/* Where the build put the pinned release's .proto files (scripts/otlp-proto.sh). */
+static const char *proto_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *build = getenv("BUILD");
+
+	snprintf(dir, sizeof(dir), "%s/proto", build && build[0] ? build : "build");
+	return dir;
+}
+
+/* protoc, from the .proto files the encoder was generated from, reads what protobuf-c
+ * wrote. */
 static void test_protoc_decode(void)
 {
 	struct report r = fixture();
@@ -824,7 +836,7 @@ static void test_protoc_decode(void)
 	CHECK(f && fwrite(buf, 1, len, f) == len);
 	if (f)
 		fclose(f);
-	CHECK(run("protoc -Iproto --decode=%s %s <%s/req.bin >%s/req.txt", REQUEST_TYPE,
+	CHECK(run("protoc -I%s --decode=%s %s <%s/req.bin >%s/req.txt", proto_dir(), REQUEST_TYPE,
 		  SERVICE_PROTO, dir, dir) == 0);
 	CHECK(run("grep -q 'string_table: \"work\"' %s/req.txt", dir) == 0);
 	CHECK(run("grep -q 'key: \"process.executable.name\"' %s/req.txt", dir) == 0);
@@ -975,6 +987,7 @@ static int write_fixture(const char *path)
 int main(void)
 {
 	const char *fixture_path = getenv("EBPROF_OTLP_FIXTURE");
+	char service[PATH_MAX];
 
 	if (fixture_path)
 		return write_fixture(fixture_path);
@@ -987,10 +1000,12 @@ int main(void)
 	RUN_TEST(test_events_and_values);
 	RUN_TEST(test_bad_reports);
 	RUN_TEST(test_empty_report);
-	if (has_tool("protoc") && access("proto/" SERVICE_PROTO, R_OK) == 0)
+	snprintf(service, sizeof(service), "%s/" SERVICE_PROTO, proto_dir());
+	if (has_tool("protoc") && access(service, R_OK) == 0)
 		RUN_TEST(test_protoc_decode);
 	else
-		SKIP_TEST(test_protoc_decode, "protoc or proto/ not found (run from the repo)");
+		SKIP_TEST(test_protoc_decode,
+			  "protoc or $BUILD/proto not found (run from the repo)");
 	RUN_TEST(test_decode_response);
 	RUN_TEST(test_env_parse);
 	RUN_TEST(test_env_errors);
