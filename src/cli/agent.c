@@ -74,47 +74,53 @@ static uint64_t thread_cpu_ns(void)
 
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "usage: ebprof agent [options]\n"
-	    "\n"
-	    "Profiles the whole system (or -p PIDS) continuously and sends the stacks to an\n"
-	    "OpenTelemetry collector as OTLP Profiles (v1development), one request per\n"
-	    "report interval, over gRPC or HTTP. Runs until SIGTERM or SIGINT, then sends\n"
-	    "the last interval and exits.\n"
-	    "\n"
-	    "options:\n"
-	    "  -F, --freq HZ        samples per second per CPU (default %d)\n"
-	    "      --endpoint URL   collector: http(s)://host:port, or host:port for gRPC\n"
-	    "                       (TLS, but plaintext on localhost/127.x/[::1]); default\n"
-	    "                       localhost:4317 (grpc), http://localhost:4318 (http)\n"
-	    "      --protocol P     'grpc' (default) or 'http/protobuf'\n"
-	    "      --insecure       plaintext (h2c) to a gRPC host:port endpoint\n"
-	    "      --ca-file FILE   trust these CAs (PEM) instead of the system's\n"
-	    "      --header K=V     add a header to every export (repeatable)\n"
-	    "      --compression C  'gzip' (default) or 'none'\n"
-	    "      --timeout TIME   per export attempt (default 10s)\n"
-	    "      --max-queue N    exports waiting for the collector; past it the oldest\n"
-	    "                       is dropped and counted (default %d)\n"
-	    "      --report-interval TIME\n"
-	    "                       one export per TIME (default %gs, ±10%% jitter)\n"
-	    "  -d, --duration TIME  stop after TIME (default: run until signalled)\n"
-	    "      --flush-timeout TIME\n"
-	    "                       on exit, time the last export may take (default "
-	    "%gs)\n" SESSION_HELP "  -h, --help           this help\n"
-	    "\n"
-	    "The standard variables work where no flag says otherwise:\n"
-	    "OTEL_EXPORTER_OTLP_[PROFILES_]{ENDPOINT,PROTOCOL,HEADERS,INSECURE,CERTIFICATE,\n"
-	    "COMPRESSION,TIMEOUT}, OTEL_RESOURCE_ATTRIBUTES (added to every process's\n"
-	    "resource) and OTEL_SERVICE_NAME. A process's service.name is its own\n"
-	    "OTEL_SERVICE_NAME, else the agent's, else its executable's name.\n"
-	    "\n"
-	    "examples:\n"
-	    "  sudo ebprof agent --endpoint 127.0.0.1:4317 --insecure\n"
-	    "  sudo ebprof agent --endpoint https://otel.example:4318 --protocol http/protobuf\n"
-	    "  sudo OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 ebprof agent \\\n"
-	    "       --protocol http/protobuf\n",
-	    DEFAULT_FREQ, OTLP_DEFAULT_MAX_QUEUE, DEFAULT_INTERVAL, DEFAULT_FLUSH);
+	fprintf(out,
+		"usage: ebprof agent [options]\n"
+		"\n"
+		"Profiles the whole system (or -p PIDS) continuously and sends the stacks to an\n"
+		"OpenTelemetry collector as OTLP Profiles (v1development), one request per\n"
+		"report interval, over gRPC or HTTP. Runs until SIGTERM or SIGINT, then sends\n"
+		"the last interval and exits.\n"
+		"\n"
+		"options:\n" SESSION_HELP_FREQ
+		"      --endpoint URL   collector: http(s)://host:port, or host:port for gRPC\n"
+		"                       (TLS, but plaintext on localhost/127.x/[::1]); default\n"
+		"                       localhost:4317 (grpc), http://localhost:4318 (http)\n"
+		"      --protocol P     'grpc' (default) or 'http/protobuf'\n"
+		"      --insecure       plaintext (h2c) to a gRPC host:port endpoint\n"
+		"      --ca-file FILE   trust these CAs (PEM) instead of the system's\n"
+		"      --header K=V     add a header to every export (repeatable)\n"
+		"      --compression C  'gzip' (default) or 'none'\n"
+		"      --timeout TIME   per export attempt (default 10s)\n"
+		"      --max-queue N    exports waiting for the collector; past it the oldest\n"
+		"                       is dropped and counted (default %d)\n"
+		"      --report-interval TIME\n"
+		"                       one export per TIME (default %gs, ±10%% jitter)\n"
+		"  -d, --duration TIME  stop after TIME (default: run until signalled)\n"
+		"      --flush-timeout TIME\n"
+		"                       on exit, time the last export may take (default "
+		"%gs)\n" SESSION_HELP
+		"      --alloc[=MEAN]   also profile the allocations of processes started with\n"
+		"                       LD_PRELOAD=libebprof-alloc.so (one sampled per MEAN bytes\n"
+		"                       on average, default 512K)\n"
+		"" SESSION_HELP_ALLOC_KERNEL "  -h, --help           this help\n"
+		"\n"
+		"The standard variables work where no flag says otherwise:\n"
+		"OTEL_EXPORTER_OTLP_[PROFILES_]{ENDPOINT,PROTOCOL,HEADERS,INSECURE,CERTIFICATE,\n"
+		"COMPRESSION,TIMEOUT}, OTEL_RESOURCE_ATTRIBUTES (added to every process's\n"
+		"resource) and OTEL_SERVICE_NAME. A process's service.name is its own\n"
+		"OTEL_SERVICE_NAME, else the agent's, else its executable's name.\n"
+		"\n"
+		"Exits 1 when it had samples to send and no export reached the collector.\n"
+		"\n"
+		"Run as root, or with the capabilities of deploy/ebprof-agent.service.\n"
+		"examples:\n"
+		"  ebprof agent --endpoint 127.0.0.1:4317 --insecure\n"
+		"  ebprof agent --endpoint https://otel.example:4318 --protocol http/protobuf\n"
+		"  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 ebprof agent \\\n"
+		"       --protocol http/protobuf\n",
+		(unsigned long)DEFAULT_FREQ, OTLP_DEFAULT_MAX_QUEUE, DEFAULT_INTERVAL,
+		DEFAULT_FLUSH);
 	session__print_runtimes(out);
 }
 
@@ -190,8 +196,9 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	o->s.ringbuf_seconds = DEFAULT_INTERVAL;
 	otlp_flags__init(&o->otlp);
 	optind = 1;
+	opterr = 0; /* session__bad_option says it in ebprof's words */
 	while (!err &&
-	       (c = getopt_long(argc, argv, SESSION_SHORTOPTS "d:h", longopts, NULL)) != -1) {
+	       (c = getopt_long(argc, argv, ":" SESSION_SHORTOPTS "d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			err = opt_seconds("-d", optarg, &o->duration);
@@ -213,10 +220,8 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 			err = parse_otlp(o, c, optarg);
 			if (err > 0)
 				err = session_opts__parse(&o->s, c, optarg);
-			if (err > 0) {
-				usage(stderr);
-				return -EINVAL;
-			}
+			if (err > 0)
+				err = session__bad_option(c, argv);
 		}
 	}
 	if (!err && optind < argc) {
@@ -321,8 +326,7 @@ static void export_interval(struct agent *a)
 
 	/* What BPF sampled before the end belongs to this interval: read it first. */
 	if (a->s->sampler)
-		while (session__poll(a->s, 0) > 0)
-			;
+		session__consume(a->s);
 	end_ns = session__clock_ns(CLOCK_MONOTONIC);
 	a->intervals++;
 	/* In-use memory is a snapshot of the sampled blocks still live at the interval's
@@ -441,6 +445,21 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 		symbolizer__print_refused(&a->sym, stdout);
 }
 
+/* Whether the agent failed at its one job: it had samples to send and no export
+ * reached the collector (said once, for the exit status to mean something). */
+static bool undelivered(const struct agent *a, const struct otlp_client_stats *st)
+{
+	uint64_t had = a->intervals - a->empty_intervals;
+
+	if (!had || st->sent)
+		return false;
+	pr_err("no export reached the collector: %llu intervals of samples, %llu exports "
+	       "dropped, %llu lost to encoding",
+	       (unsigned long long)had, (unsigned long long)st->dropped,
+	       (unsigned long long)a->encode_failures);
+	return true;
+}
+
 /* Settings from flags and environment: an invalid one is a usage error, found before
  * anything touches the kernel. */
 static int configure(struct agent *a, const struct agent_opts *o, struct otlp_client_opts *co)
@@ -508,6 +527,7 @@ int cmd_agent(int argc, char **argv)
 	if (err)
 		goto out;
 	srand(getpid() ^ (unsigned)session__clock_ns(CLOCK_MONOTONIC));
+	session_opts__fit_rate(&o.s);
 	session__install_signals();
 	err = start(&a, &o, &co);
 	if (!err)
@@ -526,6 +546,8 @@ out:
 			a.cpu_forget_ns / 1e6);
 	if (cerr == -ETIMEDOUT)
 		pr_warn("the collector did not take the last export(s) within %gs", o.flush);
+	if (a.s && !err && undelivered(&a, &st))
+		err = -ECOMM;
 	session__free(a.s);
 	proc_info_cache__free(&a.procs);
 	otlp_env__free(&a.env);

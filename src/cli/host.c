@@ -27,7 +27,8 @@
 struct probe {
 	const char *name;
 	bool required;
-	bool feature; /* a kernel feature ebprof adapts to: "yes" or "no", never a failure */
+	bool feature;	 /* a kernel feature ebprof adapts to: "yes" or "no", never a failure */
+	bool privileged; /* asks the kernel something only CAP_BPF/CAP_PERFMON may ask */
 	int (*run)(char *detail, size_t len);
 	const char *hint; /* what to do when it fails */
 };
@@ -203,27 +204,75 @@ static int probe_kallsyms(char *detail, size_t len)
 }
 
 static const struct probe probes[] = {
-    {"privileges", true, false, probe_privileges,
+    {"privileges", true, false, false, probe_privileges,
      "run as root (sudo) or grant CAP_BPF and CAP_PERFMON"},
-    {"kernel", true, false, probe_kernel, "ebprof needs Linux 5.10 or later"},
-    {"btf", true, false, probe_btf, "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"},
-    {"bpf", true, false, probe_bpf_syscall,
+    {"kernel", true, false, false, probe_kernel, "ebprof needs Linux 5.10 or later"},
+    {"btf", true, false, false, probe_btf, "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y"},
+    {"bpf", true, false, true, probe_bpf_syscall,
      "check kernel.unprivileged_bpf_disabled and seccomp/LSM policy"},
-    {"ringbuf", true, false, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
-    {"perf", true, false, probe_perf,
+    {"ringbuf", true, false, true, probe_ringbuf, "ebprof needs Linux 5.8 or later"},
+    {"perf", true, false, true, probe_perf,
      "check kernel.perf_event_paranoid and that perf events are not blocked"},
-    {"bpf_loop", false, true, probe_bpf_loop, NULL},
-    {"task_regs", false, true, probe_task_regs, NULL},
-    {"cookies", false, true, probe_cookies, NULL},
-    {"kallsyms", false, false, probe_kallsyms,
+    {"bpf_loop", false, true, true, probe_bpf_loop, NULL},
+    {"task_regs", false, true, true, probe_task_regs, NULL},
+    {"cookies", false, true, true, probe_cookies, NULL},
+    {"kallsyms", false, false, false, probe_kallsyms,
      "kernel frames stay unnamed; set kernel.kptr_restrict=0 or run as root"},
 };
+
+#define NPROBES (sizeof(probes) / sizeof(probes[0]))
+
+/* What one probe found: its status word and what it saw. */
+enum check_status { CHECK_OK, CHECK_FAIL, CHECK_WARN, CHECK_YES, CHECK_NO, CHECK_UNTESTED };
+
+/* As printed, and as JSON says them. */
+static const char *const status_words[][2] = {
+    [CHECK_OK] = {"ok", "ok"},	     [CHECK_FAIL] = {"FAIL", "fail"},
+    [CHECK_WARN] = {"warn", "warn"}, [CHECK_YES] = {"yes", "yes"},
+    [CHECK_NO] = {"no", "no"},	     [CHECK_UNTESTED] = {"untested", "untested"},
+};
+
+struct check_result {
+	enum check_status status;
+	char detail[512];
+};
+
+/* Runs probe p, unless it needs privileges this process lacks: without them the kernel
+ * refuses the question, which says nothing about the kernel, so it is not asked. */
+static void check_one(const struct probe *p, bool privileged, struct check_result *r)
+{
+	int err;
+
+	r->detail[0] = '\0';
+	if (p->privileged && !privileged) {
+		r->status = CHECK_UNTESTED;
+		snprintf(r->detail, sizeof(r->detail),
+			 "the kernel answers this only with CAP_BPF and CAP_PERFMON (root)");
+		return;
+	}
+	err = p->run(r->detail, sizeof(r->detail));
+	if (p->feature)
+		r->status = err ? CHECK_NO : CHECK_YES;
+	else if (!err)
+		r->status = CHECK_OK;
+	else
+		r->status = p->required ? CHECK_FAIL : CHECK_WARN;
+}
+
+static void check_all(struct check_result res[NPROBES])
+{
+	char unused[512];
+	bool privileged = probe_privileges(unused, sizeof(unused)) == 0;
+
+	for (size_t i = 0; i < NPROBES; i++)
+		check_one(&probes[i], privileged, &res[i]);
+}
 
 int host__require_recording(void)
 {
 	char detail[512];
 
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+	for (size_t i = 0; i < NPROBES; i++) {
 		int err;
 
 		if (!probes[i].required)
@@ -238,25 +287,72 @@ int host__require_recording(void)
 	return 0;
 }
 
-int host__report(FILE *out)
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void put_json(FILE *out, const char *s)
 {
-	char detail[512];
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void report_json(FILE *out, const struct check_result res[NPROBES], bool can_record)
+{
+	fprintf(out, "{\"can_record\":%s,\"checks\":[", can_record ? "true" : "false");
+	for (size_t i = 0; i < NPROBES; i++) {
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		put_json(out, probes[i].name);
+		fprintf(out, ",\"status\":\"%s\",\"required\":%s,\"detail\":",
+			status_words[res[i].status][1], probes[i].required ? "true" : "false");
+		put_json(out, res[i].detail);
+		fputs(",\"hint\":", out);
+		if (res[i].status == CHECK_FAIL || res[i].status == CHECK_WARN)
+			put_json(out, probes[i].hint ? probes[i].hint : "");
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+}
+
+static void report_text(FILE *out, const struct check_result res[NPROBES])
+{
+	size_t untested = 0;
+
+	for (size_t i = 0; i < NPROBES; i++) {
+		bool bad = res[i].status == CHECK_FAIL || res[i].status == CHECK_WARN;
+
+		fprintf(out, "%-11s %-8s %s%s%s\n", probes[i].name, status_words[res[i].status][0],
+			res[i].detail, bad && probes[i].hint ? ": " : "",
+			bad && probes[i].hint ? probes[i].hint : "");
+		untested += res[i].status == CHECK_UNTESTED;
+	}
+	if (untested)
+		fprintf(out,
+			"%zu checks not run: without CAP_BPF and CAP_PERFMON the kernel refuses "
+			"them whatever it supports; run 'sudo ebprof check' to test them\n",
+			untested);
+}
+
+int host__report(FILE *out, bool json)
+{
+	struct check_result res[NPROBES];
 	int missing = 0;
 
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		int err;
-
-		detail[0] = '\0';
-		err = probes[i].run(detail, sizeof(detail));
-		if (probes[i].feature) {
-			fprintf(out, "%-11s %-4s %s\n", probes[i].name, err ? "no" : "yes", detail);
-			continue;
-		}
-		fprintf(out, "%-11s %-4s %s%s%s\n", probes[i].name,
-			err ? (probes[i].required ? "FAIL" : "warn") : "ok", detail,
-			err ? ": " : "", err ? probes[i].hint : "");
-		if (err && probes[i].required)
-			missing++;
-	}
+	check_all(res);
+	for (size_t i = 0; i < NPROBES; i++)
+		missing += res[i].status == CHECK_FAIL;
+	if (json)
+		report_json(out, res, !missing);
+	else
+		report_text(out, res);
 	return missing;
 }

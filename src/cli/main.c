@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-/* ebprof's entry point: dispatches the verb (record, check) in the style of perf. */
+/* ebprof's entry point: dispatches the verb (record, agent, check, help) in the style of
+ * perf. */
+#include <getopt.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/agent.h"
 #include "cli/host.h"
 #include "cli/record.h"
+#include "cli/session.h"
 #include "cli/version.h"
 #include "util/crash.h"
 
@@ -23,27 +27,89 @@ static void usage(FILE *out)
 	    "  agent     profile continuously; send OTLP profiles to an OpenTelemetry collector\n"
 	    "  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
 	    "  version   print the version\n"
+	    "  help      this help; 'ebprof help COMMAND' is 'ebprof COMMAND --help'\n"
 	    "\n"
 	    "Run 'ebprof <command> --help' for a command's options.\n"
-	    "example: sudo ebprof record -d 10 -o ebprof-out\n");
+	    "example: ebprof record -d 10 -o ebprof-out   (as root, or with sudo)\n");
+}
+
+static void check_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ebprof check [--json]\n\nPrints one line per host feature ebprof uses: "
+		"its name, its status and what\nwas found and, when missing, what needs it. "
+		"Features are probed (a helper tried in a\nprogram, a field looked up in the "
+		"kernel's BTF); only the floor, Linux 5.10, is read\nfrom the version. Without "
+		"CAP_BPF and CAP_PERFMON the kernel refuses the probes that\nload programs, "
+		"whatever it supports: those say 'untested', and why.\n\n"
+		"  --json      one JSON object instead, for scripts: {\"can_record\": bool,\n"
+		"              \"checks\": [{\"name\", \"status\" (ok, fail, warn, yes, no,\n"
+		"              untested), \"required\", \"detail\", \"hint\"}]}\n"
+		"  -h, --help  this help\n\n"
+		"Exits 1 when a feature recording needs is missing (or untested).\n");
 }
 
 static int cmd_check(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf(
-		    "usage: ebprof check\n\nPrints one line per host feature ebprof uses: "
-		    "its name, yes or no, what\nwas found and, when missing, what needs it. "
-		    "Features are probed (a helper tried in a\nprogram, a field looked up in the "
-		    "kernel's BTF); only the floor, Linux 5.10, is read\nfrom the version. "
-		    "Exits 1 when a feature recording needs is missing.\n");
-		return 0;
-	}
-	if (argc > 1) {
-		fprintf(stderr, "ebprof: error: check takes no arguments\n");
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	bool json = false;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			check_usage(stdout);
+			return 0;
+		}
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
+		session__bad_option(c, argv);
+		fprintf(stderr, "Try 'ebprof check --help'.\n");
 		return 2;
 	}
-	return host__report(stdout) ? 1 : 0;
+	if (optind < argc) {
+		fprintf(stderr, "ebprof: error: check takes no arguments\n"
+				"Try 'ebprof check --help'.\n");
+		return 2;
+	}
+	return host__report(stdout, json) ? 1 : 0;
+}
+
+/* The verbs, each with its entry point: `ebprof help VERB` runs VERB --help. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} verbs[] = {
+    {"record", cmd_record},
+    {"agent", cmd_agent},
+    {"check", cmd_check},
+};
+
+static int run_verb(const char *verb, int argc, char **argv)
+{
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(verb, verbs[i].name))
+			return verbs[i].run(argc, argv);
+	fprintf(stderr, "ebprof: error: unknown command '%s'\nTry 'ebprof --help'.\n", verb);
+	return 2;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	char *help[] = {argc > 1 ? argv[1] : NULL, "--help", NULL};
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	return run_verb(argv[1], 2, help);
 }
 
 int main(int argc, char **argv)
@@ -60,21 +126,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(verb, "-h") || !strcmp(verb, "--help") || !strcmp(verb, "help")) {
-		usage(stdout);
-		return 0;
-	}
+	if (!strcmp(verb, "-h") || !strcmp(verb, "--help"))
+		return cmd_help(1, argv + 1);
+	if (!strcmp(verb, "help"))
+		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(verb, "version") || !strcmp(verb, "--version")) {
 		printf("ebprof %s\n", EBPROF_VERSION);
 		return 0;
 	}
-	if (!strcmp(verb, "record"))
-		return cmd_record(argc - 1, argv + 1);
-	if (!strcmp(verb, "agent"))
-		return cmd_agent(argc - 1, argv + 1);
-	if (!strcmp(verb, "check"))
-		return cmd_check(argc - 1, argv + 1);
-	fprintf(stderr, "ebprof: error: unknown command '%s'\n", verb);
-	usage(stderr);
-	return 2;
+	return run_verb(verb, argc - 1, argv + 1);
 }

@@ -2,6 +2,7 @@
 /* The profiling session shared by `record` and `agent`: one loader for every program,
  * the process tracker, the command, and the ring buffer feeding the profile. */
 #include <errno.h>
+#include <getopt.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@
 #define DEFAULT_UNWIND_MEMORY (32u << 20)
 #define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
 #define BTF_CACHE_DIR "/var/cache/ebprof/btf"
+/* What BPF wrote before the stop is read for at most this long; a ring buffer that
+ * takes longer (a rate the ingest could not follow) has the rest counted unread. */
+#define STOP_DRAIN_NS (250 * 1000000ULL)
 
 void session_opts__init(struct session_opts *o, unsigned long freq)
 {
@@ -136,7 +140,11 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 {
 	switch (c) {
 	case 'F':
-		return opt_uint("-F", arg, 1, 100000, &o->freq);
+		if (strcmp(arg, "max") == 0) {
+			o->freq = SESSION_FREQ_MAX;
+			return 0;
+		}
+		return opt_uint("-F", arg, 1, SESSION_FREQ_LIMIT, &o->freq);
 	case 'p':
 		free(o->pids);
 		o->pids = NULL;
@@ -177,11 +185,62 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	return 1;
 }
 
+/* The kernel's bound on a perf event's frequency; it lowers the bound itself when
+ * sampling interrupts take too long on this host. */
+#define MAX_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
+/* cpu-clock's shortest period is 10 us: no host samples faster. */
+#define CPU_CLOCK_MAX_HZ 100000
+
+static unsigned long read_max_sample_rate(void)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(MAX_SAMPLE_RATE, "re");
+
+	if (f && fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+void session_opts__fit_rate(struct session_opts *o)
+{
+	unsigned long max = read_max_sample_rate();
+
+	if (!max || max > CPU_CLOCK_MAX_HZ)
+		max = CPU_CLOCK_MAX_HZ;
+	if (o->freq == SESSION_FREQ_MAX) {
+		o->freq = max;
+		return;
+	}
+	if (o->freq <= max)
+		return;
+	pr_warn("-F %lu is above what this host allows (kernel.perf_event_max_sample_rate): "
+		"sampling at %lu Hz",
+		o->freq, max);
+	o->freq = max;
+}
+
+int session__bad_option(int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':')
+		pr_err("option '%s' needs a value", arg);
+	else if (optopt)
+		pr_err("unknown option '-%c'", optopt);
+	else
+		pr_err("unknown option '%s'", arg);
+	return -EINVAL;
+}
+
 volatile sig_atomic_t session_stop_signal;
+volatile sig_atomic_t session_signals;
 
 static void on_signal(int sig)
 {
 	session_stop_signal = sig;
+	session_signals++;
 }
 
 void session__install_signals(void)
@@ -523,18 +582,31 @@ int session__poll(struct session *s, int timeout_ms)
 	return sampler__poll(s->sampler, timeout_ms);
 }
 
+int session__consume(struct session *s)
+{
+	return sampler__consume(s->sampler, SAMPLER_POLL_BUDGET_NS);
+}
+
 bool session__child_exited(struct session *s)
 {
 	int status;
 
-	if (s->child.pid <= 0 || waitpid(s->child.pid, &status, WNOHANG) != s->child.pid)
+	if (s->child.reaped)
+		return true;
+	if (!spawn__exited(&s->child))
 		return false;
+	status = s->child.status;
 	if (WIFEXITED(status) && WEXITSTATUS(status))
-		pr_info("command exited with status %d", WEXITSTATUS(status));
+		pr_debug("command exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		pr_info("command killed by signal %d", WTERMSIG(status));
-	s->child.pid = 0;
+		pr_info("command killed by signal %d (%s)", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
 	return true;
+}
+
+unsigned int session__ncpus(const struct session *s)
+{
+	return s->sampler ? sampler__ncpus(s->sampler) : s->ncpus;
 }
 
 void session__stop(struct session *s)
@@ -546,8 +618,8 @@ void session__stop(struct session *s)
 	/* Stop first, so every sample counted in BPF is in the ring buffer when we drain
 	 * it; what is there was sampled inside the window: keep it. */
 	sampler__stop(s->sampler);
-	while (sampler__poll(s->sampler, 0) > 0)
-		;
+	if (sampler__consume(s->sampler, STOP_DRAIN_NS) >= 0)
+		s->unread = sampler__discard(s->sampler);
 	startup__mark(EXIT_DRAINED);
 	native__stop(s->native);
 	startup__mark(EXIT_TRACKER);

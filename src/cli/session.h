@@ -75,28 +75,23 @@ enum session_opt {
 	{"no-inline", no_argument, NULL, SESSION_OPT_NO_INLINE},            \
 	{"debug-cache", required_argument, NULL, SESSION_OPT_DEBUG_CACHE}
 /* clang-format on */
+/* The help of the flags every profiling verb takes, in words true of both; each verb
+ * adds its own (record's allocation flags speak of its command, the agent's of
+ * processes started with the library). */
 #define SESSION_HELP                                                                          \
 	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
-	"      --ringbuf SIZE   BPF ring buffer, a power of two (default: every CPU's\n"      \
-	"                       samples at 4K each for 0.25s (record) or one interval\n"      \
-	"                       (agent), from 256K to 64M; 8M at least with events)\n"        \
+	"      --ringbuf SIZE   BPF ring buffer, a power of two (default: sized from the\n"   \
+	"                       CPUs and the rate, from 256K to 64M; 8M at least with\n"      \
+	"                       events)\n"                                                    \
 	"      --unwind-memory SIZE\n"                                                        \
 	"                       kernel memory for unwind tables (default 32M); when full,\n"  \
 	"                       tables no process uses are evicted\n"                         \
 	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"        \
 	"                       ebprof may use; 1 loads them one by one). A runtime's\n"      \
 	"                       walker (see 'runtimes' below) is verified only once\n"        \
-	"                       a process of it is found, or before CMD when CMD is one\n"    \
+	"                       a process of it is found\n"                                   \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
 	"                       measured on earlier runs) or 'build' (as declared)\n"         \
-	"      --alloc[=MEAN]   also profile allocations: the command runs with\n"            \
-	"                       libebprof-alloc.so preloaded, which samples one allocation\n" \
-	"                       per MEAN bytes on average (default 512K); profiles\n"         \
-	"                       alloc_objects, alloc_space, inuse_objects, inuse_space\n"     \
-	"      --alloc-kernel[=MEAN]\n"                                                       \
-	"                       allocations of processes that cannot be restarted: uprobes\n" \
-	"                       on libc's malloc & co., sampled in BPF. EXPENSIVE: every\n"   \
-	"                       allocation traps into the kernel (microseconds each)\n"       \
 	"      --probe SPEC     also collect stacks on an event, as a profile of its own\n"   \
 	"                       (repeatable): uprobe:PATH:SYMBOL[+OFFSET],\n"                 \
 	"                       uretprobe:PATH:SYMBOL, tracepoint:CATEGORY:NAME,\n"           \
@@ -114,12 +109,35 @@ enum session_opt {
 	"                       longest ago go first); 'off': inflate them in memory\n"       \
 	"  -v, --verbose        debug output, including libbpf's and the verifier's, and\n"   \
 	"                       the cost of every program verified, at start or later\n"
+/* -F's text, with the verb's default rate. */
+#define SESSION_HELP_FREQ                                                                    \
+	"  -F, --freq HZ        samples per second per CPU (default %lu); 'max': the most\n" \
+	"                       this host allows (kernel.perf_event_max_sample_rate, at\n"   \
+	"                       most 100000), to which a higher rate is lowered\n"
+/* --alloc-kernel's text, the same for every verb. */
+#define SESSION_HELP_ALLOC_KERNEL                                                             \
+	"      --alloc-kernel[=MEAN]\n"                                                       \
+	"                       allocations of processes that cannot be restarted: uprobes\n" \
+	"                       on libc's malloc & co., sampled in BPF. EXPENSIVE: every\n"   \
+	"                       allocation traps into the kernel (microseconds each)\n"
+
+/* -F's bounds: 'max' asks for the most the host allows; a number above it is lowered
+ * (session_opts__fit_rate), so the parser takes more than any host gives. */
+#define SESSION_FREQ_MAX 0
+#define SESSION_FREQ_LIMIT 10000000
 
 /* Defaults for every field, with the verb's own sampling frequency. */
 void session_opts__init(struct session_opts *o, unsigned long freq);
 /* Handles one getopt_long result of the shared flags: 0 done, -EINVAL after printing
  * why, 1 when c is not a shared flag. */
 int session_opts__parse(struct session_opts *o, int c, const char *arg);
+/* Lowers o->freq to what the host allows (kernel.perf_event_max_sample_rate, and the
+ * cpu-clock's 100 kHz), saying so in one line, as perf does; 'max' becomes that rate. */
+void session_opts__fit_rate(struct session_opts *o);
+/* Says in one line what getopt_long (with opterr 0 and ':' leading the short options)
+ * refused, c being its '?' or ':'; the verb adds "Try 'ebprof VERB --help'.".
+ * Returns -EINVAL. */
+int session__bad_option(int c, char **argv);
 /* The help's closing lines: the runtimes whose frames ebprof names, from the registry. */
 void session__print_runtimes(FILE *out);
 /* Frees what parsing allocated (pids, probes). */
@@ -153,6 +171,7 @@ struct session {
 	uint64_t end_ns;
 	uint64_t counters[CTR__COUNT];
 	uint64_t bad_records;
+	uint64_t unread; /* records left in the ring buffer at the stop, dropped unread */
 	unsigned int ncpus;
 	uint32_t off_cpu_event;		     /* its index in profile.events; 0 when off */
 	struct ksyms_loading *ksyms_loading; /* /proc/kallsyms, read while sampling starts */
@@ -164,13 +183,21 @@ struct session {
  * the session. Returns NULL with errno set, having logged
  * why; nothing stays attached then. */
 struct session *session__start(const struct session_opts *o);
-/* Waits up to timeout_ms for records and adds them to the profile. Returns the number
- * consumed or a negative errno (-EINTR when a signal arrived). */
+/* Waits up to timeout_ms for records and adds them to the profile, spending at most
+ * SAMPLER_POLL_BUDGET_NS on them whatever the rate. Returns the number consumed or a
+ * negative errno. */
 int session__poll(struct session *s, int timeout_ms);
-/* True once the command (if any) has exited; logs a failing exit status. */
+/* Adds the records waiting to the profile without waiting for more, for as long as one
+ * poll may take at most. Returns the number consumed or a negative errno. */
+int session__consume(struct session *s);
+/* True once the command (if any) has exited and was reaped (its status in
+ * child.status); says once when a signal ended it. */
 bool session__child_exited(struct session *s);
-/* Stops sampling, drains what BPF already sent, stops the tracker, and releases every
- * program, link and event. The profile and the counters stay readable. */
+/* The CPUs sampled (a perf event each). */
+unsigned int session__ncpus(const struct session *s);
+/* Stops sampling, reads what BPF already sent (for a bounded time: the rest is counted
+ * in unread), stops the tracker, and releases every program, link and event. The
+ * profile and the counters stay readable. */
 void session__stop(struct session *s);
 void session__free(struct session *s);
 /* The kernel's symbols, read on a thread since the session started: waits for them the
@@ -185,6 +212,7 @@ void session__symbolizer(struct session *s, struct symbolizer *sym, const struct
 /* SIGINT, SIGTERM and SIGHUP set session_stop_signal (the verbs' loops end and clean up);
  * SIGPIPE is ignored, so a collector closing a connection is an error, not death. */
 extern volatile sig_atomic_t session_stop_signal;
+extern volatile sig_atomic_t session_signals; /* how many arrived: a second one hurries */
 void session__install_signals(void);
 
 #endif

@@ -4,12 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/spawn.h"
+#include "util/clock.h"
 
 static void child(int go_rd, int err_wr, char *const argv[])
 {
@@ -89,4 +91,52 @@ void spawn__abort(struct spawn *sp)
 		close(sp->err_fd);
 	waitpid(sp->pid, NULL, 0);
 	sp->pid = 0;
+}
+
+static void reaped(struct spawn *sp, int status)
+{
+	sp->status = status;
+	sp->reaped = true;
+	sp->pid = 0;
+}
+
+bool spawn__exited(struct spawn *sp)
+{
+	int status;
+
+	if (sp->reaped)
+		return true;
+	if (sp->pid <= 0 || waitpid(sp->pid, &status, WNOHANG) != sp->pid)
+		return false;
+	reaped(sp, status);
+	return true;
+}
+
+void spawn__stop(struct spawn *sp, int grace_ms, int (*idle)(void *ctx), void *ctx)
+{
+	uint64_t end = now_ns() + (uint64_t)(grace_ms > 0 ? grace_ms : 0) * 1000000;
+	int status = 0;
+
+	if (spawn__exited(sp) || sp->pid <= 0)
+		return;
+	kill(sp->pid, SIGTERM);
+	while (!spawn__exited(sp)) {
+		if (now_ns() >= end || idle(ctx))
+			break;
+	}
+	if (sp->reaped)
+		return;
+	kill(sp->pid, SIGKILL);
+	while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	reaped(sp, status);
+}
+
+int spawn__exit_code(const struct spawn *sp)
+{
+	if (!sp->reaped)
+		return -1;
+	if (WIFEXITED(sp->status))
+		return WEXITSTATUS(sp->status);
+	return WIFSIGNALED(sp->status) ? 128 + WTERMSIG(sp->status) : -1;
 }

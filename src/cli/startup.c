@@ -68,10 +68,10 @@ void startup__print_exit(void)
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr,
 		"ebprof: exit_ms drained=%.2f tracker=%.2f released=%.2f ksyms=%.2f reported=%.2f "
-		"written=%.2f freed=%.2f cpu_user_s=%.3f cpu_sys_s=%.3f\n",
+		"written=%.2f freed=%.2f cpu_user_s=%.3f cpu_sys_s=%.3f stop_mono_ns=%" PRIu64 "\n",
 		ms_since_exit(EXIT_DRAINED), ms_since_exit(EXIT_TRACKER),
 		ms_since_exit(EXIT_RELEASED), ms_since_exit(EXIT_KSYMS),
 		ms_since_exit(EXIT_REPORTED), ms_since_exit(EXIT_WRITTEN),
 		ms_since_exit(EXIT_FREED), ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, stamps[EXIT_BEGIN]);
 }

@@ -33,8 +33,9 @@ void startup__mark(enum startup_phase p);
 void startup__first_sample(uint64_t taken_ns);
 /* Prints the timeline and the loader's per-program figures to stderr. */
 void startup__print(const struct loader *l);
-/* Prints the exit timeline ("exit_ms phase=value ...", ms from EXIT_BEGIN) and the
- * process's CPU time so far to stderr. */
+/* Prints the exit timeline ("exit_ms phase=value ...", ms from EXIT_BEGIN), the
+ * process's CPU time so far and when the stop began (stop_mono_ns, CLOCK_MONOTONIC) to
+ * stderr. */
 void startup__print_exit(void);
 
 #endif

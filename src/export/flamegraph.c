@@ -48,6 +48,7 @@ static const struct frame_kind_info labels_kind = {
 
 struct fg_node {
 	uint64_t value;	 /* samples whose stack passes through this node */
+	uint64_t count;	 /* their first value (objects, samples) when it is not the weight */
 	uint32_t name;	 /* index into fg_tree.names */
 	uint32_t kind;	 /* enum fg_kind */
 	uint32_t parent; /* NONE for the root */
@@ -225,10 +226,16 @@ static int fg_tree__add_node(struct fg_tree *t, const struct fg_child_key *k, ui
 	return 0;
 }
 
-/* Moves *node to its child (name, kind), adding the child if new, and counts samples
- * on it. Returns 0 or -errno. */
+/* What a stack adds to each node on its way: its weight, and its count (the event's
+ * first value) when the page shows one beside the weight. */
+struct fg_amount {
+	uint64_t weight, count;
+};
+
+/* Moves *node to its child (name, kind), adding the child if new, and adds amount to
+ * it. Returns 0 or -errno. */
 static int fg_tree__descend(struct fg_tree *t, uint32_t *node, uint32_t name, uint32_t kind,
-			    uint64_t samples)
+			    struct fg_amount amount)
 {
 	struct fg_child_key k = {.parent = *node, .name = name, .kind = kind};
 	uint32_t h = hash_child(&k), id;
@@ -247,7 +254,8 @@ static int fg_tree__descend(struct fg_tree *t, uint32_t *node, uint32_t name, ui
 		t->children.len++;
 	}
 	*node = slot->idx;
-	t->nodes[*node].value += samples;
+	t->nodes[*node].value += amount.weight;
+	t->nodes[*node].count += amount.count;
 	return 0;
 }
 
@@ -274,6 +282,20 @@ static const char *labels_name(struct fg_tree *t, const struct report_stack *s)
 	return p;
 }
 
+/* The number shown beside the weight: the event's first value when it has several (the
+ * objects of bytes allocated, the samples of time off the CPU), else none. */
+static bool shows_count(const struct report *r)
+{
+	return r->nevents && r->events[0].nvalues >= 2 && r->events[0].nvalues <= REPORT_MAX_VALUES;
+}
+
+static uint64_t stack_count(const struct report *r, const struct report_stack *s)
+{
+	if (!shows_count(r) || !s->values || s->event >= r->nevents)
+		return 0;
+	return s->values[0];
+}
+
 /* Adds one stack: its process, "[truncated]" if the root is missing, then its frames
  * outermost first (report stacks are leaf first). Line j of frame f has the name id
  * names[first_name[f] + j]. */
@@ -281,12 +303,12 @@ static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const u
 			      const uint32_t *first_name, const struct report_stack *s)
 {
 	const char *comm = s->comm && s->comm[0] ? s->comm : "[unknown]";
+	struct fg_amount w = {report_stack_weight(r, s), stack_count(r, s)};
 	uint32_t node = 0, name;
 	int err;
 
-	uint64_t w = report_stack_weight(r, s);
-
-	t->nodes[0].value += w;
+	t->nodes[0].value += w.weight;
+	t->nodes[0].count += w.count;
 	err = fg_tree__intern(t, comm, &name);
 	if (!err)
 		err = fg_tree__descend(t, &node, name, FG_PROCESS, w);
@@ -541,18 +563,22 @@ static void put_names(FILE *f, const struct fg_tree *t)
 	fputc(']', f);
 }
 
-/* The tree in preorder, four numbers a node: name, kind, samples, number of children.
- * Walks the sibling lists with parent links, so depth costs no stack. */
-static void put_nodes(FILE *f, const struct fg_tree *t)
+/* The tree in preorder, four numbers a node: name, kind, samples, number of children;
+ * or, with counts, one: the node's count. Walks the sibling lists with parent links, so
+ * depth costs no stack. */
+static void put_nodes(FILE *f, const struct fg_tree *t, bool counts)
 {
 	uint32_t i = 0;
 
-	fputs("\"nodes\":[", f);
+	fputs(counts ? "\"counts\":[" : "\"nodes\":[", f);
 	for (;;) {
 		const struct fg_node *n = &t->nodes[i];
 
-		fprintf(f, "%s%u,%u,%llu,%u", i ? "," : "", n->name, n->kind,
-			(unsigned long long)n->value, n->nchildren);
+		if (counts)
+			fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)n->count);
+		else
+			fprintf(f, "%s%u,%u,%llu,%u", i ? "," : "", n->name, n->kind,
+				(unsigned long long)n->value, n->nchildren);
 		if (n->first != NONE) {
 			i = n->first;
 			continue;
@@ -604,29 +630,61 @@ static const char *weight_unit(const struct report *r)
 	return strcmp(v->unit, "count") == 0 ? v->type : v->unit;
 }
 
+/* The CPU time a sample stands for, when the nodes count CPU samples; 0 for any other
+ * event (an allocation's period is bytes, a probe has none). */
+static uint64_t cpu_period_ns(const struct report *r)
+{
+	const struct report_value_type *p;
+
+	if (!r->nevents)
+		return r->period_ns;
+	p = &r->events[0].period_type;
+	if (!p->type || !p->unit || strcmp(p->type, "cpu") || strcmp(p->unit, "nanoseconds"))
+		return 0;
+	return r->events[0].period;
+}
+
+/* What the count beside the weight counts: "objects" of alloc_objects, "samples". */
+static const char *count_unit(const struct report *r)
+{
+	const char *type = r->events[0].values[0].type, *us;
+
+	if (!type)
+		return "count";
+	us = strrchr(type, '_');
+	return us ? us + 1 : type;
+}
+
 static void put_data(FILE *f, const struct fg_tree *t, const struct report *r, const char *title)
 {
-	uint64_t period = r->nevents ? r->events[0].period : r->period_ns;
-
 	fputs("{\"version\":1,\"title\":", f);
 	put_json_string(f, title);
 	fputs(",\"unit\":", f);
 	put_json_string(f, weight_unit(r));
 	fprintf(f, ",\"period_ns\":%llu,\"duration_ns\":%llu,\"start_unix_ns\":%llu,",
-		(unsigned long long)period, (unsigned long long)r->duration_ns,
+		(unsigned long long)cpu_period_ns(r), (unsigned long long)r->duration_ns,
 		(unsigned long long)r->start_unix_ns);
+	if (shows_count(r)) {
+		fputs("\"count_unit\":", f);
+		put_json_string(f, count_unit(r));
+		fputc(',', f);
+		put_nodes(f, t, true);
+		fputc(',', f);
+	}
 	put_kinds(f, r);
 	fputc(',', f);
 	put_names(f, t);
 	fputc(',', f);
-	put_nodes(f, t);
+	put_nodes(f, t, false);
 	fputc('}', f);
 }
 
 /* The page, in parts around the title, the data and the script. The script reads what
- * put_data writes: {"version":1, "title", "unit", "period_ns", "duration_ns",
- * "start_unix_ns", "kinds": [what each node kind is], "names": [sorted strings], "nodes":
- * [name, kind, samples, children, ...] in preorder}, kinds as in enum fg_kind. Names reach
+ * put_data writes: {"version":1, "title", "unit" (of the weight: samples, events, bytes,
+ * nanoseconds), "period_ns" (CPU time a sample stands for, 0 when not CPU samples),
+ * "duration_ns", "start_unix_ns", ["count_unit", "counts": [a count per node, in
+ * preorder]], "kinds": [what each node kind is], "names": [sorted strings], "nodes":
+ * [name, kind, weight, children, ...] in preorder}, kinds as in enum fg_kind. Names reach
  * the page only as JSON data or textContent, never as markup. */
 static const char page_head[] =
     "<!DOCTYPE html>\n"

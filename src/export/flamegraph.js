@@ -46,6 +46,12 @@ function fmt(n) {
 	return s + o;
 }
 function pct(v, of) { return (of > 0 ? 100 * v / of : 0).toFixed(2) + '%'; }
+var BYTES = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+function bytes(n) {
+	var u = 0;
+	while (n >= 1024 && u < BYTES.length - 1) { n /= 1024; u++; }
+	return u ? n.toFixed(2) + ' ' + BYTES[u] : fmt(n) + (n === 1 ? ' byte' : ' bytes');
+}
 function dur(ns) {
 	if (ns >= 60e9) return (ns / 60e9).toFixed(1) + ' min';
 	if (ns >= 1e9) return (ns / 1e9).toFixed(2) + ' s';
@@ -123,21 +129,28 @@ function selfOf(i) {
 	for (j = i + 1; j < end[i]; j = end[j]) s -= val[j];
 	return s;
 }
-/* A node's number in the event's unit: samples, events, or time off the CPU. */
-function samples(v) {
+/* A node's number in the event's unit: samples, events, time off the CPU, bytes. */
+function amount(v) {
 	var u = D.unit || 'samples';
 	if (u === 'nanoseconds') return dur(v);
+	if (u === 'bytes') return bytes(v);
 	return fmt(v) + ' ' + (v === 1 ? u.replace(/s$/, '') : u);
+}
+/* Node i's count beside its weight, when the data has one: " (1,234 objects)". */
+function counted(i) {
+	var n = D.counts ? D.counts[i] : -1;
+	if (n < 0) return '';
+	return ' (' + fmt(n) + ' ' + (n === 1 ? D.count_unit.replace(/s$/, '') : D.count_unit) + ')';
 }
 /* Two lines about frame i: its samples and shares, then its kind and self time. */
 function describe(i) {
 	var v = val[i], s = selfOf(i), t;
-	t = samples(v) + ' \u00b7 ' + pct(v, total) + ' of all';
+	t = amount(v) + counted(i) + ' \u00b7 ' + pct(v, total) + ' of all';
 	if (focus && i > focus && i < end[focus])
 		t += ' \u00b7 ' + pct(v, val[focus]) + ' of zoom';
 	if (D.period_ns)
 		t += ' \u00b7 ' + dur(v * D.period_ns) + ' CPU';
-	return [t, K[kind[i]].about + ' \u00b7 self ' + samples(s) + ' (' + pct(s, total) +
+	return [t, K[kind[i]].about + ' \u00b7 self ' + amount(s) + ' (' + pct(s, total) +
 		')'];
 }
 
@@ -194,8 +207,7 @@ function find() {
 			ok[j] = re ? re.test(names[j]) : names[j].indexOf(q) >= 0;
 		for (j = 1; j < N; j++) hit[j] = ok[nm[j]];
 		sum = share(1, N);
-		t = 'Matched ' + pct(sum, total) + ' (' + fmt(sum) + ' of ' + fmt(total) +
-			' samples)';
+		t = 'Matched ' + pct(sum, total) + ' (' + amount(sum) + ' of ' + amount(total) + ')';
 		if (focus) t += ', ' + pct(share(focus, end[focus]), val[focus]) + ' of zoom';
 		$('match').textContent = t;
 	}
@@ -203,7 +215,7 @@ function find() {
 }
 
 function header() {
-	var d, t = samples(total);
+	var d, t = amount(total) + counted(0);
 	if (D.period_ns)
 		t += ' \u00b7 ' + dur(total * D.period_ns) + ' CPU at ' +
 			Math.round(1e9 / D.period_ns) + ' Hz';
@@ -266,6 +278,8 @@ $('flip').addEventListener('click', function () {
 	this.setAttribute('aria-pressed', String(flip));
 	this.textContent = flip ? 'Root at top' : 'Root at bottom';
 	render();
+	/* The root is where the eye goes: at the bottom of a tall graph, scroll to it. */
+	scrollTo(0, flip ? document.documentElement.scrollHeight : 0);
 });
 search.addEventListener('input', find);
 $('regex').addEventListener('change', find);

@@ -15,6 +15,7 @@
 #include "export/pprof.h"
 #include "profile/frame.h"
 #include "profile/report.h"
+#include "profile/report_view.h"
 #include "util/atomic_file.h"
 #include "profile.pb-c.h"
 
@@ -280,10 +281,46 @@ static const char *mapping_filename(const struct report_mapping *m)
 	return m->kernel ? KERNEL_FILENAME : m->path;
 }
 
+/* The mapping pprof should call the program: tools take the first one as the main
+ * binary ("File:" in go tool pprof). The root of a complete stack of a main thread is
+ * its process's executable (_start), so the one holding most such roots is the
+ * command's executable or, whole-system, the busiest program's; without any, the first
+ * that is not the kernel. -1 when there is none. */
+static int main_mapping(const struct report *r)
+{
+	uint64_t *weight = zalloc(r->nmappings, sizeof(*weight)), best = 0;
+	int found = -1;
+
+	if (!weight)
+		return -1;
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct report_stack *s = &r->stacks[i];
+		const struct report_frame *f;
+
+		if (s->truncated || s->tid != s->pid || !s->nframes ||
+		    s->frames[s->nframes - 1] >= r->nframes)
+			continue;
+		f = &r->frames[s->frames[s->nframes - 1]];
+		if (f->mapping >= 0 && (size_t)f->mapping < r->nmappings)
+			weight[f->mapping] += report_stack_weight(r, s);
+	}
+	for (size_t i = 0; i < r->nmappings; i++) {
+		if (r->mappings[i].kernel)
+			continue;
+		if (found < 0 || weight[i] > best) {
+			best = weight[i];
+			found = (int)i;
+		}
+	}
+	free(weight);
+	return found;
+}
+
 static int builder__mappings(struct builder *b)
 {
 	const struct report *r = b->r;
-	size_t i;
+	int first = main_mapping(r);
+	size_t i, at = first >= 0;
 
 	b->maps = zalloc(r->nmappings, sizeof(*b->maps));
 	b->map_ptrs = zalloc(r->nmappings, sizeof(*b->map_ptrs));
@@ -292,9 +329,10 @@ static int builder__mappings(struct builder *b)
 	for (i = 0; i < r->nmappings; i++) {
 		const struct report_mapping *rm = &r->mappings[i];
 		pb_mapping *m = &b->maps[i];
+		size_t pos = (int)i == first ? 0 : at++;
 
 		perftools__profiles__mapping__init(m);
-		m->id = i + 1;
+		m->id = pos + 1;
 		m->memory_start = rm->start;
 		m->memory_limit = rm->limit;
 		m->file_offset = rm->offset;
@@ -303,7 +341,7 @@ static int builder__mappings(struct builder *b)
 		if (m->filename < 0 || m->build_id < 0)
 			return -ENOSPC;
 		m->has_functions = true;
-		b->map_ptrs[i] = m;
+		b->map_ptrs[pos] = m;
 	}
 	b->prof.n_mapping = r->nmappings;
 	b->prof.mapping = b->map_ptrs;
@@ -352,7 +390,7 @@ static int builder__location(struct builder *b, size_t i, size_t *nlines)
 
 	perftools__profiles__location__init(loc);
 	loc->id = i + 1;
-	loc->mapping_id = fr->mapping + 1; /* 0 when there is none */
+	loc->mapping_id = fr->mapping >= 0 ? b->maps[fr->mapping].id : 0; /* 0: none */
 	loc->address = fr->addr;
 	loc->n_line = report_frame_depth(fr);
 	loc->line = &b->line_ptrs[*nlines];

@@ -5,12 +5,14 @@
  * path unwinds through sampler__free. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +30,7 @@
 #include "loader/walkers.h"
 #include "sample.h"
 #include "sample.skel.h"
+#include "util/clock.h"
 #include "util/errstr.h"
 #include "util/log.h"
 #include "util/mapguard.h"
@@ -47,6 +50,12 @@ struct sampler {
 	struct probes *probes;
 	sampler_cb cb;
 	void *cb_ctx;
+	/* The read budget (sampler__consume): records delivered, when to stop, and
+	 * whether the last read stopped there. discard: count records, deliver none. */
+	uint64_t delivered, discarded;
+	uint64_t budget_end_ns;
+	uint32_t since_clock;
+	bool over_budget, discard;
 	unsigned int ncpus_stopped; /* CPUs sampled before sampler__stop */
 	struct sampler_opts opts;
 	chain_types types;  /* entry program types loaded, and so walker types */
@@ -399,6 +408,35 @@ int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, stru
 	return 0;
 }
 
+/* Reading the clock after every record would cost more than a cheap record; a record's
+ * ingest is microseconds, so every CLOCK_EVERY records bounds the overshoot well. */
+#define CLOCK_EVERY 8
+
+/* libbpf reads the ring until it is empty, which never happens while BPF writes faster
+ * than the callback ingests: past the budget this returns -EAGAIN, on which libbpf
+ * stops with the record consumed, and sampler__consume returns to its caller. */
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	int err;
+
+	if (s->discard) {
+		s->discarded++;
+		return 0;
+	}
+	err = s->cb(s->cb_ctx, data, size);
+	s->delivered++;
+	if (err)
+		return err < 0 ? err : -ECANCELED;
+	if (++s->since_clock < CLOCK_EVERY)
+		return 0;
+	s->since_clock = 0;
+	if (now_ns() < s->budget_end_ns)
+		return 0;
+	s->over_budget = true;
+	return -EAGAIN;
+}
+
 int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx)
 {
 	int err;
@@ -409,8 +447,7 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 		err = fill_filter(s, &s->opts);
 	if (err)
 		return err;
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), (ring_buffer_sample_fn)cb, ctx,
-				 NULL);
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_ring_record, s, NULL);
 	if (!s->rb) {
 		err = -errno;
 		pr_err("opening the ring buffer: %s", errstr(err));
@@ -548,19 +585,40 @@ void sampler__free(struct sampler *s)
 	free(s);
 }
 
+int sampler__consume(struct sampler *s, uint64_t budget_ns)
+{
+	uint64_t before = s->delivered, n;
+	int err;
+
+	s->budget_end_ns = now_ns() + budget_ns;
+	s->since_clock = 0;
+	s->over_budget = false;
+	err = ring_buffer__consume(s->rb);
+	if (err < 0 && !s->over_budget)
+		return err;
+	n = s->delivered - before;
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	struct epoll_event ev;
 
-	/* Samples do not wake us one by one (wakeup_bytes): take what waits anyway. */
-	if (n >= 0 || n == -EINTR) {
-		int more = ring_buffer__consume(s->rb);
+	/* Samples do not wake us one by one (wakeup_bytes): read what waits anyway, after
+	 * a wakeup, the timeout or a signal alike. */
+	if (epoll_wait(ring_buffer__epoll_fd(s->rb), &ev, 1, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	return sampler__consume(s, SAMPLER_POLL_BUDGET_NS);
+}
 
-		if (more < 0)
-			return more;
-		n = (n > 0 ? n : 0) + more;
-	}
-	return n;
+uint64_t sampler__discard(struct sampler *s)
+{
+	uint64_t before = s->discarded;
+
+	s->discard = true;
+	ring_buffer__consume(s->rb);
+	s->discard = false;
+	return s->discarded - before;
 }
 
 int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT])

@@ -14,7 +14,8 @@
 
 struct sampler;
 
-/* Called for every record from the ring buffer; return nonzero to stop polling. */
+/* Called for every record from the ring buffer; return nonzero to stop reading (the
+ * read returns that error, -ECANCELED for a positive one). */
 typedef int (*sampler_cb)(void *ctx, const void *data, size_t size);
 
 struct sampler_opts {
@@ -66,14 +67,21 @@ int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog
 /* Stops sampling: detaches the probes and closes the perf events, so the counters and
  * the ring buffer stop moving, then hands the callback one record for each thread still
  * blocked (off-CPU time up to now). The maps and the ring buffer stay readable. */
-/* Stops sampling: detaches and closes the perf events, so the counters and the ring
- * buffer stop moving. The maps and the ring buffer stay readable. */
 void sampler__stop(struct sampler *s);
 void sampler__free(struct sampler *s);
+/* How long one sampler__poll may spend delivering records: the loop around it checks
+ * its deadline, the signals and the command at least this often, whatever the rate. */
+#define SAMPLER_POLL_BUDGET_NS (50 * 1000000ULL)
 /* Waits up to timeout_ms for a wakeup (BPF wakes us only once a quarter of the ring
- * is used), then delivers every record waiting. Returns the number consumed, or a
- * negative errno. */
+ * is used), then delivers the records waiting for at most SAMPLER_POLL_BUDGET_NS.
+ * Returns the number delivered, or a negative errno. */
 int sampler__poll(struct sampler *s, int timeout_ms);
+/* Delivers the records waiting, without waiting for more, until the ring is empty or
+ * budget_ns have passed. Returns the number delivered, or a negative errno. */
+int sampler__consume(struct sampler *s, uint64_t budget_ns);
+/* Drops every record waiting unread (after sampler__stop, what there was no time left
+ * to read). Returns how many. */
+uint64_t sampler__discard(struct sampler *s);
 /* Sums the per-CPU counters into out[CTR__COUNT]. Returns 0 or -errno. */
 int sampler__counters(struct sampler *s, uint64_t out[CTR__COUNT]);
 /* The entry program types prepare enabled (1 << enum chain_type): the types every

@@ -233,6 +233,57 @@ async function testFlip(page) {
 	});
 }
 
+// A graph taller than the window: "Root at bottom" brings the root into view (above the
+// status bar), and flipping back brings the top back.
+async function testFlipScrolls(browser, url) {
+	const page = await browser.newPage({ viewport: { width: 1280, height: 500 } });
+	try {
+		await page.goto(url);
+		await check('root at bottom scrolls to the root', async () => {
+			await page.click('#flip');
+			const all = await mustFrame(page, 'all');
+			const bottom = await page.evaluate(() =>
+				innerHeight - document.getElementById('status').offsetHeight);
+			assert(all.y >= 0 && all.y + all.h <= bottom + 1,
+				`root drawn at y ${all.y.toFixed(0)}, the window shows 0 to ${bottom}`);
+			await page.click('#flip');
+			assert(await page.evaluate(() => scrollY) === 0, 'not back at the top');
+		});
+	} finally {
+		await page.close();
+	}
+}
+
+// Every event's page speaks its own unit: bytes (human-readable) and objects for
+// allocations, time for off-CPU, events for probes; CPU time only for CPU samples.
+async function testUnits(browser, base) {
+	const pages = [
+		['alloc', '1.14 GiB', 'objects', /iB \(10,000 objects\)/, 'bytes allocated'],
+		['off-cpu', '3.20 s', '12 samples', /3\.20 s \(12 samples\)/, 'off-CPU time'],
+		['probe', '2,001 events', null, /2,001 events/, 'probe hits'],
+	];
+	for (const [name, total, count, leafText, what] of pages) {
+		const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+		try {
+			await page.goto(base.replace(/\.html$/, `.${name}.html`));
+			await check(`${what} in their unit`, async () => {
+				const summary = await page.textContent('#summary');
+				assert(summary.startsWith(total), `summary is ${JSON.stringify(summary)}`);
+				assert(!/CPU|Hz/.test(summary), `CPU time on a ${name} page: ${summary}`);
+				if (count)
+					assert(summary.includes(count), `no ${count} in ${summary}`);
+				const leaf = await mustFrame(page, 'leaf');
+				await page.mouse.move(leaf.x + leaf.w / 2, leaf.y + leaf.h / 2);
+				const tip = await page.textContent('#tip');
+				assert(leafText.test(tip) && !/CPU|undefined|NaN/.test(tip),
+					`tooltip ${JSON.stringify(tip)}`);
+			});
+		} finally {
+			await page.close();
+		}
+	}
+}
+
 async function shoot(page, dir, name) {
 	if (dir)
 		await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
@@ -258,6 +309,8 @@ async function run(fixture, shots) {
 		await testSearch(page);
 		await testEscaping(page);
 		await testFlip(page);
+		await testFlipScrolls(browser, url.replace(/\.html$/, '.deep.html'));
+		await testUnits(browser, url);
 		await check('no console errors', () => assert(!errors.length, errors.join('; ')));
 		await check('no network requests', () => assert(!requests.length, requests.join(' ')));
 	} finally {

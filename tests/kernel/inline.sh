@@ -40,7 +40,7 @@ expect_leaf() {
 }
 
 # The chain from the binary's own DWARF, in folded stacks and in pprof.
-if record inline_c "$W/inline_chain"; then
+if record inline_c "$W/inline_chain" -v; then
 	expect_leaf inline_c inline_chain ';leaf_hash \(' "$CHAIN"
 	if command -v go >/dev/null; then
 		export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
@@ -52,7 +52,7 @@ if record inline_c "$W/inline_chain"; then
 			grep -qE "outer_work .*inline_chain.c:$L_BLOCK\$" "$TMP/top"
 	fi
 	check inline_summary "the summary does not report the DWARF indexes" \
-		grep -q 'debug info: DWARF of' "$TMP/inline_c.out"
+		grep -q '^  debug info: DWARF of' "$TMP/inline_c.err"
 fi
 
 # --no-inline: lines, the function the code belongs to, no inlined frames.
@@ -88,7 +88,7 @@ else
 	objcopy --compress-debug-sections=zlib "$TMP/inline_chain.debug" "$DBG"
 	inodes=""
 	for run in made reused; do
-		record "inline_cache_$run" "$TMP/bin/inline_chain" --debug-cache "$TMP/dcache" &&
+		record "inline_cache_$run" "$TMP/bin/inline_chain" -v --debug-cache "$TMP/dcache" &&
 			expect_leaf "inline_cache_$run" inline_chain ';leaf_hash \(' "$CHAIN"
 		inodes+=" $(stat -c %i "$TMP/dcache/$BID.debug" 2>/dev/null)"
 	done
@@ -96,7 +96,7 @@ else
 		test -s "$TMP/dcache/$BID.debug"
 	check inline_cache_served "the runs did not read the copy, or the second made it again" \
 		bash -c "grep -q 'DWARF of [0-9]* files ([1-9][0-9]* from the debug cache)' \
-			'$TMP/inline_cache_reused.out' && [ \$(echo $inodes | tr ' ' '\n' | sort -u | wc -l) = 1 ]"
+			'$TMP/inline_cache_reused.err' && [ \$(echo $inodes | tr ' ' '\n' | sort -u | wc -l) = 1 ]"
 	rm -f "$DBG"
 fi
 
@@ -120,10 +120,10 @@ else
 	done
 	if [ $ready -ne 1 ]; then
 		fail inline_debuginfod "the local debuginfod never served $BID: $(tail -2 "$TMP/dfd.log")"
-	elif DEBUGINFOD_URLS=http://127.0.0.1:$port record inline_dfd "$TMP/bin/inline_chain"; then
+	elif DEBUGINFOD_URLS=http://127.0.0.1:$port record inline_dfd "$TMP/bin/inline_chain" -v; then
 		expect_leaf inline_dfd inline_chain ';leaf_hash \(' "$CHAIN"
 		check inline_dfd_counted "the summary does not count the fetch" \
-			grep -q 'debuginfod: 1 debug files fetched' "$TMP/inline_dfd.out"
+			grep -q '^  debuginfod: 1 debug files fetched' "$TMP/inline_dfd.err"
 		check inline_dfd_cached "nothing in libdebuginfod's cache" \
 			test -s "$DEBUGINFOD_CACHE_PATH/$BID/debuginfo"
 	fi

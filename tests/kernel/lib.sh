@@ -147,15 +147,15 @@ root_dir() {
 marker_line() { grep -n "// $2\$" "$1" | cut -d: -f1; }
 
 # record_in_root NAME STATS ROOT CMD...: ebprof record -F 199 of CMD run in ROOT, into
-# $OUT (set by the caller); prints the summary lines matching STATS. Sets OUT to the
-# folded stacks, or to /dev/null after a FAIL line when record failed.
+# $OUT (set by the caller); prints the summary lines of its stderr matching STATS. Sets
+# OUT to the folded stacks, or to /dev/null after a FAIL line when record failed.
 record_in_root() {
 	local name=$1 stats=$2 rc
 	shift 2
 	"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); in_root \"\$@\"" \
 		in_root "$@" >"$OUT.stdout" 2>"$OUT.stderr"
 	rc=$?
-	grep -E "$stats" "$OUT.stdout" >&2
+	grep -E "$stats" "$OUT.stderr" >&2
 	if [ "$rc" -ne 0 ]; then
 		fail "$name" "record failed, $(how_ended "$rc" "$OUT.stderr")"
 		OUT=/dev/null

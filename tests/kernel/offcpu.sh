@@ -12,7 +12,7 @@ rc=$?
 check offcpu_exit "exit $rc: $(head -3 "$TMP/err")" [ $rc -eq 0 ]
 f=$TMP/out/stacks.off-cpu.folded
 check offcpu_files "no off-CPU outputs" [ -s "$f" -a -s "$TMP/out/profile.off-cpu.pb.gz" -a -s "$TMP/out/flamegraph.off-cpu.html" ]
-check offcpu_summary "summary lacks the off-cpu line" grep -q 'off-cpu: [0-9]* samples, [0-9.]* s off_cpu' "$TMP/stdout"
+check offcpu_summary "summary lacks the off-cpu line" grep -q 'off-cpu: [0-9]* samples, [0-9.]* s off_cpu' "$TMP/err"
 
 moved=$(sed -n 's/^migrated //p' "$TMP/stdout")
 if [ "${moved:-0}" -gt 0 ]; then

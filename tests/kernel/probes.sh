@@ -65,7 +65,7 @@ for e in uprobe-probe_leaf uretprobe-probe_leaf usdt-ebprof-tick tracepoint-sche
 	[ "$e" = usdt-ebprof-tick ] && [ $cookies = no ] && continue
 	check "probes_files_$e" "missing outputs of $e" [ -s "$d/profile.$e.pb.gz" -a -s "$d/flamegraph.$e.html" ]
 done
-check probes_summary "summary lacks the uprobe line" grep -q "uprobe:$T:probe_leaf: $((CALLS + 1)) events" "$TMP/stdout"
+check probes_summary "summary lacks the uprobe line" grep -q "uprobe:$T:probe_leaf: $((CALLS + 1)) events" "$TMP/err"
 check probes_cpu_kept "CPU outputs missing" [ -s "$o/stacks.folded" -a -s "$o/profile.pb.gz" ]
 
 if command -v go >/dev/null; then

@@ -23,7 +23,10 @@ check record_command_chain "chain in $(pct "$chain" "$total") % of samples, want
 others=$(awk -F';' '$1 != "fp_chain"' "$out/stacks.folded" | grep -Ev '^ebprof;.*_sys_execve' | wc -l)
 awk -F';' '$1 != "fp_chain"' "$out/stacks.folded" | cut -c1-300 >&2
 check record_command_only_cmd "$others stack lines of other processes" [ "$others" -eq 0 ]
-check record_command_summary "no top-functions summary on stdout" grep -q 'chain_leaf' "$TMP/stdout"
+check record_command_summary "no top-functions summary on stderr" grep -q 'chain_leaf' "$TMP/stderr"
+# The command's stdout is its own: nothing of ebprof's in it.
+check record_command_stdout "ebprof wrote into the command's stdout: $(head -2 "$TMP/stdout")" \
+	bash -c "! grep -q ebprof '$TMP/stdout'"
 
 out=$TMP/fork
 "$EBPROF" record -o "$out" -- "$W/fp_chain" 1.5 --fork >/dev/null 2>"$TMP/stderr"

@@ -31,7 +31,13 @@ chain=$(folded_match "$f" fp_chain "main$L;chain_a$L;chain_b$L;chain_c$L;chain_l
 check record_system_chain "chain in $(pct "$chain" "$total") % of fp_chain samples" [ "$(pct "$chain" "$total")" -ge 90 ]
 comms=$(cut -d';' -f1 "$f" | sort -u | wc -l)
 check record_system_many_processes "only $comms distinct comms" [ "$comms" -ge 2 ]
-check record_system_summary "summary lacks the samples line" grep -q 'samples: [0-9]* taken' "$TMP/stdout"
+check record_system_summary "summary lacks the samples line" grep -q 'samples: [0-9]* taken' "$TMP/stderr"
+check record_system_started "no line saying sampling began" \
+	grep -qE '^ebprof: sampling [0-9]+ CPUs at 99 Hz for 2 s; Ctrl-C to stop$' "$TMP/stderr"
+check record_system_stdout "ebprof wrote on stdout: $(head -2 "$TMP/stdout")" [ ! -s "$TMP/stdout" ]
+# The summary is short: the counters of every part are -v's (rates.sh sees them there).
+check record_system_short "internals without -v: $(grep -E '^  (processes|unwinding|walker chain):' "$TMP/stderr" | head -2)" \
+	bash -c "! grep -qE '^  (processes|unwinding|walker chain):' '$TMP/stderr'"
 
 # go tool pprof reads the profile and finds the same functions.
 if command -v go >/dev/null; then

@@ -92,10 +92,10 @@ check unwind_new_process "chain in $(pct "$chain" "$total") % of $total samples 
 # all fit (libstdc++'s and libc's alone are 62 k rows): the counter says so, the kernel
 # memory stays within the budget, and the recording still has its stacks.
 out=$TMP/budget
-"$EBPROF" record -F 199 --unwind-memory 1M -o "$out" -- "$W/nofp_sort" 2 >"$out.stdout" 2>"$out.stderr"
+"$EBPROF" record -v -F 199 --unwind-memory 1M -o "$out" -- "$W/nofp_sort" 2 >"$out.stdout" 2>"$out.stderr"
 rc=$?
-nofit=$(sed -nE 's/.* ([0-9]+) did not fit.*/\1/p' "$out.stdout")
-kmem=$(sed -nE 's/.*, ([0-9]+) MiB at most;.*/\1/p' "$out.stdout")
+nofit=$(sed -nE 's/^  unwinder limits: .* ([0-9]+) did not fit.*/\1/p' "$out.stderr")
+kmem=$(sed -nE 's/^  unwinder: .*, ([0-9]+) MiB at most;.*/\1/p' "$out.stderr")
 echo "unwind_budget: rc $rc, ${nofit:-?} tables did not fit, ${kmem:-?} MiB of kernel memory at most" >&2
 check unwind_budget "a 1M budget: rc $rc, ${nofit:-no} tables counted as not fitting, ${kmem:-?} MiB of rows" \
 	[ "$rc" -eq 0 -a "${nofit:-0}" -ge 1 -a "${kmem:-99}" -le 1 -a "$(folded_count "$out/stacks.folded" nofp_sort)" -ge 30 ]

@@ -61,6 +61,102 @@ static struct report demo = {
     .stacks = demo_stacks,
 };
 
+/* The other events' pages, each in its own unit: allocations (bytes, and objects beside
+ * them; the period is bytes, not CPU time), off-CPU time (nanoseconds, and samples), a
+ * probe's hits (events). The browser test reads their headers and tooltips. */
+static const struct report_event alloc_event = {
+    .name = "alloc",
+    .period_type = {"space", "bytes"},
+    .period = 524288,
+    .nvalues = 2,
+    .values = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}},
+};
+static const uint64_t alloc_big[] = {10000, 1000000000}, alloc_small[] = {2345, 222218242};
+static const struct report_stack alloc_stacks[] = {
+    {.pid = 100,
+     .tid = 100,
+     .comm = "demo",
+     .count = 1900,
+     .nframes = 4,
+     .frames = demo_leaf,
+     .values = alloc_big},
+    {.pid = 100,
+     .tid = 100,
+     .comm = "demo",
+     .count = 300,
+     .nframes = 3,
+     .frames = demo_c,
+     .values = alloc_small},
+};
+/* One event's page over the demo's frames. */
+#define EVENT_REPORT(event, st)                                                                 \
+	{                                                                                       \
+		.period_ns = 10000000, .nevents = 1, .events = &(event),                        \
+		.duration_ns = 1000000000,                                                      \
+		.nframes = sizeof(demo_frames) / sizeof(demo_frames[0]), .frames = demo_frames, \
+		.nstacks = sizeof(st) / sizeof((st)[0]), .stacks = (st),                        \
+	}
+static const struct report alloc_demo = EVENT_REPORT(alloc_event, alloc_stacks);
+
+static const struct report_event off_cpu_event = {
+    .name = "off-cpu",
+    .nvalues = 2,
+    .values = {{"samples", "count"}, {"off_cpu", "nanoseconds"}},
+};
+static const uint64_t off_cpu_values[] = {12, 3200000000};
+static const struct report_stack off_cpu_stacks[] = {
+    {.pid = 100,
+     .tid = 100,
+     .comm = "demo",
+     .count = 12,
+     .nframes = 4,
+     .frames = demo_leaf,
+     .values = off_cpu_values},
+};
+static const struct report off_cpu_demo = EVENT_REPORT(off_cpu_event, off_cpu_stacks);
+
+static const struct report_event probe_event = {
+    .name = "uprobe:/usr/bin/demo:leaf",
+    .nvalues = 1,
+    .values = {{"events", "count"}},
+};
+static const uint64_t probe_values[] = {2001};
+static const struct report_stack probe_stacks[] = {
+    {.pid = 100,
+     .tid = 100,
+     .comm = "demo",
+     .count = 2001,
+     .nframes = 4,
+     .frames = demo_leaf,
+     .values = probe_values},
+};
+static const struct report probe_demo = EVENT_REPORT(probe_event, probe_stacks);
+
+/* A stack taller than a screen: 80 frames. */
+#define TALL 80
+static struct report_frame deep_frames[TALL];
+static uint32_t deep_idx[TALL];
+static char deep_names[TALL][16];
+static struct report_stack deep_stack = {
+    .pid = 100, .tid = 100, .comm = "deep", .count = 10, .nframes = TALL, .frames = deep_idx};
+static struct report deep_demo = {
+    .period_ns = 10000000,
+    .nframes = TALL,
+    .frames = deep_frames,
+    .nstacks = 1,
+    .stacks = &deep_stack,
+};
+
+static void deep_init(void)
+{
+	for (uint32_t i = 0; i < TALL; i++) {
+		snprintf(deep_names[i], sizeof(deep_names[i]), "depth%u", TALL - i);
+		deep_frames[i] = (struct report_frame){
+		    .name = deep_names[i], .addr = 0x100 + i, .mapping = -1, .kind = FRAME_NATIVE};
+		deep_idx[i] = i;
+	}
+}
+
 static char *path_in(const char *name)
 {
 	static char buf[256];
@@ -400,11 +496,50 @@ cleanup:
 	free(frames);
 }
 
+/* The units of every event's page, in the data the script reads: bytes with objects
+ * beside them and no CPU period for allocations, nanoseconds with samples for off-CPU
+ * time, events for a probe; CPU samples keep their period. */
+static void test_units_of_each_event(void)
+{
+	char *page = write_and_read(&alloc_demo, "alloc.html", "alloc");
+
+	CHECK(page && strstr(page, "\"unit\":\"bytes\",\"period_ns\":0,"));
+	CHECK(page && strstr(page, "\"count_unit\":\"objects\",\"counts\":[12345,"));
+	free(page);
+	page = write_and_read(&off_cpu_demo, "off.html", "off-cpu");
+	CHECK(page && strstr(page, "\"unit\":\"nanoseconds\",\"period_ns\":0,"));
+	CHECK(page && strstr(page, "\"count_unit\":\"samples\",\"counts\":[12,"));
+	free(page);
+	page = write_and_read(&probe_demo, "probe.html", "probe");
+	CHECK(page && strstr(page, "\"unit\":\"events\",\"period_ns\":0,"));
+	CHECK(page && !strstr(page, "\"counts\""));
+	free(page);
+	page = write_and_read(&demo, "cpu.html", "cpu");
+	CHECK(page && strstr(page, "\"unit\":\"samples\",\"period_ns\":10000000,"));
+	free(page);
+}
+
 static const char *fixture_path;
+
+/* FIXTURE.html is the demo; FIXTURE.NAME.html each other page the browser test opens. */
+static int write_sibling(const char *name, const struct report *r, const char *title)
+{
+	char path[4096];
+	size_t n = strlen(fixture_path);
+
+	if (n > 5 && strcmp(fixture_path + n - 5, ".html") == 0)
+		n -= 5;
+	snprintf(path, sizeof(path), "%.*s.%s.html", (int)n, fixture_path, name);
+	return flamegraph__write(r, path, title);
+}
 
 static void test_write_fixture(void)
 {
 	CHECK(flamegraph__write(&demo, fixture_path, FIXTURE_TITLE) == 0);
+	CHECK(write_sibling("alloc", &alloc_demo, "ebprof record: alloc") == 0);
+	CHECK(write_sibling("off-cpu", &off_cpu_demo, "ebprof record: off-cpu") == 0);
+	CHECK(write_sibling("probe", &probe_demo, "ebprof record: uprobe") == 0);
+	CHECK(write_sibling("deep", &deep_demo, "ebprof record: deep") == 0);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -419,10 +554,12 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	deep_init();
 	/* A Python frame's kind comes with the report, from the registry, as
 	 * report__fill_kinds gives a recording's. */
 	demo.kinds[FRAME_PYTHON] = runtime_registry__kind(FRAME_PYTHON);
 	RUN_TEST(test_page_has_title_data_and_no_network);
+	RUN_TEST(test_units_of_each_event);
 	RUN_TEST(test_merges_stacks_in_name_order);
 	RUN_TEST(test_inline_frames);
 	RUN_TEST(test_truncated_and_nameless);

@@ -197,15 +197,21 @@ static const char *label(const pb_profile *p, const pb_sample *s, const char *ke
 	return NULL;
 }
 
-/* Writes the fixture (each test does, so any can run alone) and decodes it back. */
-static pb_profile *fixture_profile(void)
+/* Writes r and decodes it back. */
+static pb_profile *profile_of(const struct report *r)
 {
 	const char *path = tmp_path("fixture.pb.gz");
-	int err = pprof__write(&fixture, path);
+	int err = pprof__write(r, path);
 
 	CHECK(err == 0);
 	CHECK(!tmp_leftover(path));
 	return err ? NULL : read_profile(path);
+}
+
+/* Writes the fixture (each test does, so any can run alone) and decodes it back. */
+static pb_profile *fixture_profile(void)
+{
+	return profile_of(&fixture);
 }
 
 static void test_header(void)
@@ -231,6 +237,18 @@ static void test_header(void)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/* The report's mapping that m copies, by path; NULL when none does. */
+static const struct report_mapping *mapping_of(const pb_profile *p,
+					       const Perftools__Profiles__Mapping *m)
+{
+	for (size_t i = 0; i < sizeof(mappings) / sizeof(mappings[0]); i++)
+		if (!strcmp(str(p, m->filename), mappings[i].path))
+			return &mappings[i];
+	return NULL;
+}
+
+/* Every mapping copied, ids 1..n in order; the first is a program's, never the kernel
+ * (pprof calls the first one the main binary). */
 static void test_mappings(void)
 {
 	pb_profile *p = fixture_profile();
@@ -241,18 +259,62 @@ static void test_mappings(void)
 		goto out;
 	for (i = 0; i < 3; i++) {
 		const Perftools__Profiles__Mapping *m = p->mapping[i];
+		const struct report_mapping *rm = mapping_of(p, m);
 
 		CHECK(m->id == i + 1);
-		CHECK(m->memory_start == mappings[i].start);
-		CHECK(m->memory_limit == mappings[i].limit);
-		CHECK(m->file_offset == mappings[i].offset);
-		CHECK(!strcmp(str(p, m->filename), mappings[i].path));
-		CHECK(!strcmp(str(p, m->build_id), mappings[i].build_id));
+		CHECK(rm != NULL);
+		if (!rm)
+			continue;
+		CHECK(m->memory_start == rm->start);
+		CHECK(m->memory_limit == rm->limit);
+		CHECK(m->file_offset == rm->offset);
+		CHECK(!strcmp(str(p, m->build_id), rm->build_id));
 		CHECK(m->has_functions);
 	}
-	CHECK(!strcmp(str(p, p->mapping[0]->filename), "[kernel.kallsyms]"));
-	CHECK(p->mapping[0]->build_id == 0);
+	CHECK(strcmp(str(p, p->mapping[0]->filename), "[kernel.kallsyms]") != 0);
 out:
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
+/* The program's executable comes first: the root of its main thread's complete stacks
+ * (_start), though its worker threads' roots in libc weigh more. */
+static void test_first_mapping_is_the_executable(void)
+{
+	static const struct report_frame fr[] = {
+	    FRAME("work", 0x1500, 1, FRAME_NATIVE),
+	    FRAME("start_thread", 0x9000, 2, FRAME_NATIVE),
+	    FRAME("main", 0x1400, 1, FRAME_NATIVE),
+	    FRAME("__libc_start_call_main", 0x29d90, 2, FRAME_NATIVE),
+	    FRAME("_start", 0x1000, 1, FRAME_NATIVE),
+	    FRAME("ksys_read", 0xffffffff81234560ULL, 0, FRAME_KERNEL),
+	};
+	static const uint32_t worker[] = {0, 1}, main_thread[] = {5, 0, 2, 3, 4}, cut[] = {0, 3};
+	static const struct report_stack st[] = {
+	    STACK(100, 101, "app", "worker", 50, false, 2, worker),
+	    STACK(100, 100, "app", "app", 3, true, 2, cut),
+	    STACK(100, 100, "app", "app", 5, false, 5, main_thread),
+	};
+	struct report r = fixture;
+	pb_profile *p;
+
+	r.frames = fr;
+	r.nframes = sizeof(fr) / sizeof(fr[0]);
+	r.stacks = st;
+	r.nstacks = sizeof(st) / sizeof(st[0]);
+	p = profile_of(&r);
+	CHECK(p && p->n_mapping == 3);
+	if (!p)
+		return;
+	CHECK(!strcmp(str(p, p->mapping[0]->filename), "/usr/bin/app"));
+	/* Locations still name their own mappings. */
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *loc = p->location[i];
+
+		CHECK(loc->mapping_id >= 1 && loc->mapping_id <= p->n_mapping);
+		if (loc->mapping_id >= 1 && loc->mapping_id <= p->n_mapping)
+			CHECK(!strcmp(str(p, p->mapping[loc->mapping_id - 1]->filename),
+				      mappings[fr[i].mapping].path));
+	}
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
@@ -274,7 +336,11 @@ static void test_locations_and_functions(void)
 		const Perftools__Profiles__Location *loc = p->location[i];
 
 		CHECK(loc->id == i + 1);
-		CHECK(loc->mapping_id == (uint64_t)(frames[i].mapping + 1));
+		CHECK(frames[i].mapping < 0
+			  ? loc->mapping_id == 0
+			  : loc->mapping_id >= 1 && loc->mapping_id <= p->n_mapping &&
+				!strcmp(str(p, p->mapping[loc->mapping_id - 1]->filename),
+					mappings[frames[i].mapping].path));
 		CHECK(loc->address == frames[i].addr);
 		fn = loc_function(p, loc->id);
 		CHECK(fn && !strcmp(str(p, fn->name), frames[i].name));
@@ -752,6 +818,7 @@ int main(void)
 		go_env();
 	RUN_TEST(test_header);
 	RUN_TEST(test_mappings);
+	RUN_TEST(test_first_mapping_is_the_executable);
 	RUN_TEST(test_locations_and_functions);
 	RUN_TEST(test_samples);
 	RUN_TEST(test_string_dedup);

@@ -6,9 +6,10 @@
  * kernel test compares ebprof's estimates with these figures. It starts with one 4 MiB
  * block (sampled for certain at the test's mean) and a second's sleep: ebprof describes
  * the process when its first event arrives, and until then stacks are cut short (frame
- * pointers only), which would hide the sites. With an argument it then stays alive that
- * many seconds holding site_kept's blocks, for an agent's in-use snapshots. Usage:
- * alloc_sites [HOLD_SECONDS] */
+ * pointers only), which would hide the sites; a second argument waits longer, for a
+ * describer busy elsewhere (a whole-system agent meeting other runtimes first). With a first
+ * argument it then stays alive that many seconds holding site_kept's blocks, for an agent's
+ * in-use snapshots. Usage: alloc_sites [HOLD_SECONDS [WAIT_SECONDS]] */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
 	static void *kept[KEPT_COUNT];
 
 	warm_up();
-	sleep(1);
+	usleep((useconds_t)((argc > 2 ? atof(argv[2]) : 1.0) * 1e6));
 	site_small();
 	site_medium();
 	site_kept(kept);
