@@ -10,6 +10,8 @@
 #   WORKLOAD   array: the command, to which DEPTH and SECS are appended
 #   NAMED_RE   regex of a folded stack whose runtime leaf is named
 #   DEPTH_LABEL  the results table's first column
+#   VERIFY_ARGS  optional: more options of part 1's recordings (-p PID: a process whose
+#                runtime the tracker must find within the second, on a busy host)
 # and calls bench_verify, then bench_cost. TMP and EP are the library's.
 set -euo pipefail
 
@@ -48,7 +50,7 @@ bench_verify() {
 	for b in $ARMS; do
 		: >"$TMP/verify.$b"
 		for _ in $(seq "$REPEAT"); do
-			env ${ENVS[$b]} "${BIN[$b]}" record -v -d 1 -o "$TMP/v" 2>&1 >/dev/null |
+			env ${ENVS[$b]} "${BIN[$b]}" record -v -d 1 ${VERIFY_ARGS:-} -o "$TMP/v" 2>&1 >/dev/null |
 				sed -n 's/.*name=\([^ ]*\) .*verified_insns=\([0-9]*\) .*verify_ms=\([0-9.]*\).*/\1 \2 \3/p' |
 				grep -E 'on_cpu_sample|_perf ' >>"$TMP/verify.$b"
 		done

@@ -50,6 +50,7 @@ enum walker {
 	WALKER_V8,	   /* V8 (Node.js): walks the builtins' and JIT code's frames in place */
 	WALKER_PHP,	   /* PHP: execute_ex activations -> PHP frames; opcache JIT code */
 	WALKER_PERL,	   /* Perl: runops activations -> subs from the context stack */
+	WALKER_RUBY,	   /* CRuby: VM activations -> Ruby frames; steps over YJIT's code */
 	WALKER__COUNT,
 };
 

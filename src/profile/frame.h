@@ -17,6 +17,7 @@ enum frame_kind {
 	FRAME_V8,      /* addr is line << 20 | column, the name "function (file:LINE:COLUMN)" */
 	FRAME_PHP,     /* addr is the line, the name "Class::method (file.php:LINE)" */
 	FRAME_PERL,    /* addr is the line, the name "Package::sub (file.pl:LINE)" */
+	FRAME_RUBY,    /* addr is the line, the name "Owner#method (file.rb:LINE)" */
 	FRAME_KIND__COUNT,
 };
 

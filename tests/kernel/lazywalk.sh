@@ -14,7 +14,7 @@ PYFRAME='\([^;]*(\.py|>):[0-9]+\)'
 
 # walkers FILE: the runtimes' programs record -v listed as verified, space-separated.
 walkers() {
-	grep -oE 'program name=(python|go|hotspot|v8)/[a-z0-9_]+' "$1" | sed 's/.*=//' | sort -u |
+	grep -oE 'program name=(python|go|hotspot|v8|ruby)/[a-z0-9_]+' "$1" | sed 's/.*=//' | sort -u |
 		tr '\n' ' '
 }
 

@@ -127,6 +127,40 @@ in_root() {
 		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 }
 
+# agent_sends NAME PID TYPE FUNCTION...: `ebprof agent -p PID`, run 4 s against the gRPC
+# test receiver, must send PID's samples with a location of profile.frame.type TYPE and every
+# FUNCTION in a sampled stack within PID's own resource (tests/otlp/check.mjs). A SKIP
+# without node or the receivers' npm packages. The caller starts PID and ends it.
+agent_sends() {
+	local name=$1 pid=$2 type=$3 rpid rc fn args=()
+	shift 3
+	OTLP_DIR=$PWD/tests/otlp
+	. tests/otlp/lib.sh
+	if ! command -v node >/dev/null || ! otlp_node_modules; then
+		echo "SKIP $name: node or the receivers' npm packages are missing (scripts/install-deps.sh test)"
+		return
+	fi
+	if ! otlp_receiver "$TMP" "$name" grpc 0 2>"$TMP/$name.receiver"; then
+		fail "$name" "the gRPC receiver did not start: $(tail -2 "$TMP/$name.receiver")"
+		return
+	fi
+	rpid=$receiver_pid
+	"$EBPROF" agent -F 99 -p "$pid" --endpoint "127.0.0.1:$receiver_port" --insecure \
+		--report-interval 1s -d 4 >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	if [ "$rc" -ne 0 ]; then
+		fail "$name" "agent failed, $(how_ended "$rc" "$TMP/$name.err")"
+		return
+	fi
+	for fn in "$@"; do args+=(--function "$fn"); done
+	node tests/otlp/check.mjs "$TMP/$name.jsonl" --pid "$pid" --frame-type "$type" "${args[@]}" \
+		>"$TMP/$name.check" 2>&1
+	rc=$?
+	check "$name" "$(tail -3 "$TMP/$name.check" | paste -sd' ')" [ "$rc" -eq 0 ]
+}
+
 # host_runtime CMD: "host::PATH" when the host has CMD (the spec of runtime_suites), else
 # nothing.
 host_runtime() {
