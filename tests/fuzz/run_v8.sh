@@ -35,4 +35,5 @@ a64_bti="\x5f\x24\x03\xd5"
 DICT
 }
 
-fuzz_all tests/fuzz/fake_mem.c src/interp/v8/v8_heap.c src/interp/v8/v8_meta.c src/elf/elf_file.c src/util/hmap.c -- -lelf -lz
+fuzz_all tests/fuzz/fake_mem.c src/interp/v8/v8_heap.c src/interp/v8/v8_meta.c src/elf/elf_file.c \
+	src/util/hmap.c src/util/inflate_limit.c -- -lelf -lz
