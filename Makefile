@@ -1,24 +1,51 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds ebprof: BPF objects (clang, CO-RE against the running kernel's BTF), their
 # skeletons (bpftool), protobuf-c code from proto/, and the userspace binary.
-# Everything generated goes under build/.
+# Everything generated goes under build/ (build-arm64/ for make ARCH=arm64 on x86-64).
 
-BUILD ?= build
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 LLVM_STRIP ?= llvm-strip
 PROTOC_C ?= protoc-c
-VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
-# The architecture ebprof is built for and profiles. x86_64 is the only one so far;
-# arm64 (uname -m: aarch64) comes with src/arch/ and bpf/arch/ implementations.
-ARCH ?= $(shell uname -m)
-ifneq ($(ARCH),x86_64)
-$(error ARCH=$(ARCH) is not supported: ebprof builds for x86_64 only (set ARCH=x86_64))
+# The architecture ebprof is built for and profiles: x86_64 or arm64 (uname -m's aarch64
+# too), src/arch/$(ARCH).c and bpf/arch/'s header for it. Another than this machine's is a
+# cross build (Debian's aarch64-linux-gnu-gcc and the :arm64 libraries, scripts/install-deps.sh
+# cross) into a build folder of its own, build-$(ARCH), against the BTF of Debian's kernel
+# for it (scripts/kernels.sh btf).
+HOST_ARCH := $(patsubst aarch64,arm64,$(shell uname -m))
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst aarch64,arm64,$(ARCH))
+ifeq ($(filter x86_64 arm64,$(ARCH)),)
+$(error ARCH=$(ARCH) is not supported: ebprof builds for x86_64 and arm64)
 endif
-# The name the kernel's headers (and libbpf's bpf_tracing.h) give it: __TARGET_ARCH_x86.
+# Per architecture: Debian's triplet, its name for the architecture, and the one the
+# kernel's headers (and libbpf's bpf_tracing.h) use: __TARGET_ARCH_x86.
+TRIPLET_x86_64 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+DEB_ARCH_x86_64 := amd64
+DEB_ARCH_arm64 := arm64
 BPF_TARGET_ARCH_x86_64 := x86
+BPF_TARGET_ARCH_arm64 := arm64
+TRIPLET := $(TRIPLET_$(ARCH))
+ifeq ($(ARCH),$(HOST_ARCH))
+BUILD ?= build
+CC ?= gcc
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+else
+BUILD ?= build-$(ARCH)
+ifeq ($(origin CC),default)
+CC := $(TRIPLET)-gcc
+endif
+ifeq ($(origin CXX),default)
+CXX := $(TRIPLET)-g++
+endif
+PKG_CONFIG ?= PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig pkg-config
+# The kernel whose BTF the cross build's vmlinux.h comes from (scripts/kernels.sh).
+CROSS_KERNEL ?= 6.1
+VMLINUX_BTF ?= $(BUILD)/vmlinux.btf
+endif
+PKG_CONFIG ?= pkg-config
 
 PKGS := libbpf libelf libdw zlib libprotobuf-c
 # Headers only: the agent loads libcurl (and libcrypto) with dlopen (src/export/curl_lib.c),
@@ -28,8 +55,8 @@ DLOPEN_PKGS := libcurl libdebuginfod
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen \
-	  $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
-LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty -lpthread -lm -ldl
+	  $(shell $(PKG_CONFIG) --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -liberty -lpthread -lm -ldl
 
 # The core's programs in bpf/, and each runtime's walker in its own folder src/interp/NAME/
 # (the runtime's kernel side and userspace side live together; the SPDX line of each file
@@ -75,10 +102,10 @@ LEAK_TEST_BINS := $(BUILD)/tests/libbpf_log.so $(BUILD)/tests/bpf_gone $(BUILD)/
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(filter-out %_plugin.c,$(wildcard tests/workloads/*.c))) \
 	$(patsubst tests/workloads/%_plugin.c,$(BUILD)/workloads/lib%_plugin.so,$(wildcard tests/workloads/*_plugin.c)) \
 	$(patsubst tests/workloads/%.cc,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cc)) \
-	$(if $(shell command -v rustc),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
+	$(if $(and $(filter $(ARCH),$(HOST_ARCH)),$(shell command -v rustc)),$(patsubst tests/workloads/%.rs,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.rs)))
 
 .SECONDARY:
-.PHONY: all deps test-deps run test test-quick test-kernels unit check-format format clean
+.PHONY: all deps test-deps run test test-quick test-arm64 test-kernels unit check-format format clean
 all: $(BUILD)/ebprof $(PRELOAD_LIB)
 
 deps:
@@ -108,20 +135,33 @@ test-quick:
 	$(MAKE) all unit-bins workloads
 	$(SUDO) tests/run.sh $(QUICK_TESTS)
 
+# The arm64 guest, opt-in (tests/README.md: its time): the cross build, then a few cases
+# of the kernel tests inside Debian's arm64 kernel under TCG (tests/run.sh: vm-arm64).
+test-arm64: test-deps
+	@scripts/install-deps.sh cross
+	$(MAKE) all unit-bins workloads
+	$(MAKE) ARCH=arm64 all unit-bins workloads
+	$(SUDO) tests/run.sh 'vm-arm64/'
+
 # The kernel tests on the running kernel and inside 5.10, 6.1 and 6.12 (scripts/vm.sh).
 test-kernels: test-deps
 	$(MAKE) all unit-bins workloads
 	$(SUDO) tests/kernels.sh
 
-$(BUILD)/vmlinux.h:
+$(BUILD)/vmlinux.h: $(filter $(BUILD)/%,$(VMLINUX_BTF))
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+# A cross build's kernel BTF: Debian's cloud kernel for ARCH, fetched once (as root).
+$(BUILD)/vmlinux.btf:
+	@mkdir -p $(@D)
+	cp "$$(scripts/kernels.sh btf $(CROSS_KERNEL) $(DEB_ARCH_$(ARCH)))" $@
 
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose asm/ part lives in the multiarch
 # directory that -target bpf does not search.
 # BPF_EXTRA: extra defines for experimental builds.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_TARGET_ARCH_$(ARCH)) -I$(BUILD) -Ibpf \
-	      -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null) $(BPF_EXTRA)
+	      -idirafter /usr/include/$(TRIPLET) $(BPF_EXTRA)
 # -g is for BTF; the DWARF clang emits beside it is stripped: libbpf reads only BTF, and
 # the skeleton would embed (and every start read) 1.5-2x the object for nothing. The
 # headers an object includes come from clang's -MMD output (the .d beside it).

@@ -733,6 +733,17 @@ static __always_inline int submit_walk_unrolled(void *ctx, const struct chain c)
 }
 EBPROF_WALKER(submit_walk_unrolled)
 
+/* The walk's registers from a user register set (an event's, or those saved at kernel
+ * entry); exact: pc is the interrupted instruction. */
+static __always_inline void user_regs(struct unw_regs *u, const struct arch_regs *r, __u32 exact)
+{
+	u->pc = ARCH_PC(r);
+	u->sp = ARCH_SP(r);
+	u->fp = ARCH_FP(r);
+	u->lr = ARCH_RA_STRIP(ARCH_LR(r));
+	u->pc_exact = exact;
+}
+
 /* Where the current task's user registers were saved at kernel entry: the helper
  * (5.15), or where the architecture keeps them (the top of the kernel stack). */
 static __always_inline const void *task_user_regs(void)
@@ -753,21 +764,19 @@ static __always_inline int saved_user_regs(struct unw_regs *u)
 {
 	const void *regs = task_user_regs();
 	struct arch_regs saved;
-	__u16 insn = 0;
+	__u32 insn = 0;
 
 	if (!regs || bpf_probe_read_kernel(&saved, sizeof(saved), regs))
 		return -1;
-	u->pc = ARCH_PC(&saved);
-	u->sp = ARCH_SP(&saved);
-	u->fp = ARCH_FP(&saved);
+	user_regs(u, &saved, 0);
 	if (!u->pc || !ARCH_USER_MODE(&saved))
 		return -1;
 	/* After a syscall the pc follows the syscall instruction and is looked up like a
 	 * return address; after an interrupt or a fault it is the exact instruction, and
 	 * looking up the byte before it can land in another row. */
-	u->pc_exact =
-	    bpf_probe_read_user(&insn, sizeof(insn), (void *)(u->pc - ARCH_SYSCALL_INSN_LEN)) ||
-	    insn != ARCH_SYSCALL_INSN;
+	u->pc_exact = bpf_probe_read_user(&insn, ARCH_SYSCALL_INSN_LEN,
+					  (void *)(u->pc - ARCH_SYSCALL_INSN_LEN)) ||
+		      insn != ARCH_SYSCALL_INSN;
 	return 0;
 }
 
@@ -877,12 +886,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	/* The perf event's own registers when it interrupted user mode. */
-	if (ARCH_USER_MODE(ev)) {
-		u.pc = ARCH_PC(ev);
-		u.sp = ARCH_SP(ev);
-		u.fp = ARCH_FP(ev);
-		u.pc_exact = 1;
-	}
+	if (ARCH_USER_MODE(ev))
+		user_regs(&u, ev, 1);
 	chain_start(ctx, c, collect(ctx, EVENT_CPU, &u, 0, c.slot));
 	return 0;
 }
@@ -912,15 +917,14 @@ int on_uprobe(struct pt_regs *ctx)
 {
 	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
 	__u64 cookie = attach_cookie(ctx, uprobe_cookie);
-	struct unw_regs u = {
-	    .pc = PT_REGS_IP(ctx),
-	    .sp = PT_REGS_SP(ctx),
-	    .fp = PT_REGS_FP(ctx),
-	    .pc_exact = !(cookie & PROBE_COOKIE_RETURN),
-	};
+	struct unw_regs u;
 
 	if (!probe_hit())
 		return 0;
+	user_regs(&u, (const struct arch_regs *)ctx, !(cookie & PROBE_COOKIE_RETURN));
+	/* After the return the link register holds the kernel's return trampoline. */
+	if (cookie & PROBE_COOKIE_RETURN)
+		u.lr = 0;
 	chain_start(ctx, c, collect(ctx, (__u32)cookie, &u, 0, c.slot));
 	return 0;
 }
@@ -931,11 +935,11 @@ SEC("?usdt")
 int on_usdt(struct pt_regs *ctx)
 {
 	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
-	struct unw_regs u = {
-	    .pc = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .fp = PT_REGS_FP(ctx), .pc_exact = 1};
+	struct unw_regs u;
 
 	if (!probe_hit())
 		return 0;
+	user_regs(&u, (const struct arch_regs *)ctx, 1);
 	chain_start(ctx, c, collect(ctx, (__u32)bpf_usdt_cookie(ctx), &u, 0, c.slot));
 	return 0;
 }
@@ -1150,13 +1154,14 @@ SEC("?uprobe")
 int on_alloc_sample(struct pt_regs *ctx)
 {
 	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
-	struct unw_regs u = {
-	    .pc = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .fp = PT_REGS_FP(ctx), .pc_exact = 1};
-	__u64 ptr = PT_REGS_PARM1(ctx), size = PT_REGS_PARM2(ctx), weight = PT_REGS_PARM3(ctx);
+	const struct arch_regs *r = (const struct arch_regs *)ctx;
+	__u64 ptr = ARCH_ARG1(r), size = ARCH_ARG2(r), weight = ARCH_ARG3(r);
 	struct chain_slot *s;
+	struct unw_regs u;
 
 	if (!probe_hit())
 		return 0;
+	user_regs(&u, r, 1);
 	s = collect(ctx, (__u32)attach_cookie(ctx, alloc_cookie), &u, 0, c.slot);
 	if (!s)
 		return 0;
@@ -1176,7 +1181,7 @@ int on_alloc_free(struct pt_regs *ctx)
 	struct notice_record n = {
 	    .type = RECORD_ALLOC_FREE,
 	    .pid = bpf_get_current_pid_tgid() >> 32,
-	    .addr = PT_REGS_PARM1(ctx),
+	    .addr = ARCH_ARG1((const struct arch_regs *)ctx),
 	};
 
 	if (!wanted(n.pid))
@@ -1237,13 +1242,14 @@ static __always_inline __s64 alloc_draw(void)
  * check into a 128-bit multiply, which BPF does not have. */
 static __always_inline __u64 alloc_size_arg(struct pt_regs *ctx, __u32 kind)
 {
-	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx);
+	const struct arch_regs *r = (const struct arch_regs *)ctx;
+	__u64 a1 = ARCH_ARG1(r), a2 = ARCH_ARG2(r);
 
 	switch (kind) {
 	case ALLOC_ARG_2:
 		return a2;
 	case ALLOC_ARG_3:
-		return PT_REGS_PARM3(ctx);
+		return ARCH_ARG3(r);
 	case ALLOC_ARG_1_TIMES_2:
 		if (((a1 | a2) >> 32) && a1 > 1 && a2 > 1)
 			return 0;
@@ -1285,13 +1291,13 @@ int on_libc_alloc(struct pt_regs *ctx)
 	const struct chain c = {CHAIN_UPROBE, SCRATCH_TASK};
 	/* Without cookies (userspace refuses this mode then) the call is dead code. */
 	__u64 cookie = attach_cookie(ctx, 0);
-	struct unw_regs u = {
-	    .pc = PT_REGS_IP(ctx), .sp = PT_REGS_SP(ctx), .fp = PT_REGS_FP(ctx), .pc_exact = 1};
 	__u64 size = alloc_size_arg(ctx, (cookie >> ALLOC_COOKIE_ARG_SHIFT) & 0xff);
 	struct chain_slot *s;
+	struct unw_regs u;
 
 	if (!probe_hit() || !size || !alloc_due(size))
 		return 0;
+	user_regs(&u, (const struct arch_regs *)ctx, 1);
 	s = collect(ctx, (__u32)cookie, &u, 0, c.slot);
 	if (!s)
 		return 0;

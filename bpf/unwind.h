@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /* The compiled unwind table format shared by the table compiler (userspace) and the
  * in-kernel unwinder: one row per address range of a file, sorted by pc, each valid up
- * to the next row's pc. Architecture-neutral: registers are named by role (SP, FP, RA);
- * only the special kinds (PLT, signal frame) carry x86-64 meaning today. */
+ * to the next row's pc. Architecture-neutral: registers are named by role (SP, FP, RA,
+ * LR); the special kinds' meaning (PLT stub, signal frame) is the architecture's
+ * (src/arch/arch.h, bpf/arch/). */
 #ifndef EBPROF_UNWIND_H
 #define EBPROF_UNWIND_H
 
@@ -21,6 +22,15 @@ enum unwind_cfa_kind {
 	UNW_CFA_NONE = 5,   /* no CFI covers pc (a gap between FDEs), or a rule we cannot follow */
 };
 
+/* Where the return address is. */
+enum unwind_ra_rule {
+	UNW_RA_AT_CFA = 0, /* saved at CFA + ra_off */
+	/* Still in the link register (arm64's x30): a leaf function, a prologue before it
+	 * saves x30, a PLT stub. Only the innermost frame, and a frame a signal interrupted,
+	 * know the register's value. */
+	UNW_RA_LR = 1,
+};
+
 enum unwind_fp_rule {
 	UNW_FP_SAME = 0,   /* FP unchanged in the caller */
 	UNW_FP_AT_CFA = 1, /* the caller's FP is saved at CFA + fp_off */
@@ -34,7 +44,8 @@ struct unwind_row {
 	__s16 ra_off;  /* return address saved at CFA + ra_off (-8 on x86-64) */
 	__u8 cfa_kind; /* enum unwind_cfa_kind */
 	__u8 fp_rule;  /* enum unwind_fp_rule */
-	__u16 pad;
+	__u8 ra_rule;  /* enum unwind_ra_rule */
+	__u8 pad;
 };
 
 /* What the unwinder knows of a process: its executable mappings, sorted by start. */
@@ -140,6 +151,9 @@ struct unw_regs {
 	__u64 fp;
 	__u32 pc_exact; /* pc is the interrupted instruction, not a return address */
 	__u32 pad;
+	/* The link register where it is known (arm64: the interrupted frame's x30, as
+	 * sampled or restored from a signal frame), 0 elsewhere and on x86-64. */
+	__u64 lr;
 };
 
 enum unw_step {

@@ -271,18 +271,43 @@ static __always_inline const struct unw_mapping *unw_copy_mapping(struct unw_cop
 	return s->found ? &s->cur : 0;
 }
 
+/* The interrupted registers from the kernel's signal frame at sp. */
 static __always_inline int unw_signal_step(struct unw_regs *r)
 {
-	__u64 fp, sp, pc;
+	__u64 fp, sp, pc, lr = 0;
 
 	if (UNW_READ_USER(&fp, 8, r->sp + ARCH_SIGCTX_FP) ||
 	    UNW_READ_USER(&sp, 8, r->sp + ARCH_SIGCTX_SP) ||
 	    UNW_READ_USER(&pc, 8, r->sp + ARCH_SIGCTX_PC))
 		return UNW_STEP_READ_FAULT;
+#ifdef ARCH_SIGCTX_LR
+	if (UNW_READ_USER(&lr, 8, r->sp + ARCH_SIGCTX_LR))
+		return UNW_STEP_READ_FAULT;
+	lr = ARCH_RA_STRIP(lr);
+#endif
 	r->fp = fp;
 	r->sp = sp;
 	r->pc = pc;
+	r->lr = lr;
 	r->pc_exact = 1; /* the interrupted instruction itself */
+	return UNW_STEP_NEXT;
+}
+
+/* The return address of row's frame into *ra: in the link register, whose value only
+ * the innermost frame and one a signal interrupted know (lr 0: the rule is impossible
+ * here, a bad frame), or saved at cfa + ra_off. Signature bits stripped. */
+static __always_inline int unw_return_address(const struct unwind_row *row,
+					      const struct unw_regs *r, __u64 cfa, __u64 *ra)
+{
+	if (row->ra_rule == UNW_RA_LR) {
+		if (!r->lr)
+			return UNW_STEP_BAD_FRAME;
+		*ra = r->lr;
+		return UNW_STEP_NEXT;
+	}
+	if (UNW_READ_USER(ra, 8, cfa + (__s64)row->ra_off))
+		return UNW_STEP_READ_FAULT;
+	*ra = ARCH_RA_STRIP(*ra);
 	return UNW_STEP_NEXT;
 }
 
@@ -298,7 +323,8 @@ static __always_inline __u64 unw_cfa(const struct unwind_row *row, const struct 
 /* Applies row (found for r's pc) and leaves the caller's registers in r. */
 static __always_inline int unw_apply_row(const struct unwind_row *row, struct unw_regs *r)
 {
-	__u64 cfa, ra, fp = r->fp;
+	__u64 cfa, ra = 0, fp = r->fp;
+	int err;
 
 	switch (row->cfa_kind) {
 	case UNW_CFA_END:
@@ -313,17 +339,21 @@ static __always_inline int unw_apply_row(const struct unwind_row *row, struct un
 		return UNW_STEP_NO_ROW;
 	}
 	cfa = unw_cfa(row, r);
-	if (UNW_READ_USER(&ra, 8, cfa + (__s64)row->ra_off))
-		return UNW_STEP_READ_FAULT;
+	err = unw_return_address(row, r, cfa, &ra);
+	if (err)
+		return err;
 	if (row->fp_rule == UNW_FP_AT_CFA && UNW_READ_USER(&fp, 8, cfa + (__s64)row->fp_off))
 		return UNW_STEP_READ_FAULT;
-	if (cfa <= r->sp)
+	/* A frame whose return address is in the link register may have no frame at all
+	 * (CFA = SP): only a stack pointer that went down is impossible there. */
+	if (cfa < r->sp || (cfa == r->sp && row->ra_rule != UNW_RA_LR))
 		return UNW_STEP_BAD_FRAME;
 	if (!ra)
 		return UNW_STEP_END;
 	r->fp = row->fp_rule == UNW_FP_UNDEF ? 0 : fp;
 	r->sp = cfa;
 	r->pc = ra;
+	r->lr = 0;
 	r->pc_exact = 0;
 	return UNW_STEP_NEXT;
 }
@@ -344,11 +374,13 @@ static __always_inline int unw_fp_step(struct unw_regs *r, int innermost)
 		return UNW_STEP_BAD_FRAME;
 	if (UNW_READ_USER(frame, sizeof(frame), r->fp))
 		return UNW_STEP_READ_FAULT;
+	frame[1] = ARCH_RA_STRIP(frame[1]);
 	if (!frame[1])
 		return UNW_STEP_END;
 	r->sp = r->fp + ARCH_FP_FRAME;
 	r->fp = frame[0];
 	r->pc = frame[1];
+	r->lr = 0;
 	r->pc_exact = 0;
 	return UNW_STEP_NEXT;
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Installs ebprof's build and test dependencies from Debian's packages when missing.
-# Usage: scripts/install-deps.sh [build|test]   (test also installs what the suite needs)
+# Usage: scripts/install-deps.sh [build|test|cross]
+#   test also installs what the suite needs; cross what make ARCH=arm64 and its guest
+#   (make test-arm64) need: Debian's arm64 multiarch libraries and cross compilers, qemu
+#   for arm64, then the arm64 root (scripts/arm64-root.sh) and kernel (kernels.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -17,8 +20,23 @@ test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format
 	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod
 	qemu-system-x86 busybox-static cpio xz-utils)
 
+# The cross build's: every library ebprof links, as Debian's :arm64 multiarch packages,
+# and <sys/sdt.h> for the USDT probes of tests/workloads/probe_target.c.
+cross_pkgs=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm qemu-user
+	debootstrap busybox-static cpio libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
+	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64
+	libprotobuf-c-dev:arm64 systemtap-sdt-dev:arm64)
+
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+if [ "${1:-build}" = cross ]; then
+	want+=("${cross_pkgs[@]}")
+	# apt installs another architecture's packages once dpkg knows it.
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		[ "$(id -u)" -eq 0 ] || { echo "ebprof: run as root to add the arm64 architecture" >&2; exit 1; }
+		dpkg --add-architecture arm64
+	fi
+fi
 
 missing=()
 for p in "${want[@]}"; do
@@ -50,6 +68,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 		>/dev/null
 fi
 
+if [ "${1:-build}" = cross ]; then
+	# The arm64 guest's root file system and kernel, each made once and cached.
+	"$(dirname "$0")/arm64-root.sh" >/dev/null
+	"$(dirname "$0")/kernels.sh" fetch "$("$(dirname "$0")/kernels.sh" list arm64)" arm64 >/dev/null
+	exit 0
+fi
 [ "${1:-build}" = test ] || exit 0
 
 # What the tests run, each made once per machine and cached under /var/cache/ebprof/, and

@@ -3,16 +3,24 @@
 # Runs a command as root inside another kernel: boots KERNEL under qemu-kvm on this
 # host's root file system and this checkout (each shared read-only through virtiofs with
 # a tmpfs overlay on top, the checkout at the same path wherever it is, /tmp included)
-# and prints the command's stdout and stderr apart.
-# Usage: scripts/vm.sh KERNEL -- COMMAND...
-#   KERNEL: 5.10, 6.1, 6.12 (Debian's kernels, see scripts/kernels.sh) or a vmlinuz path
-#   (its modules from /lib/modules/RELEASE or ../lib/modules/RELEASE beside it).
+# and prints the command's stdout and stderr apart. With --arch arm64, Debian's arm64
+# kernel under qemu-system-aarch64 (TCG: -M virt -cpu max) on the arm64 root of
+# scripts/arm64-root.sh instead of the host's, and the checkout as before.
+# Usage: scripts/vm.sh [--arch arm64] KERNEL -- COMMAND...
+#   KERNEL: 5.10, 6.1, 6.12 (Debian's kernels, see scripts/kernels.sh; arm64: 6.1) or
+#   a vmlinuz path (its modules from /lib/modules/RELEASE or ../lib/modules/RELEASE
+#   beside it; x86-64 only).
 #   VM_CPUS (2), VM_MEM (MiB, 4096), VM_TIMEOUT (s, 1800) size the guest; VM_ACCEL kvm,
 #   tcg or auto (below); VM_VERBOSE=1 prints the guest's console (VM_LOGLEVEL, 4).
 #   Exit status: the command's; 125 when the guest failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+arch=amd64
+if [ "${1:-}" = --arch ]; then
+	arch=${2:-}
+	shift 2 || true
+fi
 cpus=${VM_CPUS:-2}
 mem=${VM_MEM:-4096}
 timeout=${VM_TIMEOUT:-1800}
@@ -26,10 +34,15 @@ die() {
 	exit 125
 }
 
-[ $# -ge 3 ] && [ "$2" = -- ] || die "usage: scripts/vm.sh KERNEL -- COMMAND..."
+[ $# -ge 3 ] && [ "$2" = -- ] || die "usage: scripts/vm.sh [--arch arm64] KERNEL -- COMMAND..."
 kernel=$1
 shift 2
 [ "$(id -u)" -eq 0 ] || die "needs root (virtiofsd shares the root file system)"
+case $arch in
+amd64 | x86_64) arch=amd64 qemu=qemu-system-x86_64 ;;
+arm64 | aarch64) arch=arm64 qemu=qemu-system-aarch64 accel_name=tcg ;;
+*) die "--arch $arch: amd64 or arm64" ;;
+esac
 # KVM when it can run a stock kernel. A PVM host (kvm_pvm: KVM without hardware
 # virtualization, as in some cloud VMs) boots none of Debian's kernels: 6.1 hangs before
 # its first console byte, or stops on lock cmpxchg16b, which its emulator lacks. Then
@@ -39,16 +52,24 @@ if [ "$accel_name" = auto ]; then
 	[ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ] && accel_name=kvm
 fi
 [ "$accel_name" != kvm ] || [ -w /dev/kvm ] || die "/dev/kvm is not usable here (VM_ACCEL=tcg emulates)"
-for tool in qemu-system-x86_64 "$virtiofsd" busybox cpio unshare; do
+for tool in "$qemu" "$virtiofsd" busybox cpio unshare; do
 	command -v "$tool" >/dev/null || die "$tool is missing: run scripts/install-deps.sh test"
 done
+# The guest's root: the host's own, or the arm64 root (made once), whose busybox the
+# initramfs runs.
+rootfs=/
+busybox=$(command -v busybox)
+if [ $arch = arm64 ]; then
+	rootfs=$("$here/arm64-root.sh") || exit 125
+	busybox=$rootfs/bin/busybox
+fi
 # The guest sees the root file system (without what is mounted on it) and the checkout.
 # Its own /tmp, /run and /dev hide the host's, whatever file system they are on.
 case $PWD/ in
 "$top"/*) ;;
 /tmp/* | /run/* | /dev/*) die "$PWD is outside the checkout and hidden in the guest (its own /tmp, /run, /dev)" ;;
-*) [ "$(stat -c %d "$PWD")" = "$(stat -c %d /)" ] ||
-	die "$PWD is outside the checkout and not on the root file system: the guest sees neither" ;;
+*) [ $arch = amd64 ] && [ "$(stat -c %d "$PWD")" = "$(stat -c %d /)" ] ||
+	die "$PWD is outside the checkout and not on the guest's root file system: the guest sees neither" ;;
 esac
 
 job=$(mktemp -d /tmp/ebprof-vm.XXXXXX)
@@ -67,7 +88,7 @@ trap cleanup EXIT
 trap 'exit 143' TERM INT HUP
 
 # kernel_image and modules directory: the matrix's cache or beside a given vmlinuz.
-if [ -f "$kernel" ]; then
+if [ -f "$kernel" ] && [ $arch = amd64 ]; then
 	vmlinuz=$kernel
 	# The bzImage header points at the version string (boot protocol 2.00+, offset 0x20e).
 	off=$(od -An -tu2 -j 526 -N2 "$vmlinuz" | tr -d ' ')
@@ -78,7 +99,7 @@ if [ -f "$kernel" ]; then
 		[ -d "$d" ] && moddir=$(cd "$d" && pwd) && break
 	done
 else
-	kdir=$("$here/kernels.sh" fetch "$kernel") || exit 125
+	kdir=$("$here/kernels.sh" fetch "$kernel" $arch) || exit 125
 	vmlinuz=$kdir/vmlinuz
 	release=$(cat "$kdir/release")
 	moddir=$kdir/lib/modules/$release
@@ -116,7 +137,7 @@ add_module() {
 }
 
 mkdir -p "$job/initramfs/"{bin,lib,dev,proc,sys,lower,rw,newroot}
-cp "$(command -v busybox)" "$job/initramfs/bin/busybox"
+cp "$busybox" "$job/initramfs/bin/busybox"
 : >"$job/initramfs/modules"
 for m in $modules; do add_module "$m"; done
 
@@ -200,7 +221,7 @@ STAGE2
 	for v in $(compgen -e | grep -E '^(BUILD|EBPROF.*|BENCH_.*|KERNEL|CI)$' || true); do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done
-	printf 'export EBPROF_VM=%q\n' "$kernel under qemu, $accel_name, $cpus vCPUs"
+	printf 'export EBPROF_VM=%q\n' "$kernel $arch under qemu, $accel_name, $cpus vCPUs"
 	printf 'exec'
 	printf ' %q' "$@"
 	echo
@@ -208,14 +229,20 @@ STAGE2
 printf '%s\n' "$top" >"$job/initramfs/checkout.path"
 (cd "$job/initramfs" && find . | cpio -o -H newc --quiet) >"$job/initramfs.cpio"
 
-case $accel_name in
-kvm) accel=(-enable-kvm -cpu host) ;;
+case $arch-$accel_name in
+amd64-kvm) accel=(-enable-kvm -cpu host -machine q35) ;;
 # Without 5-level paging, cmpxchg16b, PCID and INVPCID: with them multi-threaded TCG
 # crashed about half of 6.12's boots (in SLUB's double-word cmpxchg, text patching, ACPI
 # init); without them 8 boots of 8 came up.
-tcg) accel=(-accel tcg,thread=multi -cpu max,la57=off,-cx16,-pcid,-invpcid) ;;
-*) die "VM_ACCEL must be kvm or tcg" ;;
+amd64-tcg) accel=(-accel tcg,thread=multi -cpu max,la57=off,-cx16,-pcid,-invpcid -machine q35) ;;
+# The virt board with every feature TCG has (pointer authentication and BTI included:
+# Debian's userland signs its return addresses there), the cheap implementation-defined
+# signature instead of QARMA, which TCG computes in software at every paciasp.
+arm64-tcg) accel=(-accel tcg,thread=multi -cpu max,pauth-impdef=on -machine virt) ;;
+*) die "VM_ACCEL must be kvm or tcg (arm64: tcg)" ;;
 esac
+serial=ttyS0
+[ $arch = arm64 ] && serial=ttyAMA0
 console=$job/console.log
 [ "${VM_VERBOSE:-0}" = 1 ] && console=/dev/stderr
 
@@ -246,16 +273,16 @@ start_virtiofsd() {
 # (qemu takes them as fd sets, and none of 0-2).
 boot() {
 	local p
-	start_virtiofsd / root
+	start_virtiofsd "$rootfs" root
 	start_virtiofsd "$top" checkout
 	: >"$job/status"
 	qemu_rc=0
-	timeout -k 5 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" \
+	timeout -k 5 "$timeout" "$qemu" "${accel[@]}" -smp "$cpus" \
 		-m "$mem" -object "memory-backend-memfd,id=mem,size=${mem}M,share=on" \
-		-numa node,memdev=mem -machine q35 -nodefaults -no-user-config -nographic \
+		-numa node,memdev=mem -nodefaults -no-user-config -nographic \
 		-no-reboot -serial "file:$console" -monitor none \
 		-kernel "$vmlinuz" -initrd "$job/initramfs.cpio" \
-		-append "console=ttyS0 loglevel=${VM_LOGLEVEL:-4} panic=-1 mitigations=off nokaslr" \
+		-append "console=$serial loglevel=${VM_LOGLEVEL:-4} panic=-1 mitigations=off nokaslr" \
 		-chardev "socket,id=fs,path=$job/root.sock" \
 		-device vhost-user-fs-pci,chardev=fs,tag=hostroot \
 		-chardev "socket,id=ck,path=$job/checkout.sock" \

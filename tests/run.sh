@@ -103,26 +103,45 @@ vm_selected() { # vm_selected NAME: as selected, counting only patterns naming v
 	done
 	return 1
 }
-vm_want() { # vm_want K: the selected tests of kernel K
+vm_want() { # vm_want TAG [TESTS]: the selected tests of guest TAG (vm-6.1, vm-arm64)
 	local t
-	for t in $vm_tests; do
-		vm_selected "vm-$1/$t" && echo "$t"
+	for t in ${2:-$vm_tests}; do
+		vm_selected "$1/$t" && echo "$t"
 	done
 }
-# run_vm K: the selected vm-K/kernel/* tests in one guest; prints their results (and
-# keeps the kernel's summary line for the end).
+# The arm64 guest (scripts/vm.sh --arch arm64: Debian's arm64 kernel under TCG on its own
+# root, ebprof from the cross build in build-arm64): a few cases of each test
+# (EBPROF_TEST_CASES, lib.sh: case_selected), as an emulated CPU of another architecture
+# runs a recording in tens of seconds to minutes. Opt-in (make test-arm64): it runs only
+# for a pattern that says arm64 ("vm-arm64/", "vm-arm64/kernel/unwind"), never in the
+# full suite or for "vm-" (tests/README.md: its time).
+arm64_tests="unit/test_loader kernel/record_command kernel/unwind kernel/python kernel/node
+	kernel/probes kernel/teardown"
+arm64_cases='^(record_command|unwind_c_qsort|unwind_cpp_sort|unwind_signal|unwind_vdso|python_debian_|node_|probe|teardown_(success|sigint|tracked|crash))'
+# run_vm K [arm64]: the selected tests of kernel K (or of the arm64 guest) in one guest;
+# prints their results (and keeps the guest's summary line for the end).
 run_vm() {
-	local k=$1 want names out rc refusal start=$SECONDS
-	want=($(vm_want "$k"))
-	names=("${want[@]/#/vm-$k/}")
-	echo "vm-$k: ${want[*]}" >&2
-	if [ "$(id -u)" -ne 0 ] || ! command -v qemu-system-x86_64 >/dev/null; then
+	local k=$1 arch=${2:-amd64} tag=vm-$1 build=$BUILD tests=$vm_tests cases= qemu=qemu-system-x86_64
+	local want names out rc refusal start=$SECONDS
+	if [ "$arch" = arm64 ]; then
+		tag=vm-arm64 build=build-arm64 tests=$arm64_tests qemu=qemu-system-aarch64
+		cases=${EBPROF_TEST_CASES:-$arm64_cases}
+	fi
+	want=($(vm_want "$tag" "$tests"))
+	names=("${want[@]/#/$tag/}")
+	echo "$tag: ${want[*]}" >&2
+	if [ "$(id -u)" -ne 0 ] || ! command -v $qemu >/dev/null; then
 		printf 'SKIP %s: needs root and qemu (scripts/install-deps.sh test)\n' "${names[@]}"
+		return 0
+	fi
+	if [ ! -x "$build/ebprof" ]; then
+		printf "SKIP %s: no $build/ebprof (make ARCH=$arch all unit-bins workloads)\n" "${names[@]}"
 		return 0
 	fi
 	# In the guest: ebprof's own verdict on the kernel first, then the tests one by one,
 	# with one CPython (Debian's) of the two: emulated, a recording takes 10 to 30 s.
-	out=$(EBPROF_TEST_TRIXIE=0 scripts/vm.sh "$k" -- bash -c 'build/ebprof check >/tmp/check 2>&1 ||
+	out=$(BUILD=$build EBPROF_TEST_TRIXIE=0 EBPROF_TEST_CASES=$cases \
+		scripts/vm.sh --arch "$arch" "$k" -- bash -c '"$BUILD"/ebprof check >/tmp/check 2>&1 ||
 		{ echo "REFUSED $(uname -r): $(sed -n "s/^[a-z_]*  *no  *//p" /tmp/check | paste -sd";")"; exit 0; }
 		tests/run.sh -j 1 "$@"' vm $(printf "^%s$ " "${want[@]}"))
 	rc=$?
@@ -132,13 +151,13 @@ run_vm() {
 	else
 		# The guest's results, up to the blank line before its summary (which repeats them).
 		printf '%s\n' "$out" | sed '/^$/q' | grep -E '^(PASS|FAIL|SKIP) ' |
-			sed -E "s#^(PASS|FAIL|SKIP) #\\1 vm-$k/#"
-	fi >"$work/vm-$k"
-	[ $rc -eq 125 ] && echo "FAIL vm-$k: the guest failed (scripts/vm.sh exit 125)" >>"$work/vm-$k"
-	cat "$work/vm-$k"
-	printf 'kernel %-5s %s passed, %s failed, %s skipped in %s s%s\n' "$k" \
-		"$(grep -c '^PASS ' "$work/vm-$k")" "$(grep -c '^FAIL ' "$work/vm-$k")" \
-		"$(grep -c '^SKIP ' "$work/vm-$k")" $((SECONDS - start)) \
+			sed -E "s#^(PASS|FAIL|SKIP) #\\1 $tag/#"
+	fi >"$work/$tag"
+	[ $rc -eq 125 ] && echo "FAIL $tag: the guest failed (scripts/vm.sh exit 125)" >>"$work/$tag"
+	cat "$work/$tag"
+	printf 'kernel %-5s %s passed, %s failed, %s skipped in %s s%s\n' "$k${2:+ $2}" \
+		"$(grep -c '^PASS ' "$work/$tag")" "$(grep -c '^FAIL ' "$work/$tag")" \
+		"$(grep -c '^SKIP ' "$work/$tag")" $((SECONDS - start)) \
 		"${refusal:+ (ebprof refuses Linux $refusal)}" >>"$work/kernels"
 }
 # The full suite runs the matrix (about 10 minutes under emulation, where this host's
@@ -152,12 +171,17 @@ for k in $(scripts/kernels.sh list); do
 		vm_selected "vm-$k/" &&
 			echo "SKIP vm-$k: EBPROF_VM_MATRIX=0 leaves the kernel matrix out" |
 			tee -a "$log"
-	elif [ -n "$(vm_want "$k")" ]; then
+	elif [ -n "$(vm_want "vm-$k")" ]; then
 		queue+=("vm-$k")
 		lane[vm-$k]=vm
 		cmd[vm-$k]="run_vm $k"
 	fi
 done
+if [[ " ${patterns[*]} " == *arm64* ]] && [ -n "$(vm_want vm-arm64 "$arm64_tests")" ]; then
+	queue+=(vm-arm64)
+	lane[vm-arm64]=vm
+	cmd[vm-arm64]="run_vm 6.1 arm64"
+fi
 
 [ -x tests/browser/run.sh ] && add browser/flamegraph "" tests/browser/run.sh
 [ -x tests/otlp/run.sh ] && add otlp/receivers "" tests/otlp/run.sh

@@ -14,6 +14,8 @@ struct arch_regs {
 #define ARCH_PC(r) ((r)->ip)
 #define ARCH_SP(r) ((r)->sp)
 #define ARCH_FP(r) ((r)->bp)
+/* No link register: a call pushes its return address. */
+#define ARCH_LR(r) 0
 /* The first three integer arguments of a function, at its entry (SysV ABI). */
 #define ARCH_ARG1(r) ((r)->di)
 #define ARCH_ARG2(r) ((r)->si)
@@ -28,6 +30,10 @@ struct arch_regs {
  * exists anyway). */
 #define ARCH_THREAD_SIZE (16u << 10)
 #define ARCH_TASK_PT_REGS(stack) ((stack) + ARCH_THREAD_SIZE - sizeof(struct arch_regs))
+
+/* The thread pointer (the fs base: TLS variant II, pthread_self() itself) of a task,
+ * read with CO-RE. */
+#define ARCH_TASK_TP(task) BPF_CORE_READ(task, thread.fsbase)
 
 /* After a syscall the saved pc follows the syscall instruction (0f 05). */
 #define ARCH_SYSCALL_INSN 0x050f
@@ -44,5 +50,8 @@ struct arch_regs {
  * the caller's sp is fp + 16. */
 #define ARCH_FP_RA_OFF 8
 #define ARCH_FP_FRAME 16
+
+/* Return addresses are plain addresses (no pointer authentication). */
+#define ARCH_RA_STRIP(ra) (ra)
 
 #endif

@@ -21,6 +21,7 @@
 #include "sample.h"
 #include "util/hmap.h"
 #include "util/log.h"
+#include "util/safe_file.h"
 
 /* The largest mean the in-BPF sampler's fixed-point arithmetic takes. */
 #define ALLOC_MAX_MEAN (1ULL << 40)
@@ -239,13 +240,17 @@ uint32_t alloc__event(const struct alloc *a)
 static int libc_path(uint32_t pid, char *out, size_t n)
 {
 	char maps[64], line[4096], path[PATH_MAX];
-	int err = -ENOENT;
+	int err = -ENOENT, fd;
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), pid ? "/proc/%u/maps" : "/proc/self/maps", pid);
-	f = fopen(maps, "re");
-	if (!f)
-		return -errno;
+	fd = safe_file__open_proc(maps);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return fd >= 0 ? -ENOMEM : fd;
+	}
 	while (err && fgets(line, sizeof(line), f)) {
 		const char *base;
 
@@ -282,7 +287,7 @@ static const struct libc_entry libc_entries[] = {
  * is unreadable). */
 static void libc_addrs(const char *path, uint64_t *addrs)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = safe_file__open(path, SAFE_FILE_FOLLOW, 0, NULL, NULL);
 	struct elf_file *elf = fd >= 0 ? elf_file__open(fd) : NULL;
 
 	memset(addrs, 0, sizeof(libc_entries) / sizeof(libc_entries[0]) * sizeof(*addrs));

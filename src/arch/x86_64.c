@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* x86-64 instruction decoding for uprobe placement (src/arch/arch.h): which entry
- * instructions change nothing, and which ones the kernel's uprobes emulate. */
+ * instructions change nothing, and which ones the kernel's uprobes emulate; where
+ * struct pt_regs keeps each register. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -36,4 +37,13 @@ unsigned int arch__uprobe_entry_skip(const uint8_t *bytes, size_t len)
 	for (int i = 0; i < 4 && (n = neutral_len(bytes + at, len - at)); i++)
 		at += n;
 	return at && emulated_push(bytes + at, len - at) ? at : 0;
+}
+
+int arch__user_reg_offset(unsigned int n)
+{
+	/* struct pt_regs (arch/x86/include/uapi/asm/ptrace.h, 8-byte words): r15, r14, r13,
+	 * r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp. */
+	static const int8_t word[16] = {10, 11, 12, 5, 19, 4, 13, 14, 9, 8, 7, 6, 3, 2, 1, 0};
+
+	return n < 16 ? word[n] * 8 : -1;
 }

@@ -442,6 +442,8 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 		       a->sym.dwarf_peak / 1048576.0, (unsigned long long)a->sym.lines_misses,
 		       (unsigned long long)a->sym.lines_hits, a->sym.lines_budget / 1048576.0,
 		       a->sym.lines_dropped);
+	if (a->sym_ready)
+		symbolizer__print_refused(&a->sym, stdout);
 }
 
 /* Whether the agent failed at its one job: it had samples to send and no export

@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "arch/arch.h"
 #include "cli/host.h"
 #include "interp/runtime.h"
 #include "loader/features.h"
@@ -323,6 +324,30 @@ static void report_json(FILE *out, const struct check_result res[NPROBES], bool 
 	fputs("]}\n", out);
 }
 
+/* The architecture ebprof was built for. On arm64, which runtimes' walkers the arm64
+ * guest's tests prove there (native unwinding is proven on both); on x86-64 the whole
+ * suite runs. */
+static void report_arch(FILE *out)
+{
+	char proven[160] = "", unproven[160] = "";
+	const struct runtime_ops *ops;
+
+	if (strcmp(ARCH_NAME, "arm64")) {
+		fprintf(out, "%-11s %-8s %s: every walker proven by the test suite\n", "arch", "ok",
+			ARCH_NAME);
+		return;
+	}
+	for (size_t i = 0; (ops = runtime_registry__get(i)); i++) {
+		char *list = ops->arm64_proven ? proven : unproven;
+		size_t used = strlen(list);
+
+		snprintf(list + used, sizeof(proven) - used, "%s%s", used ? ", " : "", ops->title);
+	}
+	fprintf(out, "%-11s %-8s %s: native and %s walkers proven in the arm64 guest%s%s\n", "arch",
+		"ok", ARCH_NAME, proven[0] ? proven : "no runtime",
+		unproven[0] ? "; not proven there yet: " : "", unproven);
+}
+
 static void report_text(FILE *out, const struct check_result res[NPROBES])
 {
 	size_t untested = 0;
@@ -335,6 +360,7 @@ static void report_text(FILE *out, const struct check_result res[NPROBES])
 			bad && probes[i].hint ? probes[i].hint : "");
 		untested += res[i].status == CHECK_UNTESTED;
 	}
+	report_arch(out);
 	if (untested)
 		fprintf(out,
 			"%zu checks not run: without CAP_BPF and CAP_PERFMON the kernel refuses "

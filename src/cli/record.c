@@ -537,6 +537,9 @@ static int finish(struct session *rec, const struct record_opts *o, struct outdi
 	print_summary(rec, r, o);
 	if (log_verbose)
 		print_debug_info(&sym, stderr);
+	/* What hostile files cost (nothing printed when they cost nothing): without -v, as
+	 * losses are, since each is something another user did to this run. */
+	symbolizer__print_refused(&sym, stderr);
 	startup__mark(EXIT_WRITTEN);
 	report__free(r);
 	return err;

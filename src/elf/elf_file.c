@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/hmap.h"
+#include "util/inflate_limit.h"
 
 #define NOTES_MAX 16		 /* note segments/sections scanned for the build id */
 #define NOTE_MAX_SIZE (1 << 20)	 /* larger note areas are not build-id notes */
@@ -41,6 +42,7 @@ struct elf_file {
 	int fd;
 	Elf *elf;
 	GElf_Ehdr eh;
+	uint64_t file_bytes; /* the file's size at open, for the inflating bound */
 	struct elf_segment segs[ELF_FILE_MAX_SEGMENTS];
 	size_t nsegs;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
@@ -143,6 +145,7 @@ static int open_elf(struct elf_file *e, int fd)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_size == 0)
 		return -EINVAL;
+	e->file_bytes = st.st_size;
 	elf_version(EV_CURRENT);
 	/* Not ELF_C_READ_MMAP: data is read with pread, so a file that shrinks while we
 	 * read it is an error instead of a SIGBUS. */
@@ -384,7 +387,8 @@ static bool zdebug_size(Elf_Scn *scn, uint64_t *size)
 }
 
 /* Decompresses scn in place (libelf keeps the result) when it is compressed and its
- * decompressed size is at most max. */
+ * decompressed size is at most max, and INFLATE_RATIO_MAX times the file's size: callers
+ * take the first section of a name, so one file inflates a few sections at most. */
 static int decompress(const struct elf_file *e, Elf_Scn *scn, const GElf_Shdr *sh, size_t max)
 {
 	const char *name = section_name(e, sh);
@@ -392,12 +396,13 @@ static int decompress(const struct elf_file *e, Elf_Scn *scn, const GElf_Shdr *s
 	GElf_Chdr ch;
 
 	if (sh->sh_flags & SHF_COMPRESSED) {
-		if (!gelf_getchdr(scn, &ch) || ch.ch_size > max)
+		if (!gelf_getchdr(scn, &ch) || ch.ch_size > max ||
+		    !inflate_limit__allow(e->file_bytes, ch.ch_size))
 			return -EFBIG;
 		return elf_compress(scn, 0, 0) < 0 ? -EINVAL : 0;
 	}
 	if (name && !strncmp(name, ".zdebug", 7) && zdebug_size(scn, &zsize)) {
-		if (zsize > max)
+		if (zsize > max || !inflate_limit__allow(e->file_bytes, zsize))
 			return -EFBIG;
 		return elf_compress_gnu(scn, 0, 0) < 0 ? -EINVAL : 0;
 	}

@@ -18,8 +18,6 @@
 /* The generated names are long; these keep the code within 100 columns. */
 typedef Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesServiceRequest
     pb_request;
-typedef Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesServiceResponse
-    pb_response;
 typedef Opentelemetry__Proto__Profiles__V1development__ProfilesDictionary pb_dict;
 typedef Opentelemetry__Proto__Profiles__V1development__ResourceProfiles pb_resource_profiles;
 typedef Opentelemetry__Proto__Profiles__V1development__ScopeProfiles pb_scope_profiles;
@@ -974,26 +972,4 @@ cleanup:
 	free(buf);
 	enc__free(&e);
 	return err;
-}
-
-int otlp__decode_response(const void *body, size_t len, struct otlp_partial_success *ps)
-{
-	pb_response *resp;
-	const char *msg;
-
-	memset(ps, 0, sizeof(*ps));
-	resp = PB_COLLECTOR(export_profiles_service_response__unpack)(NULL, len, body);
-	if (!resp)
-		return -EBADMSG;
-	/* An empty partial_success (nothing rejected, no message) says nothing, so it is a
-	 * full success: the specification wants the field unset then, but the
-	 * OpenTelemetry Collector (0.161) sends an empty one with every answer. */
-	if (resp->partial_success) {
-		ps->rejected = resp->partial_success->rejected_profiles;
-		msg = resp->partial_success->error_message;
-		snprintf(ps->message, sizeof(ps->message), "%s", msg ? msg : "");
-		ps->present = ps->rejected != 0 || ps->message[0];
-	}
-	PB_COLLECTOR(export_profiles_service_response__free_unpacked)(resp, NULL);
-	return 0;
 }

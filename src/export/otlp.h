@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* OTLP Profiles encoder: turns a report into one ExportProfilesServiceRequest (the body
- * `ebprof agent` sends to a collector over gRPC or HTTP), and reads the collector's
- * ExportProfilesServiceResponse back. No I/O here: the transport owns the wire. */
+ * `ebprof agent` sends to a collector over gRPC or HTTP). No I/O here: the transport owns
+ * the wire, and decodes the answer (otlp_response.h). */
 #ifndef EBPROF_EXPORT_OTLP_H
 #define EBPROF_EXPORT_OTLP_H
 
@@ -61,20 +61,5 @@ struct otlp_options {
  */
 int otlp__encode(const struct report *r, const struct otlp_options *o, uint8_t **out,
 		 size_t *outlen);
-
-#define OTLP_MESSAGE_MAX 512
-
-/* What a collector said in ExportProfilesServiceResponse.partial_success. */
-struct otlp_partial_success {
-	bool present;	  /* partial_success with a rejected count or a message */
-	int64_t rejected; /* profiles the collector dropped (0 with a message: a warning) */
-	char message[OTLP_MESSAGE_MAX]; /* error_message, cut to fit; "" when none */
-};
-
-/*
- * Decodes a serialized ExportProfilesServiceResponse (an empty body is a valid, empty
- * response). Returns 0 with *ps filled, or -EBADMSG when body is not such a message.
- */
-int otlp__decode_response(const void *body, size_t len, struct otlp_partial_success *ps);
 
 #endif

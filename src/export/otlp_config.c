@@ -20,11 +20,13 @@
 #include "util/options.h"
 #include "export/otlp_config.h"
 #include "util/log.h"
+#include "util/safe_file.h"
 
 #define ENV_PREFIX "OTEL_EXPORTER_OTLP_"
 #define ENV_SIGNAL "PROFILES_"
 #define DEFAULT_GRPC_ENDPOINT "http://localhost:4317"
 #define DEFAULT_HTTP_ENDPOINT "http://localhost:4318"
+#define CA_FILE_MAX (16u << 20) /* PEM bundles are a few hundred KiB */
 
 /* One setting and where it came from, for messages and for the endpoint rules. */
 struct source {
@@ -432,16 +434,23 @@ static int resolve_endpoint(struct otlp_client_opts *o, const struct source *s, 
 
 static int resolve_ca_file(struct otlp_client_opts *o, const struct source *s, bool tls)
 {
+	char why[SAFE_FILE_WHY];
+	int fd;
+
 	if (!s->value)
 		return 0;
 	if (!tls) {
 		pr_warn("%s: ignored, the endpoint %s is plaintext", s->name, o->url);
 		return 0;
 	}
-	if (access(s->value, R_OK)) {
-		pr_err("%s: cannot read '%s': %s", s->name, s->value, strerror(errno));
+	/* Checked as every path read is (safe_file.h): a FIFO would block the sender in
+	 * libcurl's open for ever. */
+	fd = safe_file__open(s->value, SAFE_FILE_FOLLOW, CA_FILE_MAX, NULL, why);
+	if (fd < 0) {
+		pr_err("%s: %s %s", s->name, s->value, why);
 		return -EINVAL;
 	}
+	close(fd);
 	o->ca_file = strdup(s->value);
 	return o->ca_file ? 0 : -ENOMEM;
 }

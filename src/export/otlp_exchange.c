@@ -5,7 +5,6 @@
  * whether to retry (429, 502, 503, 504, honouring Retry-After) and whose error body is a
  * google.rpc.Status with the server's message. Both read partial_success from the
  * ExportProfilesServiceResponse. */
-#include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
@@ -16,9 +15,8 @@
 
 #include "export/curl_lib.h"
 
-#include "export/otlp.h"
 #include "export/otlp_exchange.h"
-#include "rpc_status.pb-c.h"
+#include "export/otlp_response.h"
 #include "util/clock.h"
 #include "util/gzip.h"
 #include "util/log.h"
@@ -29,8 +27,7 @@ static inline const struct curl_lib *cl(void)
 	return curl_lib__get();
 }
 
-#define GRPC_PREFIX 5
-#define RETRY_INFO_TYPE "type.googleapis.com/google.rpc.RetryInfo"
+#define GRPC_PREFIX OTLP_GRPC_PREFIX
 #define MAX_DETAILS_BIN 8192
 
 /* What the collector sent back; reset before every attempt. */
@@ -333,50 +330,22 @@ static void set_what(struct otlp_result *r, const char *fmt, ...)
 /* Copies a body that looks like text (a proxy's error page, say) as the message. */
 static void message_from_text(struct otlp_result *r, const uint8_t *b, size_t len)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < len && n < 200; i++) {
-		if (b[i] == '\n' || b[i] == '\r' || b[i] == '\t')
-			r->message[n++] = ' ';
-		else if (b[i] >= 0x20 && b[i] < 0x7f)
-			r->message[n++] = b[i];
-		else
-			return; /* binary: not a message */
-	}
-	while (n && r->message[n - 1] == ' ')
-		n--;
-	r->message[n] = 0;
+	otlp_response__text(b, len, r->message, sizeof(r->message));
 }
 
 /* Reads a google.rpc.Status: its message (unless one is already known) and a RetryInfo
  * delay. Returns true when it carried a RetryInfo. */
 static bool read_status(const uint8_t *b, size_t len, struct otlp_result *r)
 {
-	Ebprof__Rpc__Status *st = ebprof__rpc__status__unpack(NULL, len, b);
-	Ebprof__Rpc__RetryInfo *ri;
-	bool retry_info = false;
-	size_t i;
+	struct otlp_status st;
 
-	if (!st)
+	if (otlp_response__status(b, len, &st))
 		return false;
-	if (!r->message[0] && st->message)
-		snprintf(r->message, sizeof(r->message), "%s", st->message);
-	for (i = 0; i < st->n_details; i++) {
-		if (!st->details[i]->type_url || strcmp(st->details[i]->type_url, RETRY_INFO_TYPE))
-			continue;
-		ri = ebprof__rpc__retry_info__unpack(NULL, st->details[i]->value.len,
-						     st->details[i]->value.data);
-		if (!ri)
-			continue;
-		retry_info = true;
-		if (ri->retry_delay && ri->retry_delay->seconds >= 0 &&
-		    ri->retry_delay->seconds < 86400)
-			r->retry_after_ms =
-			    ri->retry_delay->seconds * 1000 + ri->retry_delay->nanos / 1000000;
-		ebprof__rpc__retry_info__free_unpacked(ri, NULL);
-	}
-	ebprof__rpc__status__free_unpacked(st, NULL);
-	return retry_info;
+	if (!r->message[0])
+		snprintf(r->message, sizeof(r->message), "%s", st.message);
+	if (st.retry_after_ms)
+		r->retry_after_ms = st.retry_after_ms;
+	return st.retry_info;
 }
 
 /* grpc-status-details-bin is base64, usually without padding; OpenSSL wants padding. */
@@ -396,30 +365,12 @@ static bool read_details_bin(const char *b64, struct otlp_result *r)
 	return read_status(out, len - pad, r);
 }
 
-/* grpc-message is percent-encoded; a bad escape is left as it is. */
-static void percent_decode(char *s)
-{
-	char *w = s;
-	unsigned v;
-
-	for (; *s; s++) {
-		if (*s == '%' && isxdigit((unsigned char)s[1]) && isxdigit((unsigned char)s[2]) &&
-		    sscanf(s + 1, "%2x", &v) == 1) {
-			*w++ = (char)v;
-			s += 2;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = 0;
-}
-
 /* partial_success of an accepted ExportProfilesServiceResponse. */
 static void read_partial(const uint8_t *b, size_t len, struct otlp_result *r)
 {
 	struct otlp_partial_success ps;
 
-	if (otlp__decode_response(b, len, &ps)) {
+	if (otlp_response__partial(b, len, &ps)) {
 		snprintf(r->message, sizeof(r->message),
 			 "accepted, but the response is not an ExportProfilesServiceResponse");
 		return;
@@ -433,30 +384,27 @@ static void read_partial(const uint8_t *b, size_t len, struct otlp_result *r)
  * ExportProfilesServiceResponse. An accepted call stays accepted if it is malformed. */
 static void grpc_read_message(struct otlp_exchange *x, struct otlp_result *r)
 {
-	const uint8_t *b = x->resp.body;
-	uint8_t *plain = NULL;
-	size_t n, plain_len;
+	bool gzip = !strcasecmp(x->resp.grpc_encoding, "gzip"), owned;
+	const uint8_t *msg;
+	size_t len;
+	int err;
 
 	r->verdict = OTLP_ACCEPTED;
-	if (!x->resp.len)
-		return;
-	n = x->resp.len >= GRPC_PREFIX ? (size_t)b[1] << 24 | b[2] << 16 | b[3] << 8 | b[4] : 0;
-	if (x->resp.len < GRPC_PREFIX || n != x->resp.len - GRPC_PREFIX) {
+	err = otlp_response__grpc_message(x->resp.body, x->resp.len, gzip, OTLP_MAX_RESPONSE_BYTES,
+					  &msg, &len, &owned);
+	if (err == -EBADMSG) {
 		snprintf(r->message, sizeof(r->message), "accepted, but the response is malformed");
 		return;
 	}
-	if (!(b[0] & 1)) {
-		read_partial(b + GRPC_PREFIX, n, r);
-		return;
-	}
-	if (strcasecmp(x->resp.grpc_encoding, "gzip") ||
-	    gzip__inflate(b + GRPC_PREFIX, n, OTLP_MAX_RESPONSE_BYTES, &plain, &plain_len)) {
+	if (err) {
 		snprintf(r->message, sizeof(r->message),
 			 "accepted, but the compressed response could not be read");
 		return;
 	}
-	read_partial(plain, plain_len, r);
-	free(plain);
+	if (x->resp.len)
+		read_partial(msg, len, r);
+	if (owned)
+		free((void *)msg);
 }
 
 /* The gRPC status a response without one stands for (gRPC's HTTP-to-status mapping). */
@@ -519,7 +467,7 @@ static void classify_grpc(struct otlp_exchange *x, struct otlp_result *r)
 		status = grpc_from_http(code);
 		message_from_text(r, resp->body, resp->len);
 	}
-	percent_decode(resp->grpc_message);
+	otlp_response__percent_decode(resp->grpc_message);
 	if (resp->grpc_message[0])
 		snprintf(r->message, sizeof(r->message), "%s", resp->grpc_message);
 	retry_info = read_details_bin(resp->details_bin, r);

@@ -72,6 +72,9 @@ struct runtime_ops {
 	 * is its own (past FRAME_UNKNOWN); a runtime whose frames are native has none. */
 	struct frame_kind_info kind;
 	struct runtime_floor floor;
+	/* Its walker's chains pass inside the arm64 guest (make test-arm64): ebprof check
+	 * says which runtimes are proven on arm64; the others run there, not yet proven. */
+	bool arm64_proven;
 	/* Its walker object's ELF image (the skeleton's), and the walker's base name
 	 * (EBPROF_WALKER(fn) in src/interp/NAME/NAME.bpf.c). */
 	const void *(*bpf_elf)(size_t *size);

@@ -20,11 +20,13 @@
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
+/* Whether the file at path, in a directory cache_dir__make accepted, may be used: when
+ * it is there and not ours alone, it is said once and made again over it. */
 static bool trusted(const char *path)
 {
 	struct stat st;
 
-	return !lstat(path, &st) && S_ISREG(st.st_mode) && cache_dir__safe(&st);
+	return !lstat(path, &st) && cache_dir__file_trusted(path, &st);
 }
 
 /* Another ebprof build's file is left alone while it may be in use: libbpf opens the
@@ -65,15 +67,15 @@ int btf_cache__get(const char *dir, const struct bpf_images *imgs, char *path, s
 	if (snprintf(path, len, "%s/%s-%016" PRIx64 ".btf", dir, id, bpf_images__hash(imgs)) >=
 	    (int)len)
 		return -ENAMETOOLONG;
+	/* Every directory from the cache root down is checked before a file is read (a
+	 * refusal is said there): libbpf relocates our programs by what it reads. */
+	err = cache_dir__make(dir);
+	if (err)
+		return err;
 	/* Touched on every use, so no other build takes it for stale while we load. */
 	if (trusted(path)) {
 		utimensat(AT_FDCWD, path, NULL, 0);
 		return 0;
-	}
-	err = cache_dir__make(dir);
-	if (err) {
-		pr_debug("BTF cache %s unusable: %s", dir, strerror(-err));
-		return err;
 	}
 	err = min_btf__generate(KERNEL_BTF, imgs->elf, imgs->size, imgs->n, path);
 	if (err)

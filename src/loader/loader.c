@@ -22,6 +22,7 @@
 #include "loader/load_costs.h"
 #include "util/clock.h"
 #include "util/crash.h"
+#include "util/errstr.h"
 #include "util/log.h"
 
 #define LOG_BUF_SIZE (1u << 20) /* a verifier log of the full 1 M-instruction walk fits */
@@ -457,13 +458,13 @@ static int load_owners(struct loader *l)
 			err = preallocate(l->owners[i]);
 		if (err) {
 			pr_err("sharing the maps of %s: %s", bpf_object__name(l->owners[i]),
-			       strerror(-err));
+			       errstr(err));
 			return err;
 		}
 		err = bpf_object__load(l->owners[i]);
 		if (err) {
 			pr_err("creating the maps of %s: %s", bpf_object__name(l->owners[i]),
-			       strerror(-err));
+			       errstr(err));
 			return err;
 		}
 	}
@@ -517,7 +518,7 @@ static void report_failures(const struct loader *l)
 		if (!j->st.err || j->st.pending || !in_run(l, i))
 			continue;
 		log_reason(has_log ? j->log : "", reason, sizeof(reason));
-		pr_err("  %s: %s%s%s", j->st.name, strerror(-j->st.err), reason[0] ? ": " : "",
+		pr_err("  %s: %s%s%s", j->st.name, errstr(j->st.err), reason[0] ? ": " : "",
 		       reason);
 		if (log_verbose && j->msgs)
 			fputs(j->msgs, stderr);

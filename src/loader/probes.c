@@ -22,7 +22,13 @@
 #include "loader/loader.h"
 #include "loader/probes.h"
 #include "sample.h"
+#include "util/errstr.h"
 #include "util/log.h"
+#include "util/mapguard.h"
+#include "util/safe_file.h"
+
+/* A larger file is not a program or library to probe. */
+#define PROBE_FILE_MAX (4ull << 30)
 
 struct probes {
 	struct bpf_link **links;
@@ -266,25 +272,76 @@ static int resolve_path(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* Bytes to skip at the entry of sym in path (see arch__uprobe_entry_skip); 0 when
- * unsure. */
-static unsigned int entry_skip(const char *path, const char *sym)
+/* A probe's file, opened once: without blocking (a FIFO there would block for ever), a
+ * regular ELF file of at most PROBE_FILE_MAX bytes. libbpf reads and probes it as
+ * /proc/self/fd/N (path), so what was checked is what is probed, whatever its name
+ * points at meanwhile. */
+struct target {
+	int fd;
+	char path[64];
+};
+
+/* Opens s's file (PATH resolved as libbpf would); says why not. Returns 0, or -errno
+ * with errno set, as a failed attach leaves it. */
+static int target__open(struct target *t, const struct probe_spec *s)
+{
+	char path[4096], why[SAFE_FILE_WHY];
+	struct elf_file *e;
+
+	if (resolve_path(s->path, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", s->path);
+	t->fd = safe_file__open(path, SAFE_FILE_FOLLOW, PROBE_FILE_MAX, NULL, why);
+	if (t->fd < 0) {
+		pr_err("%s: %s %s", s->text, path, why);
+		errno = -t->fd;
+		return t->fd;
+	}
+	e = elf_file__open(t->fd);
+	if (!e) {
+		pr_err("%s: %s is not an ELF file", s->text, path);
+		close(t->fd);
+		errno = ENOEXEC;
+		return -ENOEXEC;
+	}
+	elf_file__free(e);
+	snprintf(t->path, sizeof(t->path), "/proc/self/fd/%d", t->fd);
+	return 0;
+}
+
+/* Closes t after libbpf made link (NULL: failed, errno set) reading it in the guarded
+ * section begun with guard: libbpf maps the file (ELF_C_READ_MMAP), and a file that
+ * shrank meanwhile is a failed attach, not SIGBUS (mapguard.h); the offset probed then
+ * came from zeros, so the link goes too. Returns the link, or NULL with errno set. */
+static struct bpf_link *target__close(struct target *t, const struct probe_spec *s,
+				      struct bpf_link *link, unsigned int guard)
+{
+	int err = errno;
+
+	if (mapguard__end(guard)) {
+		bpf_link__destroy(link);
+		link = NULL;
+		pr_err("%s: %s shrank while it was read", s->text, s->path);
+		err = EIO;
+	}
+	close(t->fd);
+	errno = err;
+	return link;
+}
+
+/* Bytes to skip at the entry of sym in the ELF file on fd (see arch__uprobe_entry_skip);
+ * 0 when unsure. */
+static unsigned int entry_skip(int fd, const char *sym)
 {
 	uint8_t bytes[16];
 	unsigned int skip = 0;
 	uint64_t vaddr, off;
-	struct elf_file *e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elf_file *e = elf_file__open(fd);
 
-	if (fd < 0)
-		return 0;
-	e = elf_file__open(fd);
 	if (e && !elf_file__symbol(e, sym, &vaddr, NULL) &&
 	    elf_file__vaddr_to_off(e, vaddr, &off) &&
 	    pread(fd, bytes, sizeof(bytes), (off_t)off) == (ssize_t)sizeof(bytes))
 		skip = arch__uprobe_entry_skip(bytes, sizeof(bytes));
 	elf_file__free(e);
-	close(fd);
 	return skip;
 }
 
@@ -304,7 +361,7 @@ static uint64_t attach_cookie(const struct probe_spec *s, uint32_t event)
 /* Whether the ELF file at path is position-independent (a PIE or a library). */
 static bool elf_is_dyn(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = safe_file__open(path, SAFE_FILE_FOLLOW, PROBE_FILE_MAX, NULL, NULL);
 	struct elf_file *e;
 	bool dyn;
 
@@ -358,31 +415,39 @@ static struct bpf_link *attach_uprobe(struct bpf_program *prog, const struct pro
 	bool ret = s->kind == PROBE_URETPROBE;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = s->target, .retprobe = ret,
 		    .bpf_cookie = attach_cookie(s, event));
-	char path[4096];
 	size_t off = s->offset;
+	struct bpf_link *link;
+	struct target t;
+	unsigned int guard;
 
-	if (resolve_path(s->path, path, sizeof(path)))
-		snprintf(path, sizeof(path), "%s", s->path); /* libbpf says what is wrong */
+	if (target__open(&t, s))
+		return NULL;
 	/* A uretprobe's entry hit reads the return address at sp, which the skipped
 	 * instructions leave alone, so both kinds move to an emulated instruction. */
 	if (!s->has_offset) {
-		off = entry_skip(path, s->target);
+		off = entry_skip(t.fd, s->target);
 		if (off)
 			pr_debug("%s: probing %s+%zu, an instruction the kernel emulates", s->text,
 				 s->target, off);
 	}
-	return bpf_program__attach_uprobe_opts(prog, -1, path, off, &o);
+	guard = mapguard__begin();
+	link = bpf_program__attach_uprobe_opts(prog, -1, t.path, off, &o);
+	return target__close(&t, s, link, guard);
 }
 
 static struct bpf_link *attach_usdt(struct bpf_program *prog, const struct probe_spec *s,
 				    uint32_t event)
 {
 	LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = event);
-	char path[4096];
+	struct bpf_link *link;
+	struct target t;
+	unsigned int guard;
 
-	if (resolve_path(s->path, path, sizeof(path)))
-		snprintf(path, sizeof(path), "%s", s->path);
-	return bpf_program__attach_usdt(prog, -1, path, s->target, s->name, &o);
+	if (target__open(&t, s))
+		return NULL;
+	guard = mapguard__begin();
+	link = bpf_program__attach_usdt(prog, -1, t.path, s->target, s->name, &o);
+	return target__close(&t, s, link, guard);
 }
 
 /* Reads a tracepoint's id from tracefs at root; -errno when it cannot. */
@@ -503,6 +568,7 @@ int probes__attach(struct probes **out, struct loader *l, const struct bpf_objec
 		   const struct probe_spec *specs, size_t n, uint32_t first_event)
 {
 	struct probes *p = calloc(1, sizeof(*p));
+	unsigned int errors;
 	int err = 0;
 
 	*out = p;
@@ -516,10 +582,13 @@ int probes__attach(struct probes **out, struct loader *l, const struct bpf_objec
 
 		if (!prog)
 			return -ENOENT;
+		errors = log_errors();
 		p->links[i] = attach_one(prog, &specs[i], first_event + (uint32_t)i);
 		if (!p->links[i]) {
 			err = errno ? -errno : -EINVAL;
-			pr_err("attaching %s: %s", specs[i].text, strerror(-err));
+			/* libbpf's codes (LIBBPF_ERRNO__*) have no strerror text. */
+			if (log_errors() == errors)
+				pr_err("attaching %s: %s", specs[i].text, errstr(err));
 			return err;
 		}
 		p->n = i + 1;

@@ -31,7 +31,10 @@
 #include "sample.h"
 #include "sample.skel.h"
 #include "util/clock.h"
+#include "util/errstr.h"
 #include "util/log.h"
+#include "util/mapguard.h"
+#include "util/safe_file.h"
 
 struct sampler {
 	struct sample_bpf *skel;
@@ -122,8 +125,7 @@ static int attach_cpus(struct sampler *s, struct loader *l, unsigned int freq)
 		s->ncpus++;
 		if (!s->links[s->ncpus - 1]) {
 			err = -errno;
-			pr_err("attaching to the perf event of CPU %d: %s", cpus[i],
-			       strerror(-err));
+			pr_err("attaching to the perf event of CPU %d: %s", cpus[i], errstr(err));
 			goto out;
 		}
 	}
@@ -279,7 +281,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	s->skel = sample_bpf__open_opts(loader__open_opts(l));
 	if (!s->skel) {
 		err = -errno;
-		pr_err("opening the BPF object: %s", strerror(-err));
+		pr_err("opening the BPF object: %s", errstr(err));
 		return err;
 	}
 	s->skel->rodata->filter_pids = o->pids != NULL;
@@ -320,7 +322,7 @@ static int attach_off_cpu(struct sampler *s, struct loader *l)
 	s->off_cpu_link = bpf_program__attach(p);
 	if (!s->off_cpu_link) {
 		err = -errno;
-		pr_err("attaching the sched_switch tracepoint (off-CPU time): %s", strerror(-err));
+		pr_err("attaching the sched_switch tracepoint (off-CPU time): %s", errstr(err));
 		return err;
 	}
 	return 0;
@@ -337,7 +339,7 @@ static int attach_tracepoint(struct loader *l, struct sampler *s, const char *pr
 	*link = bpf_program__attach(p);
 	if (!*link) {
 		err = -errno;
-		pr_err("attaching %s: %s", prog, strerror(-err));
+		pr_err("attaching %s: %s", prog, errstr(err));
 		return err;
 	}
 	return 0;
@@ -453,7 +455,7 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_ring_record, s, NULL);
 	if (!s->rb) {
 		err = -errno;
-		pr_err("opening the ring buffer: %s", strerror(-err));
+		pr_err("opening the ring buffer: %s", errstr(err));
 		return err;
 	}
 	s->cb = cb;
@@ -478,8 +480,10 @@ int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func,
 		    .bpf_cookie = kernel_features()->attach_cookie ? cookie : 0);
 	struct bpf_program *p = loader__program(l, s->skel->obj, prog);
+	char why[SAFE_FILE_WHY], fd_path[32];
 	struct bpf_link **v, *link;
-	int err;
+	unsigned int guard;
+	int err, fd;
 
 	if (!p)
 		return -ENOENT;
@@ -487,10 +491,25 @@ int sampler__attach_uprobe(struct sampler *s, struct loader *l, const char *prog
 	if (!v)
 		return -ENOMEM;
 	s->uprobe_links = v;
-	link = bpf_program__attach_uprobe_opts(p, pid, path, 0, &uo);
+	/* The file (a process's libc, through its root) opened once without blocking, and
+	 * read by libbpf as that very file; libbpf maps it: guarded (mapguard.h). */
+	fd = safe_file__open(path, SAFE_FILE_FOLLOW, 0, NULL, why);
+	if (fd < 0) {
+		pr_err("attaching a uprobe to %s: %s %s", func, path, why);
+		return fd;
+	}
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	guard = mapguard__begin();
+	link = bpf_program__attach_uprobe_opts(p, pid, fd_path, 0, &uo);
+	err = link ? 0 : -errno;
+	if (mapguard__end(guard)) {
+		bpf_link__destroy(link);
+		link = NULL;
+		err = -EIO;
+	}
+	close(fd);
 	if (!link) {
-		err = -errno;
-		pr_err("attaching a uprobe to %s in %s: %s", func, path, strerror(-err));
+		pr_err("attaching a uprobe to %s in %s: %s", func, path, errstr(err));
 		return err;
 	}
 	v[s->nuprobe_links++] = link;

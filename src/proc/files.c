@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "proc/files.h"
+#include "util/log.h"
+#include "util/safe_file.h"
 
 struct file_key {
 	uint64_t dev;
@@ -135,25 +137,30 @@ struct file_entry *file_table__get(const struct file_table *t, uint32_t id)
 
 int file_entry__open(struct file_entry *f, pid_t pid, uint64_t start, uint64_t end)
 {
-	char p[4096 + 64];
+	char p[4096 + 64], why[SAFE_FILE_WHY];
 	int fd;
 
 	if (f->fd >= 0)
 		return 0;
 	if (f->open_err)
 		return -f->open_err;
+	/* Both are links (map_files' to the very file mapped): followed, but what they lead
+	 * to must be a regular file, opened without blocking. The process's root is another
+	 * user's: a FIFO at the path would block open() for ever. */
 	snprintf(p, sizeof(p), "/proc/%d/map_files/%lx-%lx", pid, (unsigned long)start,
 		 (unsigned long)end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = safe_file__open(p, SAFE_FILE_FOLLOW, 0, NULL, NULL);
 	if (fd < 0 && f->path[0] == '/') {
 		snprintf(p, sizeof(p), "/proc/%d/root%s", pid, f->path);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
+		fd = safe_file__open(p, SAFE_FILE_FOLLOW, 0, NULL, why);
+		if (fd == -EINVAL)
+			pr_warn("%s %s: its frames are not named", p, why);
 	}
 	if (fd < 0) {
 		/* The process may be gone already; a later sample from another may succeed. */
-		if (errno != ENOENT && errno != ESRCH)
-			f->open_err = errno;
-		return -errno;
+		if (fd != -ENOENT && fd != -ESRCH)
+			f->open_err = -fd;
+		return fd;
 	}
 	f->fd = fd;
 	return 0;

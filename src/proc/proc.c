@@ -15,6 +15,7 @@
 
 #include "proc/proc.h"
 #include "util/log.h"
+#include "util/safe_file.h"
 
 /* A process whose address is unknown re-reads its maps at most this often. */
 #define REFRESH_INTERVAL_NS (50ULL * 1000 * 1000)
@@ -55,19 +56,35 @@ static uint32_t mapping_file(struct proc_table *t, uint64_t dev, uint64_t ino, c
 	return f ? f->id : 0;
 }
 
-static int read_maps(struct proc_table *t, struct proc *p)
+/* Opens /proc/PID/maps as a stream, without blocking (safe_file.h). */
+static FILE *open_maps(uint32_t pid, int *err)
+{
+	char fn[64];
+	FILE *fp;
+	int fd;
+
+	snprintf(fn, sizeof(fn), "/proc/%u/maps", pid);
+	fd = safe_file__open_proc(fn);
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		*err = -errno;
+		close(fd);
+	}
+	return fp;
+}
+
+int proc_table__parse_maps(struct proc_table *t, FILE *fp, struct proc_mapping **out,
+			   uint32_t *count)
 {
 	struct proc_mapping *maps = NULL, *m;
 	uint32_t n = 0, cap = 0;
 	uint64_t dev, ino;
-	char fn[64], line[4096 + 128], *path;
-	FILE *fp;
+	char line[4096 + 128], *path;
 
-	snprintf(fn, sizeof(fn), "/proc/%u/maps", p->pid);
-	fp = fopen(fn, "re");
-	if (!fp)
-		return -errno;
-	t->maps_reads++;
 	while (fgets(line, sizeof(line), fp)) {
 		struct proc_mapping cur = {0};
 
@@ -76,17 +93,34 @@ static int read_maps(struct proc_table *t, struct proc *p)
 		cur.file_id = mapping_file(t, dev, ino, path);
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
-			m = realloc(maps, cap * sizeof(*m));
+			m = reallocarray(maps, cap, sizeof(*m));
 			if (!m) {
 				free(maps);
-				fclose(fp);
 				return -ENOMEM;
 			}
 			maps = m;
 		}
 		maps[n++] = cur;
 	}
+	*out = maps;
+	*count = n;
+	return 0;
+}
+
+static int read_maps(struct proc_table *t, struct proc *p)
+{
+	struct proc_mapping *maps;
+	uint32_t n;
+	int err = 0;
+	FILE *fp = open_maps(p->pid, &err);
+
+	if (!fp)
+		return err;
+	t->maps_reads++;
+	err = proc_table__parse_maps(t, fp, &maps, &n);
 	fclose(fp);
+	if (err)
+		return err;
 	/* A process that exited between open and read shows an empty file: keep the old. */
 	if (n == 0) {
 		free(maps);

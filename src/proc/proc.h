@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "proc/files.h"
@@ -72,6 +73,12 @@ struct proc_prune_stats {
  * descriptors and symbol tables do not pile up over days. Adds to *st. Whatever an
  * exited process left must already have been symbolized: its files are closed. */
 void proc_table__prune(struct proc_table *t, struct proc_prune_stats *st);
+
+/* Reads the executable mappings of a /proc/PID/maps text from fp into a malloc'd array
+ * (*out, *count entries, in the file's order), interning their files in t's file table.
+ * Lines that are not mappings are skipped. Returns 0 or -ENOMEM; exposed for tests. */
+int proc_table__parse_maps(struct proc_table *t, FILE *fp, struct proc_mapping **out,
+			   uint32_t *count);
 
 /* Parses one /proc/PID/maps line; exposed for tests. Returns true for an executable
  * mapping and fills the fields (path points into line). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "proc/procinfo.h"
+#include "util/safe_file.h"
 
 #define READ_MAX (64 << 10) /* cgroup and environ beyond this are not worth reading */
 
@@ -41,8 +42,8 @@ void proc_info_cache__free(struct proc_info_cache *c)
 	hmap_free(&c->by_pid);
 }
 
-/* Reads up to READ_MAX bytes of a /proc file, NUL-terminated; returns its length or
- * a negative errno. */
+/* Reads up to READ_MAX bytes of a /proc file, NUL-terminated (what lies past them is not
+ * worth the reading); returns its length or a negative errno. */
 static ssize_t read_small(const struct proc_info_cache *c, uint32_t pid, const char *name,
 			  char **out)
 {
@@ -52,9 +53,9 @@ static ssize_t read_small(const struct proc_info_cache *c, uint32_t pid, const c
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%u/%s", c->proc_root, pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_file__open_proc(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	buf = malloc(READ_MAX + 1);
 	if (!buf) {
 		close(fd);

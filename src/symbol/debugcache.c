@@ -22,10 +22,17 @@
 #include "symbol/dwarfsym.h"
 #include "util/atomic_file.h"
 #include "util/cache_dir.h"
+#include "util/inflate_limit.h"
 #include "util/log.h"
+#include "util/safe_file.h"
 
 /* A temporary file this old was left by an ebprof that died while writing it. */
 #define TMP_STALE_SECONDS (10 * 60)
+/* Alignment kept in a copy: libdw needs none of its sections aligned past a word, and
+ * libelf lays out a section at its alignment, so a hostile 2^31 (in a compression header,
+ * which sets the inflated data's) would have it write 2 GiB of zeros before the section:
+ * an 18 KB file did, in 16 s. */
+#define COPY_ALIGN_MAX 8
 
 /* Whether e is worth a copy: an executable or shared object (relocatable files' DWARF
  * needs their relocation sections) with at least one compressed debug section libdw
@@ -64,9 +71,20 @@ static bool keeps(const char *name, const GElf_Shdr *sh, bool names)
 	return !strncmp(name, ".debug_", 7) && !dwarf_syms__section_unused(name);
 }
 
-/* Adds to out the copy of in's section scn; *total counts the bytes copied, at most max. */
-static int copy_section(Elf *in, Elf_Scn *scn, size_t shstrndx, Elf *out, uint64_t max,
-			uint64_t *total)
+/* What a copy of a file may hold: at most max bytes, and INFLATE_RATIO_MAX times the
+ * file's size (file_bytes); total counts what is copied so far. */
+struct copy_bound {
+	uint64_t max, file_bytes, total;
+};
+
+/* Whether bytes more fit the bound (counted when not: inflate_limit.h). */
+static bool fits(const struct copy_bound *b, uint64_t bytes)
+{
+	return bytes <= b->max - b->total && inflate_limit__allow(b->file_bytes, b->total + bytes);
+}
+
+/* Adds to out the copy of in's section scn, within the bound b. */
+static int copy_section(Elf *in, Elf_Scn *scn, size_t shstrndx, Elf *out, struct copy_bound *b)
 {
 	Elf_Scn *o = elf_newscn(out);
 	const char *name;
@@ -86,39 +104,48 @@ static int copy_section(Elf *in, Elf_Scn *scn, size_t shstrndx, Elf *out, uint64
 	}
 	if (sh.sh_flags & SHF_COMPRESSED) {
 		/* The size is the file's word: bounded before anything is inflated. */
-		if (!gelf_getchdr(scn, &ch) || ch.ch_size > max - *total)
+		if (!gelf_getchdr(scn, &ch) || !fits(b, ch.ch_size))
 			return -EFBIG;
 		if (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh))
 			return -EINVAL;
 	}
-	if (sh.sh_size > max - *total)
+	if (!fits(b, sh.sh_size))
 		return -EFBIG;
-	*total += sh.sh_size;
+	b->total += sh.sh_size;
 	src = elf_getdata(scn, NULL);
 	if (!src && sh.sh_size)
 		return -EINVAL;
+	if (sh.sh_addralign > COPY_ALIGN_MAX)
+		sh.sh_addralign = COPY_ALIGN_MAX;
 	if (src) {
 		dst = elf_newdata(o);
 		if (!dst)
 			return -ENOMEM;
 		*dst = *src;
 		dst->d_off = 0;
+		if (dst->d_align > COPY_ALIGN_MAX)
+			dst->d_align = COPY_ALIGN_MAX;
 	}
 	return gelf_update_shdr(o, &sh) ? 0 : -EINVAL;
 }
 
 /* Writes the copy of e to fd: the same header (without program headers, which libdw does
- * not read) and sections, laid out by libelf. Inflated sections live in e until it is
- * freed. */
+ * not read) and sections, laid out by libelf, their bytes at most max and INFLATE_RATIO_MAX
+ * times e's size (with COPY_ALIGN_MAX, the layout adds a few bytes a section). Inflated
+ * sections live in e until it is freed. */
 static int write_copy(const struct elf_file *e, int fd, uint64_t max)
 {
+	struct copy_bound b = {.max = max};
 	Elf *in = elf_file__elf(e), *out;
 	Elf_Scn *scn = NULL;
-	uint64_t total = 0;
 	size_t shstrndx;
+	struct stat st;
 	GElf_Ehdr eh;
 	int err = -EINVAL;
 
+	if (fstat(elf_file__fd(e), &st))
+		return -errno;
+	b.file_bytes = st.st_size;
 	if (!gelf_getehdr(in, &eh) || elf_getshdrstrndx(in, &shstrndx) || shstrndx >= SHN_LORESERVE)
 		return -EINVAL;
 	out = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -130,7 +157,7 @@ static int write_copy(const struct elf_file *e, int fd, uint64_t max)
 	if (!gelf_update_ehdr(out, &eh))
 		goto out;
 	while ((scn = elf_nextscn(in, scn))) {
-		err = copy_section(in, scn, shstrndx, out, max, &total);
+		err = copy_section(in, scn, shstrndx, out, &b);
 		if (err)
 			goto out;
 	}
@@ -146,13 +173,18 @@ out:
 static int open_copy(const char *path, const char *id)
 {
 	char copy_id[2 * ELF_BUILD_ID_MAX + 1] = "";
+	char why[SAFE_FILE_WHY];
 	struct elf_file *c;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = safe_file__open(path, 0, DEBUG_CACHE_BYTES, &st, why);
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !cache_dir__safe(&st))
+	if (fd == -ENOENT)
+		return fd;
+	if (fd < 0) {
+		cache_dir__refuse(path, why); /* made again below, over it */
+		return -EBADMSG;
+	}
+	if (!cache_dir__file_trusted(path, &st))
 		goto refuse;
 	c = elf_file__open(fd);
 	if (c)
@@ -246,11 +278,8 @@ static int make_copy(const struct elf_file *e, const char *dir, const char *name
 		     uint64_t max)
 {
 	struct atomic_file af;
-	int err = cache_dir__make(dir);
+	int err = atomic_file__open(&af, path);
 
-	if (err)
-		return err;
-	err = atomic_file__open(&af, path);
 	if (err)
 		return err;
 	err = atomic_file__finish(&af, write_copy(e, af.fd, max / 4));
@@ -289,6 +318,10 @@ int debug_cache__open(const char *dir, uint64_t max_bytes, int fd)
 		err = -ENAMETOOLONG;
 		goto out;
 	}
+	/* Every directory from the cache root down is checked before a copy is read. */
+	err = cache_dir__make(dir);
+	if (err)
+		goto out;
 	err = open_copy(path, id);
 	if (err >= 0)
 		goto out;

@@ -19,6 +19,8 @@
 #include "symbol/elfsym.h"
 #include "util/arena.h"
 #include "util/hmap.h"
+#include "util/inflate_limit.h"
+#include "util/mapguard.h"
 
 #define UNITS_MAX (1u << 22)	    /* units in one file; more is hostile */
 #define RANGES_PER_DIE_MAX 4096	    /* address ranges kept per unit or function DIE */
@@ -63,6 +65,7 @@ struct dwarf_syms {
 	struct addr_range *ranges; /* of units, sorted by lo */
 	size_t nranges;
 	struct hmap names; /* struct name_ent by DIE */
+	struct hmap files; /* struct name_ent by the file name libdw gave */
 	struct arena arena;
 	size_t index_bytes, line_rows;
 	size_t section_bytes; /* compressed debug sections, which libdw inflates on open */
@@ -86,6 +89,8 @@ struct dwarf_syms {
 	uint64_t *windows; /* bitmap of the span's FAULT_AROUND windows charged since then */
 	size_t nwindows;
 	bool plain_noted;
+	/* A guarded read met the file shrunk (mapguard.h): lookups answer nothing more. */
+	bool torn;
 };
 
 /* Growable array of addr_range, for both kinds of index. */
@@ -460,28 +465,52 @@ static bool in_mapping(Elf_Scn *scn, const char *map, const GElf_Shdr *sh)
 	return map && raw && raw->d_buf == map + sh->sh_offset;
 }
 
+/* The inflated size of a compressed debug section libdw will inflate (SHF_COMPRESSED
+ * .debug_X, or GNU .zdebug_X with its "ZLIB" header), from its header: 0 for others. */
+static uint64_t packed_size(Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	const unsigned char *p;
+	uint64_t size = 0;
+	Elf_Data *raw;
+	GElf_Chdr ch;
+
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return !strncmp(name, ".debug_", 7) && gelf_getchdr(scn, &ch) ? ch.ch_size : 0;
+	if (strncmp(name, ".zdebug_", 8))
+		return 0;
+	raw = elf_rawdata(scn, NULL);
+	if (!raw || !raw->d_buf || raw->d_size < 12 || memcmp(raw->d_buf, "ZLIB", 4))
+		return 0;
+	p = (const unsigned char *)raw->d_buf + 4;
+	for (int i = 0; i < 8; i++)
+		size = size << 8 | p[i];
+	return size;
+}
+
 /* Notes the compressed debug sections libdw will inflate: the bytes it will hold (9.6 MiB
  * for Debian 12's libc debug file, kept until dwarf_end; sizes from the compression
- * headers, so nothing is inflated here) and, when the file is mapped, the span of the
- * mapping their compressed bytes lie in. */
+ * headers, so nothing is inflated here, and bounded before libdw begins) and, when the
+ * file is mapped, the span of the mapping their compressed bytes lie in. */
 static void note_packed(struct dwarf_syms *d, size_t shstrndx)
 {
 	char *map = elf_getident(d->elf, NULL); /* the mapping's start, when mapped */
 	bool mapped = true;
 	Elf_Scn *scn = NULL;
 	const char *name;
-	GElf_Chdr ch;
+	uint64_t size;
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(d->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(sh.sh_flags & SHF_COMPRESSED))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(d->elf, shstrndx, sh.sh_name);
-		if (!name || strncmp(name, ".debug_", 7) || !gelf_getchdr(scn, &ch) ||
-		    ch.ch_size >= (1ull << 40) || sh.sh_offset + sh.sh_size < sh.sh_offset)
+		size = name ? packed_size(scn, &sh, name) : 0;
+		if (!size)
 			continue;
-		d->section_bytes += ch.ch_size;
+		if (__builtin_add_overflow(d->section_bytes, size, &d->section_bytes))
+			d->section_bytes = SIZE_MAX;
+		if (!(sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset + sh.sh_size < sh.sh_offset)
+			continue;
 		mapped = mapped && in_mapping(scn, map, &sh);
 		if (!d->packed_hi || sh.sh_offset < d->packed_lo)
 			d->packed_lo = sh.sh_offset;
@@ -553,6 +582,7 @@ static void drop_dwarf(struct dwarf_syms *d)
 	d->nunits = d->nranges = 0;
 	d->index_bytes = d->line_rows = 0;
 	hmap_free(&d->names);
+	hmap_free(&d->files);
 	arena_free(&d->arena);
 	if (d->dw)
 		dwarf_end(d->dw);
@@ -607,9 +637,24 @@ uint32_t dwarf_syms__mapped_drops(const struct dwarf_syms *d)
 	return d ? d->map_drops : 0;
 }
 
+/* Maps the file on d->fd (st: its fstat) and begins libdw on it, unless libdw would
+ * inflate its sections past INFLATE_RATIO_MAX times the file's size. */
+static int map_and_begin(struct dwarf_syms *d, const struct stat *st)
+{
+	elf_version(EV_CURRENT);
+	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
+		return -EINVAL;
+	prepare_sections(d);
+	if (!inflate_limit__allow(st->st_size, d->section_bytes))
+		return -EFBIG;
+	return begin_dwarf(d);
+}
+
 struct dwarf_syms *dwarf_syms__open(int fd)
 {
 	struct dwarf_syms *d = calloc(1, sizeof(*d));
+	unsigned int guard;
 	struct stat st;
 	int err = -EINVAL;
 
@@ -619,16 +664,16 @@ struct dwarf_syms *dwarf_syms__open(int fd)
 	}
 	arena_init(&d->arena);
 	hmap_init(&d->names, name_eq);
+	hmap_init(&d->files, name_eq);
 	d->mapped_bound = DWARF_MAPPED_KEEP;
 	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (d->fd < 0 || fstat(d->fd, &st) || !S_ISREG(st.st_mode))
 		goto fail;
-	elf_version(EV_CURRENT);
-	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
-	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
-		goto fail;
-	prepare_sections(d);
-	err = begin_dwarf(d);
+	/* libelf reads the headers from the mapping, libdw the units': guarded too. */
+	guard = mapguard__begin();
+	err = map_and_begin(d, &st);
+	if (mapguard__end(guard))
+		err = -EIO;
 	if (err)
 		goto fail;
 	return d;
@@ -656,7 +701,8 @@ size_t dwarf_syms__memory(const struct dwarf_syms *d)
 	if (!d)
 		return 0;
 	return sizeof(*d) + d->index_bytes + d->arena.total + d->section_bytes +
-	       d->names.cap * sizeof(struct hmap_slot) + d->line_rows * LINE_ROW_BYTES;
+	       (d->names.cap + d->files.cap) * sizeof(struct hmap_slot) +
+	       d->line_rows * LINE_ROW_BYTES;
 }
 
 size_t dwarf_syms__units_memory(const struct dwarf_syms *d)
@@ -897,8 +943,35 @@ static const char *function_name(struct dwarf_syms *d, Dwarf_Die *die)
 	return copy;
 }
 
+/* A copy of a file name libdw gave, kept until the DWARF is dropped: libdw's may point
+ * into the mapping, which a caller reading it after the lookup, outside the guard, could
+ * find truncated. "" for none. */
+static const char *file_name(struct dwarf_syms *d, const char *src)
+{
+	uint64_t h = hash_u64((uintptr_t)src);
+	struct name_ent *e;
+	size_t len;
+	char *copy;
+
+	if (!src || !*src)
+		return "";
+	e = hmap_find(&d->files, h, src);
+	if (e)
+		return e->name;
+	len = strnlen(src, NAME_MAX_LEN);
+	copy = arena_alloc(&d->arena, len + 1);
+	e = arena_alloc(&d->arena, sizeof(*e));
+	if (!copy || !e)
+		return "";
+	memcpy(copy, src, len);
+	copy[len] = '\0';
+	*e = (struct name_ent){src, copy};
+	hmap_insert(&d->files, h, e); /* on failure named, just not cached */
+	return copy;
+}
+
 /* File and line of the call that inlined die, from its unit's file table. */
-static void call_site(Dwarf_Die *die, struct dwarf_line *out)
+static void call_site(struct dwarf_syms *d, Dwarf_Die *die, struct dwarf_line *out)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word file = 0, line = 0;
@@ -916,18 +989,17 @@ static void call_site(Dwarf_Die *die, struct dwarf_line *out)
 	    file >= nfiles)
 		return;
 	src = dwarf_filesrc(files, file, NULL, NULL);
-	if (src)
-		out->file = src;
+	out->file = file_name(d, src);
 }
 
 /* File and line of va itself, from the unit's line table. */
-static void pc_line(struct unit *u, uint64_t va, struct dwarf_line *out)
+static void pc_line(struct dwarf_syms *d, struct unit *u, uint64_t va, struct dwarf_line *out)
 {
 	Dwarf_Line *l = dwarf_getsrc_die(&u->lines, va);
 	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
 	int line = 0;
 
-	out->file = src ? src : "";
+	out->file = file_name(d, src);
 	out->line = l && dwarf_lineno(l, &line) == 0 && line > 0 ? (uint32_t)line : 0;
 }
 
@@ -944,30 +1016,27 @@ static int fill_lines(struct dwarf_syms *d, struct unit *u, Dwarf_Die *fn, uint6
 	if (!inlines) {
 		out[0].function = function_name(d, fn);
 		if (n)
-			call_site(&chain[0], &out[0]);
+			call_site(d, &chain[0], &out[0]);
 		else
-			pc_line(u, va, &out[0]);
+			pc_line(d, u, va, &out[0]);
 		return 1;
 	}
-	pc_line(u, va, &out[0]);
+	pc_line(d, u, va, &out[0]);
 	for (k = 0; k < n; k++) {
 		Dwarf_Die *inner = &chain[n - 1 - k];
 
 		out[k].function = function_name(d, inner);
-		call_site(inner, &out[k + 1]);
+		call_site(d, inner, &out[k + 1]);
 	}
 	out[n].function = function_name(d, fn);
 	return n + 1;
 }
 
-int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
-		       int max)
+static int lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out, int max)
 {
 	const struct addr_range *ur, *fr;
 	struct unit *u;
 
-	if (!d || !d->dw || max < 1)
-		return 0;
 	ur = range_find(d->ranges, d->nranges, va);
 	if (!ur || ur->idx >= d->nunits)
 		return 0;
@@ -987,4 +1056,29 @@ int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct d
 	if (!fr || fr->idx >= u->nfuncs)
 		return 0;
 	return fill_lines(d, u, &u->funcs[fr->idx], va, inlines, out, max);
+}
+
+int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
+		       int max)
+{
+	unsigned int guard;
+	int n;
+
+	if (!d || !d->dw || d->torn || max < 1)
+		return 0;
+	/* Everything libdw reads from the mapping, and every string copied out of it, is
+	 * read in here. */
+	guard = mapguard__begin();
+	n = lookup(d, va, inlines, out, max);
+	if (!mapguard__end(guard))
+		return n;
+	/* What was read past the file's new end was zeros: the answer is not the file's.
+	 * The DWARF stays as it is (strings returned earlier stay valid) until freed. */
+	d->torn = true;
+	return 0;
+}
+
+bool dwarf_syms__torn(const struct dwarf_syms *d)
+{
+	return d && d->torn;
 }

@@ -28,8 +28,11 @@ struct dwarf_line {
 };
 
 /* Opens the DWARF of the ELF file on fd (a binary or its separate debug file). Works on a
- * dup of fd that it keeps mapped. Returns NULL with errno set: ENODATA when the file has no
- * usable .debug_info, EINVAL when it is not ELF, ENOMEM. */
+ * dup of fd that it keeps mapped; every read of the mapping is guarded (mapguard.h), so a
+ * file truncated under it costs its answers, not ebprof. Returns NULL with errno set:
+ * ENODATA when the file has no usable .debug_info, EINVAL when it is not ELF, EFBIG when
+ * its compressed sections would inflate past INFLATE_RATIO_MAX times its size, EIO when
+ * it shrank while being opened, ENOMEM. */
 struct dwarf_syms *dwarf_syms__open(int fd);
 void dwarf_syms__free(struct dwarf_syms *d);
 
@@ -39,6 +42,9 @@ void dwarf_syms__free(struct dwarf_syms *d);
  * Writes indexes and caches to d: callers serialise lookups on one object. */
 int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
 		       int max);
+/* Whether a lookup found the file shrunk under the mapping: lookups then answer nothing,
+ * and the owner frees d (the strings returned before stay valid until then). */
+bool dwarf_syms__torn(const struct dwarf_syms *d);
 
 /* Bytes held for d's indexes and name cache, plus libdw's line tables of the units used
  * (estimated per row) and the debug sections libdw inflated. What dwarf_syms__free gives

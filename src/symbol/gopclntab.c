@@ -16,6 +16,7 @@
 
 #include "util/arena.h"
 #include "util/hmap.h"
+#include "util/mapguard.h"
 
 #define GO_MAGIC_116 0xfffffffau /* Go 1.16-1.17 */
 #define GO_MAGIC_118 0xfffffff0u /* Go 1.18-1.19 */
@@ -936,6 +937,7 @@ cleanup:
 struct go_table *go_table__open(int fd)
 {
 	struct go_table *t = calloc(1, sizeof(*t));
+	unsigned int guard;
 	int err;
 
 	if (!t) {
@@ -945,7 +947,11 @@ struct go_table *go_table__open(int fd)
 	arena_init(&t->arena);
 	hmap_init(&t->strings, string_eq);
 	t->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	/* libelf maps the file: one truncated meanwhile is unreadable, not SIGBUS. */
+	guard = mapguard__begin();
 	err = t->fd < 0 ? -errno : open_elf(t);
+	if (mapguard__end(guard))
+		err = -EIO;
 	if (err) {
 		go_table__free(t);
 		errno = -err;

@@ -15,7 +15,10 @@
 #include "symbol/gopclntab.h"
 #include "symbol/linecache.h"
 #include "symbol/symbolizer.h"
+#include "util/inflate_limit.h"
 #include "util/log.h"
+#include "util/mapguard.h"
+#include "util/safe_file.h"
 
 /* file_entry.debug_state: where the file's separate debug information stands. */
 enum debug_state {
@@ -43,7 +46,21 @@ const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr)
 	return s->ksyms ? ksyms__lookup(s->ksyms, addr, NULL) : NULL;
 }
 
-static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
+/* Opens the debug file at p, if there is one; when say, says why one that is there cannot
+ * be. */
+static int open_debug_path(const char *p, bool say)
+{
+	char why[SAFE_FILE_WHY];
+	int fd = safe_file__open(p, SAFE_FILE_FOLLOW, SYMBOLIZER_FILE_MAX, NULL, why);
+
+	if (say && fd < 0 && fd != -ENOENT && fd != -ENOTDIR)
+		pr_warn("debug file %s %s: not read", p, why);
+	return fd;
+}
+
+/* f's local debug file. It is looked for twice, for the symbols and then for the DWARF:
+ * the symbols' look (say) says what was refused, so a refusal is said once for the file. */
+static int open_debug_file(const struct symbolizer *s, struct file_entry *f, bool say)
 {
 	const char *id = elf_syms__build_id(f->syms), *link = elf_syms__debuglink(f->syms);
 	char p[4096];
@@ -51,14 +68,14 @@ static int open_debug_file(const struct symbolizer *s, struct file_entry *f)
 
 	if (strlen(id) > 2) {
 		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", s->debug_root, id, id + 2);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
+		fd = open_debug_path(p, say);
 	}
 	if (fd < 0 && link && f->path[0] == '/') {
 		const char *slash = strrchr(f->path, '/');
 
 		snprintf(p, sizeof(p), "%s%.*s/%s", s->debug_root, (int)(slash - f->path), f->path,
 			 link);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
+		fd = open_debug_path(p, say);
 	}
 	return fd;
 }
@@ -83,6 +100,14 @@ static struct dwarf_syms *dwarf_of(struct symbolizer *s, int fd)
 	return dwarf_syms__open(fd);
 }
 
+/* A file (or its debug file) truncated under our mapping of it: said without -v, once for
+ * the file, which is not read again. */
+static void say_shrunk(struct symbolizer *s, const struct file_entry *f)
+{
+	s->dwarf_torn++;
+	pr_warn("%s shrank while its DWARF was read: its frames keep their symbols only", f->path);
+}
+
 /* Opens f's DWARF: its own, else its local debug file's, else the one debuginfod
  * fetched. Remembers a failure in dwarf_err. */
 static void open_dwarf(struct symbolizer *s, struct file_entry *f)
@@ -91,7 +116,7 @@ static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 
 	f->dwarf = dwarf_of(s, f->fd);
 	if (!f->dwarf) {
-		dfd = open_debug_file(s, f);
+		dfd = open_debug_file(s, f, false);
 		if (dfd < 0 && f->debug_state == DEBUG_FETCHED)
 			dfd = debuginfod__find(s->debuginfod, elf_syms__build_id(f->syms));
 		if (dfd >= 0) {
@@ -103,7 +128,13 @@ static void open_dwarf(struct symbolizer *s, struct file_entry *f)
 	f->dwarf_free = dwarf_syms__free;
 	s->dwarf_opened += f->dwarf != NULL;
 	dwarf_syms__bound_units(f->dwarf, s->units_keep);
-	if (!f->dwarf)
+	/* What another user's file did to us is said without -v, once for the file. */
+	if (f->dwarf_err == EIO)
+		say_shrunk(s, f);
+	else if (f->dwarf_err == EFBIG)
+		pr_warn("%s: its compressed DWARF would inflate past %u times its size: not read",
+			f->path, INFLATE_RATIO_MAX);
+	else if (!f->dwarf)
 		pr_debug("no DWARF for %s: %s", f->path, strerror(f->dwarf_err));
 }
 
@@ -146,7 +177,7 @@ static void open_syms(struct symbolizer *s, struct file_entry *f)
 		return;
 	}
 	f->debug_state = DEBUG_NONE;
-	dfd = open_debug_file(s, f);
+	dfd = open_debug_file(s, f, true);
 	if (dfd < 0)
 		return;
 	if (elf_syms__add_debug_file(f->syms, dfd))
@@ -304,6 +335,12 @@ static int dwarf_lines(struct symbolizer *s, struct file_entry *f, uint64_t va,
 	before = dwarf_syms__memory(f->dwarf);
 	n = dwarf_syms__lookup(f->dwarf, va, s->inlines, out, max);
 	f->dwarf_missed = true;
+	if (dwarf_syms__torn(f->dwarf)) {
+		release_dwarf(f);
+		f->dwarf_err = EIO; /* not opened again: the file is not what was mapped */
+		say_shrunk(s, f);
+		return 0;
+	}
 	if (dwarf_syms__memory(f->dwarf) > before)
 		enforce_budget(s, f);
 	return n;
@@ -450,4 +487,17 @@ void symbolizer__prefetch(struct symbolizer *s)
 		if (f && f->fd >= 0)
 			file_syms(s, f);
 	}
+}
+
+void symbolizer__print_refused(const struct symbolizer *s, FILE *out)
+{
+	uint64_t refused = inflate_limit__refused(), faults = mapguard__faults();
+
+	if (!refused && !faults && !s->dwarf_torn)
+		return;
+	fprintf(out,
+		"  hostile files: %llu inflations refused (past %u times a file's size), %llu "
+		"reads past a shrunk file's end absorbed, %u files' DWARF dropped for it\n",
+		(unsigned long long)refused, INFLATE_RATIO_MAX, (unsigned long long)faults,
+		s->dwarf_torn);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "proc/files.h"
 #include "symbol/dwarfsym.h"
@@ -16,6 +17,7 @@
 #define SYMBOLIZER_DWARF_MEMORY (128ull << 20) /* default bound of all DWARF indexes */
 #define SYMBOLIZER_UNITS_KEEP (4u << 20)       /* per file with release_dwarf: dwarfsym.h */
 #define SYMBOLIZER_LINES_MEMORY (8ull << 20)   /* default bound of all named-frame caches */
+#define SYMBOLIZER_FILE_MAX (16ull << 30)      /* a larger debug file is not one */
 
 struct debuginfod;
 
@@ -46,6 +48,7 @@ struct symbolizer {
 	 * costs 55-75 ms of inflating), then frees it. */
 	uint8_t dwarf_idle_max;
 	uint32_t dwarf_opened;	 /* times this symbolizer opened a file's DWARF */
+	uint32_t dwarf_torn;	 /* files that shrank under their mapped DWARF (mapguard.h) */
 	uint32_t dwarf_released; /* times symbolizer__file_named freed one */
 	uint32_t dwarf_kept;	 /* times it kept one for the next report (dwarf_idle_max) */
 	uint32_t dwarf_resets;	 /* times a file's units were dropped to stay small */
@@ -87,5 +90,10 @@ void symbolizer__prefetch(struct symbolizer *s);
 uint64_t symbolizer__dwarf_memory(const struct symbolizer *s, uint32_t *nfiles);
 /* What the line caches of all files hold now, over how many files and frames. */
 uint64_t symbolizer__lines_memory(const struct symbolizer *s, uint32_t *nfiles, uint64_t *nframes);
+
+/* Prints to out, in a summary's style, what the bounds on hostile files refused (inflate
+ * ratio, files shrunk under their mapping: util/inflate_limit.h, util/mapguard.h): nothing
+ * when nothing was. */
+void symbolizer__print_refused(const struct symbolizer *s, FILE *out);
 
 #endif

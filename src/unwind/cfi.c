@@ -109,8 +109,10 @@ struct cie {
 struct fde_ref {
 	uint32_t begin, end;
 	uint32_t off; /* of the entry in its CIE's section */
-	uint32_t cie; /* index in builder.cies */
+	uint32_t cie; /* index in builder.cies; PLT_CIE: the .plt's rows (add_plt) */
 };
+
+#define PLT_CIE UINT32_MAX
 
 struct exec_seg {
 	uint64_t lo, hi;
@@ -304,12 +306,6 @@ static bool fits_s32(int64_t v)
 	return v >= INT32_MIN && v <= INT32_MAX;
 }
 
-static bool row_same_rule(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->cfa_kind == b->cfa_kind && a->cfa_off == b->cfa_off && a->fp_off == b->fp_off &&
-	       a->ra_off == b->ra_off && a->fp_rule == b->fp_rule;
-}
-
 static void fp_fill(struct unwind_table_stats *st, const struct reg_rule *fp, bool plt,
 		    struct unwind_row *r)
 {
@@ -341,6 +337,13 @@ static bool cfa_resolve(const struct cfa_rule *cfa, uint64_t *reg, int64_t *off,
 	return (*reg == REG_SP || *reg == REG_FP) && fits_s32(*off);
 }
 
+/* Whether the return address is still in the link register: its column has no rule
+ * (as at a function's entry) or keeps its value. Only where calls leave it there. */
+static bool ra_in_lr(const struct reg_rule *ra)
+{
+	return ARCH_HAS_LINK_REGISTER && (ra->how == RULE_UNSPEC || ra->how == RULE_SAME);
+}
+
 /* The row a DWARF state gives at pc; counts what it had to give up on. */
 static void state_row(struct unwind_table_stats *st, const struct cie *cie,
 		      const struct frame_state *s, uint64_t pc, struct unwind_row *r)
@@ -359,12 +362,15 @@ static void state_row(struct unwind_table_stats *st, const struct cie *cie,
 		st->rows_end++;
 	} else if (!cfa_resolve(&s->cfa, &reg, &off, &plt)) {
 		st->rows_cfa_unsupported++;
-	} else if (s->ra.how != RULE_OFFSET || !fits_s16(s->ra.off)) {
+	} else if (!ra_in_lr(&s->ra) && (s->ra.how != RULE_OFFSET || !fits_s16(s->ra.off))) {
 		st->rows_ra_unsupported++;
 	} else {
 		r->cfa_kind = plt ? UNW_CFA_PLT : reg == REG_SP ? UNW_CFA_SP : UNW_CFA_FP;
 		r->cfa_off = off;
-		r->ra_off = s->ra.off;
+		if (ra_in_lr(&s->ra))
+			r->ra_rule = UNW_RA_LR;
+		else
+			r->ra_off = s->ra.off;
 		fp_fill(st, &s->fp, plt, r);
 		if (plt) {
 			r->fp_off = s->cfa.thr;
@@ -400,7 +406,7 @@ static int row_push(struct builder *b, const struct unwind_row *r, bool last_slo
 		return 0; /* impossible: FDEs are sorted and disjoint */
 	if (t->nrows && r->pc == t->rows[t->nrows - 1].pc)
 		t->nrows--;
-	if (t->nrows && row_same_rule(&t->rows[t->nrows - 1], r))
+	if (t->nrows && unwind_row__same_rule(&t->rows[t->nrows - 1], r))
 		return 0;
 	if (t->nrows + 1 >= UNWIND_TABLE_MAX_ROWS && !last_slot) {
 		b->full_pc = r->pc;
@@ -1100,15 +1106,52 @@ static int resolve(struct builder *b, uint8_t src)
 
 /* ---- Rows ---- */
 
+/* The .plt of an architecture whose linkers give it no CFI (ARCH_HAS_PLT_CFA_EXPR 0): one
+ * row, CFA = SP with the return address in the link register, as every stub leaves them,
+ * then NONE. An FDE covering any of it wins. */
+static int plt_rows(struct builder *b, const struct fde_ref *f)
+{
+	struct unwind_row r = {
+	    .pc = f->begin, .cfa_kind = UNW_CFA_SP, .fp_rule = UNW_FP_SAME, .ra_rule = UNW_RA_LR};
+	int err = row_push(b, &r, false);
+
+	if (!err)
+		err = row_none(b, f->end, false);
+	b->st->rows_plt += err == 0;
+	return err;
+}
+
+/* Adds the .plt of e as an FDE of its own (cie PLT_CIE) where no FDE covers it. */
+static int add_plt(struct builder *b, const struct elf_file *e)
+{
+	struct elf_section sec;
+
+	if (ARCH_HAS_PLT_CFA_EXPR || !ARCH_HAS_LINK_REGISTER || elf_file__section(e, ".plt", &sec))
+		return 0;
+	if (!sec.size || sec.addr > UINT32_MAX || sec.size > UINT32_MAX - sec.addr ||
+	    !fde_in_text(b, sec.addr, sec.addr + sec.size))
+		return 0;
+	if (grow((void **)&b->cand, &b->cand_cap, 0, sizeof(*b->cand)))
+		return -ENOMEM;
+	b->cand[0] =
+	    (struct fde_ref){(uint32_t)sec.addr, (uint32_t)(sec.addr + sec.size), 0, PLT_CIE};
+	b->ncand = 1;
+	return resolve(b, 0);
+}
+
 /* Interprets one FDE: its rows, NONE from where we had to stop, NONE at its end. */
 static int fde_rows(struct builder *b, const struct fde_ref *f)
 {
-	const struct cie *cie = &b->cies[f->cie];
+	const struct cie *cie;
 	struct interp in;
 	struct cfi_entry e;
 	struct fde_hdr h;
 	struct cursor c;
 	int err;
+
+	if (f->cie == PLT_CIE)
+		return plt_rows(b, f);
+	cie = &b->cies[f->cie];
 
 	if (entry_read(&b->secs[cie->sec], f->off, &e) != 1 || fde_parse(b, cie, &e, &h))
 		return 0; /* cannot happen: it parsed when collected */
@@ -1277,6 +1320,8 @@ int unwind_table__build_elf(const struct elf_file *e, const struct elf_file *deb
 		t->stats.debug_file_err = add_debug(&b, e, debug);
 	err = collect(&b);
 	if (!err)
+		err = add_plt(&b, e);
+	if (!err)
 		err = emit_all(&b);
 	if (!err)
 		rows_shrink(t);
@@ -1346,18 +1391,27 @@ static void fp_str(const struct unwind_row *r, char *buf, size_t len)
 		snprintf(buf, len, "%s", r->fp_rule == UNW_FP_SAME ? "s" : "u");
 }
 
+static void ra_str(const struct unwind_row *r, char *buf, size_t len)
+{
+	if (r->ra_rule == UNW_RA_LR)
+		snprintf(buf, len, "lr");
+	else
+		snprintf(buf, len, "c%+d", r->ra_off);
+}
+
 static void dump_row(const struct unwind_row *r, FILE *out)
 {
 	static const char *const special[] = {
 	    [UNW_CFA_SIGNAL] = "signal", [UNW_CFA_END] = "end", [UNW_CFA_NONE] = "none"};
-	char fp[16];
+	char fp[16], ra[16];
 
 	fp_str(r, fp, sizeof(fp));
+	ra_str(r, ra, sizeof(ra));
 	switch (r->cfa_kind) {
 	case UNW_CFA_SP:
 	case UNW_CFA_FP:
-		fprintf(out, "%08x %s%+d ra=c%+d fp=%s\n", r->pc,
-			r->cfa_kind == UNW_CFA_SP ? "sp" : "fp", r->cfa_off, r->ra_off, fp);
+		fprintf(out, "%08x %s%+d ra=%s fp=%s\n", r->pc,
+			r->cfa_kind == UNW_CFA_SP ? "sp" : "fp", r->cfa_off, ra, fp);
 		break;
 	case UNW_CFA_PLT:
 		fprintf(out, "%08x plt sp%+d >=%d ra=c%+d fp=%s\n", r->pc, r->cfa_off, r->fp_off,

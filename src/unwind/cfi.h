@@ -79,7 +79,15 @@ void unwind_table__free(struct unwind_table *t);
 const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc);
 
 /* Prints one row per line, e.g. "000284a0 sp+16 ra=c-8 fp=c-16", "00026010 plt sp+8 >=11
- * ra=c-8 fp=s", "0003c04f signal", "00029f00 end", "00027143 none". Returns 0 or -EIO. */
+ * ra=c-8 fp=s", "00027380 sp+0 ra=lr fp=s" (arm64: in the link register), "0003c04f
+ * signal", "00029f00 end", "00027143 none". Returns 0 or -EIO. */
 int unwind_table__dump(const struct unwind_table *t, FILE *out);
+
+/* Whether two rows unwind alike (their pc aside): neighbours that do are merged. */
+static inline bool unwind_row__same_rule(const struct unwind_row *a, const struct unwind_row *b)
+{
+	return a->cfa_kind == b->cfa_kind && a->cfa_off == b->cfa_off && a->fp_off == b->fp_off &&
+	       a->ra_off == b->ra_off && a->fp_rule == b->fp_rule && a->ra_rule == b->ra_rule;
+}
 
 #endif

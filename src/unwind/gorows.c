@@ -82,12 +82,6 @@ static int add_range(void *ctx, const struct go_sp_range *g)
 	return rows_push(r, &row); /* replaced by the next range when it starts there */
 }
 
-static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->cfa_kind == b->cfa_kind && a->cfa_off == b->cfa_off && a->fp_off == b->fp_off &&
-	       a->ra_off == b->ra_off && a->fp_rule == b->fp_rule;
-}
-
 /* Merges the CFI rows and the Go rows (both sorted, each valid to the next row): Go's
  * inside Go functions, which only the Go linker's .debug_frame describes, and that
  * without what the pclntab says of stack switches and outermost frames; CFI elsewhere
@@ -112,7 +106,7 @@ static int merge(const struct unwind_table *t, const struct rows *g, struct rows
 		row = o->pad == IN_GO || c->cfa_kind == UNW_CFA_NONE ? *o : *c;
 		row.pc = pc;
 		row.pad = 0;
-		if (out->n && same_rule(&out->v[out->n - 1], &row))
+		if (out->n && unwind_row__same_rule(&out->v[out->n - 1], &row))
 			continue;
 		err = rows_push(out, &row);
 		if (err)

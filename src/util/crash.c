@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/crash.h"
+#include "util/mapguard.h"
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
@@ -46,6 +47,11 @@ static void on_fatal(int sig, siginfo_t *si, void *uctx)
 	const char *name = sigabbrev_np(sig);
 	int n;
 
+	/* A file shrunk under a guarded read of its mapping: not a crash (mapguard.h). */
+	if (sig == SIGBUS && mapguard__absorb(si))
+		return;
+	/* The default action again, for the signal raised below and any fault after it. */
+	signal(sig, SIG_DFL);
 	put("ebprof: crashed: SIG");
 	put(name ? name : "?");
 	/* A fault the kernel raised has an address; a signal sent by kill() has none. */
@@ -56,14 +62,14 @@ static void on_fatal(int sig, siginfo_t *si, void *uctx)
 	put(" (a bug in ebprof: please report it with this backtrace)\n");
 	n = backtrace(frames, sizeof(frames) / sizeof(frames[0]));
 	backtrace_symbols_fd(frames, n, STDERR_FILENO);
-	/* SA_RESETHAND restored the default action: the signal now ends the process. */
+	/* The default action is back: the signal now ends the process. */
 	raise(sig);
 }
 
 void crash__install(void)
 {
-	struct sigaction sa = {.sa_sigaction = on_fatal,
-			       .sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK};
+	/* Not SA_RESETHAND: a SIGBUS mapguard absorbs leaves the handler in place. */
+	struct sigaction sa = {.sa_sigaction = on_fatal, .sa_flags = SA_SIGINFO | SA_ONSTACK};
 	stack_t ss = {.ss_sp = main_alt_stack, .ss_size = sizeof(main_alt_stack)};
 	void *warm;
 

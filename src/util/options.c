@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "util/options.h"
+#include "util/proc_status.h"
+#include "util/safe_file.h"
 #include "util/log.h"
 
 int opt_uint(const char *flag, const char *s, unsigned long min, unsigned long max,
@@ -78,23 +80,24 @@ bad:
 	return -EINVAL;
 }
 
-/* Returns the thread group of pid (itself for a process), or 0 if it does not exist. */
-static uint32_t tgid_of(uint32_t pid)
+/* The thread group of pid (itself for a process) in *tgid: 0, -ENOENT when there is no
+ * such process, or another -errno after saying what is wrong with its status file. */
+static int tgid_of(const char *flag, uint32_t pid, uint32_t *tgid)
 {
-	char fn[64], line[256];
-	unsigned int tgid = 0;
-	FILE *f;
+	char *text, why[SAFE_FILE_WHY];
+	int err = proc_status__read("/proc", pid, &text, why);
 
-	snprintf(fn, sizeof(fn), "/proc/%u/status", pid);
-	f = fopen(fn, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Tgid: %u", &tgid) == 1)
-			break;
+	if (err == -ENOENT || err == -ESRCH)
+		return -ENOENT;
+	if (err) {
+		pr_err("%s: /proc/%u/status %s", flag, pid, why);
+		return err;
 	}
-	fclose(f);
-	return tgid;
+	err = proc_status__u32(text, strlen(text), "Tgid", tgid);
+	free(text);
+	if (!err && !*tgid)
+		err = -ENOENT;
+	return err;
 }
 
 int opt_pids(const char *flag, const char *s, uint32_t **out, size_t *n)
@@ -102,7 +105,7 @@ int opt_pids(const char *flag, const char *s, uint32_t **out, size_t *n)
 	char *copy = strdup(s), *tok, *save = NULL;
 	uint32_t *v = NULL;
 	size_t len = 0;
-	int err = -EINVAL;
+	int err = -EINVAL, r;
 
 	if (!copy)
 		return -ENOMEM;
@@ -118,11 +121,11 @@ int opt_pids(const char *flag, const char *s, uint32_t **out, size_t *n)
 			goto out;
 		}
 		v = p;
-		v[len] = tgid_of(pid);
-		if (!v[len]) {
+		r = tgid_of(flag, pid, &v[len]);
+		if (r == -ENOENT)
 			pr_err("%s: no process with pid %lu", flag, pid);
+		if (r)
 			goto out;
-		}
 		len++;
 	}
 	if (!len) {

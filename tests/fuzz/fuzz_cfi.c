@@ -110,12 +110,6 @@ static int input_fd(const uint8_t *data, size_t size)
 	return fd;
 }
 
-static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->cfa_kind == b->cfa_kind && a->cfa_off == b->cfa_off && a->fp_off == b->fp_off &&
-	       a->ra_off == b->ra_off && a->fp_rule == b->fp_rule;
-}
-
 /* The table's promises: sorted, merged, closed by NONE, valid kinds, found by find. */
 static void check(const struct unwind_table *t, const uint8_t *data, size_t size)
 {
@@ -129,8 +123,8 @@ static void check(const struct unwind_table *t, const uint8_t *data, size_t size
 	for (i = 0; i < t->nrows; i++) {
 		if (t->rows[i].cfa_kind > UNW_CFA_NONE || t->rows[i].fp_rule > UNW_FP_UNDEF)
 			abort();
-		if (i &&
-		    (t->rows[i].pc <= t->rows[i - 1].pc || same_rule(&t->rows[i], &t->rows[i - 1])))
+		if (i && (t->rows[i].pc <= t->rows[i - 1].pc ||
+			  unwind_row__same_rule(&t->rows[i], &t->rows[i - 1])))
 			abort();
 		if (unwind_table__find(t, t->rows[i].pc) != &t->rows[i])
 			abort();

@@ -4,6 +4,7 @@
  * whose target gives the builtins' range; and, with the input as the whole "process
  * memory" laid out as Node 20's V8 lays out its objects, the string, function, script and
  * optimized-code readers that follow its pointers. The first byte picks. */
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +75,8 @@ static void node20(struct v8_meta *m)
 static void tables(const uint8_t *data, size_t size)
 {
 	uint32_t off, ends[64], n = 0, line, col;
-	uint64_t target;
+	struct v8_return ret;
 	uint8_t *t;
-	int width;
 
 	if (size < 5)
 		return;
@@ -86,7 +86,7 @@ static void tables(const uint8_t *data, size_t size)
 		return;
 	v8_position__inlining(v8_positions__find(t, size - 5, off));
 	v8_position__offset(v8_positions__find(t, size - 5, off & 0xffff));
-	v8_meta__decode_return(t, size - 5, off, &target, &width);
+	v8_meta__decode_return(data[0] & 1 ? EM_AARCH64 : EM_X86_64, t, size - 5, off, &ret);
 	/* Line ends must ascend: take the input's bytes as gaps. */
 	for (size_t i = 5; i < size && n < 64; i++)
 		ends[n] = (n ? ends[n - 1] : 0) + data[i], n++;

@@ -72,4 +72,4 @@ restore="\x0b"
 DICT
 }
 
-fuzz_all src/unwind/cfi.c src/elf/elf_file.c src/util/hmap.c -- -lelf
+fuzz_all src/unwind/cfi.c src/elf/elf_file.c src/util/hmap.c src/util/inflate_limit.c -- -lelf

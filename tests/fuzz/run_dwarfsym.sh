@@ -43,4 +43,4 @@ DICT
 
 fuzz_all src/symbol/dwarfsym.c src/symbol/debugcache.c src/symbol/elfsym.c src/elf/elf_file.c \
 	src/util/arena.c src/util/atomic_file.c src/util/cache_dir.c src/util/hmap.c src/util/log.c \
-	-- -ldw -lelf -liberty
+	src/util/inflate_limit.c src/util/mapguard.c src/util/safe_file.c -- -ldw -lelf -liberty

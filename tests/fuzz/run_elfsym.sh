@@ -5,7 +5,7 @@
 # truncated copies, and fuzzes for $FUZZ_SECONDS; any crash fails.
 # Usage: tests/fuzz/run_elfsym.sh    or    FUZZ_SECONDS=600 FUZZ_MAX_LEN=1048576 tests/fuzz/run_elfsym.sh
 NAME=fuzz_elfsym
-out=${BUILD:-build}/fuzz
+out=${BUILD:-build}/fuzz/elfsym
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-262144}
 . "$(dirname "$0")/lib.sh"
 
@@ -74,4 +74,5 @@ subst="S0_I"
 DICT
 }
 
-fuzz_all src/symbol/elfsym.c src/elf/elf_file.c src/util/hmap.c -- -lelf -liberty
+fuzz_all src/symbol/elfsym.c src/elf/elf_file.c src/util/hmap.c src/util/inflate_limit.c -- \
+	-lelf -liberty

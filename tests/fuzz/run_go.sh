@@ -51,4 +51,4 @@ DICT
 }
 
 fuzz_all src/symbol/gopclntab.c src/interp/go/go_cgo.c src/elf/elf_file.c src/util/arena.c \
-	src/util/hmap.c -- -lelf
+	src/util/hmap.c src/util/inflate_limit.c src/util/mapguard.c -- -lelf

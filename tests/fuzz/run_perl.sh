@@ -59,4 +59,4 @@ DICT
 }
 
 fuzz_all tests/fuzz/fake_mem.c src/interp/perl/perl_elf.c src/interp/perl/perl_layout.c \
-	src/interp/perl/perl_names.c src/elf/elf_file.c src/util/hmap.c -- -lelf -lz
+	src/interp/perl/perl_names.c src/elf/elf_file.c src/util/hmap.c src/util/inflate_limit.c -- -lelf -lz

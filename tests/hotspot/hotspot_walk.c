@@ -8,6 +8,7 @@
  * tests/kernel/hotspot.sh checks the walker's logic on every JDK with it, before and
  * besides the BPF program. */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -120,13 +121,25 @@ static int stop_thread(pid_t tid, struct user_regs_struct *regs)
 		if (ptrace(PTRACE_INTERRUPT, tid, 0, 0))
 			return -1;
 	}
-	return ptrace(PTRACE_GETREGS, tid, 0, regs) ? -1 : 0;
+	struct iovec iov = {regs, sizeof(*regs)};
+
+	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) ? -1 : 0;
+}
+
+/* The walk's first registers, from the thread's. */
+static struct hs_regs regs_of(const struct user_regs_struct *ur)
+{
+#if defined(__x86_64__)
+	return (struct hs_regs){.pc = ur->rip, .sp = ur->rsp, .fp = ur->rbp, .pc_exact = 1};
+#elif defined(__aarch64__)
+	return (struct hs_regs){.pc = ur->pc, .sp = ur->sp, .fp = ur->regs[29], .pc_exact = 1};
+#endif
 }
 
 static void walk(const struct hs_proc *p, struct hs_names *names, const char *comm,
 		 const struct user_regs_struct *ur)
 {
-	struct hs_regs r = {.pc = ur->rip, .sp = ur->rsp, .fp = ur->rbp, .pc_exact = 1};
+	struct hs_regs r = regs_of(ur);
 	char text[16384], *frames[HS_MAX_JAVA_FRAMES * HS_INLINE_MAX];
 	int nframes = 0, err = HS_STEP_LEAVE;
 	static __u8 head[HS_BLOB_HEAD];

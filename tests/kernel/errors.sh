@@ -19,7 +19,7 @@ expect() { # expect NAME STATUS PATTERN CMD...
 }
 
 track_bpf
-expect errors_unknown_flag 2 'usage' "$EBPROF" record --bogus
+expect errors_unknown_flag 2 "unknown option '--bogus'" "$EBPROF" record --bogus
 expect errors_bad_freq 2 '-F:.*not a whole number' "$EBPROF" record -F abc
 expect errors_freq_range 2 '-F:.*out of range' "$EBPROF" record -F 0
 expect errors_bad_duration 2 '-d:.*not a duration' "$EBPROF" record -d soon

@@ -14,6 +14,12 @@ GO_TOOL_CACHE=${EBPROF_GOCACHE:-$(realpath -m "$BUILD/go-tool-cache")}
 CLEAN=()
 trap 'rm -rf "$TMP" "${CLEAN[@]}"' EXIT
 
+# case_selected NAME: whether the test case NAME (its result's name, or the prefix of a
+# group of results) runs: every case, or with EBPROF_TEST_CASES (an extended regular
+# expression) those whose name it matches, as the arm64 guest runs a few of each file
+# (tests/run.sh). A case left out prints nothing, as a test file tests/run.sh leaves out.
+case_selected() { [ -z "${EBPROF_TEST_CASES:-}" ] || [[ $1 =~ $EBPROF_TEST_CASES ]]; }
+
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 check() { # check NAME DESCRIPTION CMD...
@@ -45,10 +51,11 @@ L='( \([^;]*\))?'
 # I: any frames inlined at that call, each marked " [inlined]": ";work$L;$I(__)?read".
 I='([^;]* \[inlined\];)*'
 # STARTUP: stacks of a process's start-up, before its own code runs: the dynamic loader's
-# (rooted at ld.so's entry point) and CPython's initialization. They are complete but
-# belong to no workload's chain; under emulation (scripts/vm.sh without KVM) they are a
-# tenth of a short run, so the chain checks count the samples after them (steady()).
-STARTUP='^[^;]*;(ld-linux[^;]*;|.*;Py_InitializeFromConfig;)'
+# (rooted at ld.so's entry point: unnamed, or _start;_dl_start where its debug file names
+# it, as on arm64) and CPython's initialization. They are complete but belong to no
+# workload's chain; under emulation (scripts/vm.sh without KVM) they are a tenth of a
+# short run, so the chain checks count the samples after them (steady()).
+STARTUP='^[^;]*;(ld-linux[^;]*;|_start;_dl_start;|.*;Py_InitializeFromConfig;)'
 # steady FOLDED: the folded file without its start-up stacks (a new file, printed).
 steady() { grep -Ev "$STARTUP" "$1" >"$1.steady"; echo "$1.steady"; }
 # secs N: N seconds of a workload, times EBPROF_TEST_TIME_SCALE (3 in an emulated guest,

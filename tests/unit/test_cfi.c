@@ -57,12 +57,6 @@ static void tmp_path(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-static bool same_rule(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->cfa_kind == b->cfa_kind && a->cfa_off == b->cfa_off && a->fp_off == b->fp_off &&
-	       a->ra_off == b->ra_off && a->fp_rule == b->fp_rule;
-}
-
 /* Sorted, merged, closed by NONE, valid kinds; special rows carry no offsets. */
 static bool table_ok(const struct unwind_table *t)
 {
@@ -83,7 +77,7 @@ static bool table_ok(const struct unwind_table *t)
 			fprintf(stderr, "  row %u (%#x): bad kind or fields\n", i, r->pc);
 			return false;
 		}
-		if (i && (r->pc <= r[-1].pc || same_rule(r, &r[-1]))) {
+		if (i && (r->pc <= r[-1].pc || unwind_row__same_rule(r, &r[-1]))) {
 			fprintf(stderr, "  row %u (%#x): unsorted or unmerged\n", i, r->pc);
 			return false;
 		}

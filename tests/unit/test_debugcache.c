@@ -3,7 +3,8 @@
  * copied inflated under its build id; every address looked up in the copy answers as in
  * the original; a copy is reused, a corrupt or foreign one replaced, an unsafe directory
  * refused; a file without compressed DWARF is not copied; past the bound, the copies used
- * longest ago go first. */
+ * longest ago go first; decompression bombs (a huge alignment, a huge ratio) are not
+ * written nor inflated. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -19,6 +20,7 @@
 #include "shell.h"
 #include "symbol/debugcache.h"
 #include "symbol/dwarfsym.h"
+#include "util/inflate_limit.h"
 
 #define SRC "tests/workloads/inline_chain.c"
 #define ID_BASE "0123456789abcdef0123456789abcdef0000000"
@@ -264,6 +266,79 @@ static void test_evicts_oldest(void)
 	}
 }
 
+/* Writes value at byte off of the compression header of section name in path. */
+static int patch_chdr(const char *path, const char *name, size_t off, uint64_t value)
+{
+	int fd = open(path, O_RDWR);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	const char *n;
+	size_t str;
+	GElf_Shdr sh;
+	int err = -ENOENT;
+
+	while (e && !elf_getshdrstrndx(e, &str) && (scn = elf_nextscn(e, scn))) {
+		n = gelf_getshdr(scn, &sh) ? elf_strptr(e, str, sh.sh_name) : NULL;
+		if (!n || strcmp(n, name) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		err = pwrite(fd, &value, sizeof(value), sh.sh_offset + off) == sizeof(value) ? 0
+											     : -EIO;
+		break;
+	}
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* An 18 KB file whose compression header asks for 2^31 alignment made a copy of 2 GiB of
+ * zeros (16 s of writing): the copy keeps no alignment past a word, and stays small. */
+static void test_alignment_bomb(void)
+{
+	char orig[4096], copy[4096];
+	int cfd;
+
+	CHECK(build("align", 8, "-gz=zlib") == 0);
+	path_of(orig, sizeof(orig), "align");
+	CHECK(patch_chdr(orig, ".debug_info", 16, 1ull << 31) == 0); /* Elf64_Chdr.ch_addralign */
+	cfd = cache_open("align", BIG);
+	CHECK(cfd >= 0);
+	close(cfd);
+	copy_path(copy, sizeof(copy), 8);
+	CHECK(size_of(copy) > 0 && size_of(copy) < 4 * size_of(orig));
+}
+
+/* 4 MiB of zeros compressed into a few KiB of .debug_str: more than INFLATE_RATIO_MAX times
+ * the file, so neither the cache nor the reader inflates it, and each refusal is counted. */
+static void test_ratio_bomb(void)
+{
+	char orig[4096], copy[4096];
+	uint64_t refused = inflate_limit__refused();
+	int fd;
+
+	CHECK(build("ratio", 9, "") == 0);
+	path_of(orig, sizeof(orig), "ratio");
+	CHECK(run("cd %s && head -c 4M /dev/zero > zeros && objcopy --update-section "
+		  ".debug_str=zeros ratio && objcopy --compress-debug-sections=zlib ratio && "
+		  "rm zeros",
+		  tmpdir) == 0);
+	CHECK(size_of(orig) > 0 && size_of(orig) * INFLATE_RATIO_MAX < (4 << 20));
+	CHECK(cache_open("ratio", BIG) == -EFBIG);
+	copy_path(copy, sizeof(copy), 9);
+	CHECK(access(copy, F_OK) != 0);
+	fd = open(orig, O_RDONLY);
+	errno = 0;
+	CHECK(dwarf_syms__open(fd) == NULL && errno == EFBIG);
+	close(fd);
+	CHECK(inflate_limit__refused() == refused + 2);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir) || !realpath(SRC, src_path)) {
@@ -278,6 +353,8 @@ int main(void)
 	RUN_TEST(test_unsafe_dir);
 	RUN_TEST(test_not_copied);
 	RUN_TEST(test_evicts_oldest);
+	RUN_TEST(test_alignment_bomb);
+	RUN_TEST(test_ratio_bomb);
 	run("rm -rf %s", tmpdir);
 	HARNESS_EXIT();
 }

@@ -3,7 +3,8 @@
  * the reader must handle (DWARF 4 and 5, compressed sections, split DWARF, clang without
  * .debug_aranges, a separate debug file), its inline chain and lines checked at the call
  * into the leaf; location lists left compressed; the resident pages of the mapped debug
- * sections bounded; and files without DWARF or not ELF refused cleanly. */
+ * sections bounded; a file truncated under its mapping answered nothing more, not SIGBUS;
+ * and files without DWARF or not ELF refused cleanly. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -490,6 +492,69 @@ static void test_mapped_bound(void)
 	free(without);
 }
 
+/* In a child, which dies of SIGBUS when a read of the mapping is not guarded: a
+ * lookup, the file truncated under the mapping (a user's ": > lib.so", or "cp new.so
+ * old.so" midway), the strings the lookup returned read again, lookups that now answer
+ * nothing and say the DWARF is torn, and a free. Exits 0 when all that holds. */
+static void truncated_child(const char *bin, struct dwarf_syms *d)
+{
+	struct dwarf_line l[DWARF_LINES_MAX], keep[DWARF_LINES_MAX];
+	uint64_t addr = 0, size = 0;
+	size_t sink = 0;
+	int n, kept;
+
+	if (nm_symbol(bin, "outer_work", &addr, &size))
+		_exit(3);
+	kept = dwarf_syms__lookup(d, addr, true, keep, DWARF_LINES_MAX);
+	if (kept < 1 || truncate(bin, 0))
+		_exit(4);
+	for (int i = 0; i < kept; i++) /* the caller's copy of the answer, after */
+		sink += strlen(keep[i].function) + strlen(keep[i].file);
+	for (uint64_t va = addr; va < addr + size; va++) {
+		n = dwarf_syms__lookup(d, va, true, l, DWARF_LINES_MAX);
+		if (n && dwarf_syms__torn(d))
+			_exit(5);
+	}
+	if (!dwarf_syms__torn(d) || dwarf_syms__lookup(d, addr, true, l, DWARF_LINES_MAX))
+		_exit(6);
+	dwarf_syms__free(d);
+	_exit(sink ? 0 : 7);
+}
+
+static void test_truncated(void)
+{
+	char bin[4096];
+	struct dwarf_syms *d;
+	int fd, status = 0;
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/truncated", tmpdir);
+	CHECK(run("gcc -O2 -gdwarf-5 %s -o %s", src_path, bin) == 0);
+	fd = open(bin, O_RDONLY);
+	d = fd >= 0 ? dwarf_syms__open(fd) : NULL;
+	CHECK(d != NULL);
+	if (fd >= 0)
+		close(fd);
+	if (!d)
+		return;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		truncated_child(bin, d);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "  killed by signal %d reading a truncated file\n",
+			WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		fprintf(stderr, "  child check %d failed\n", WEXITSTATUS(status));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	dwarf_syms__free(d);
+	fd = open(bin, O_RDONLY);
+	errno = 0;
+	CHECK(dwarf_syms__open(fd) == NULL && errno == EINVAL); /* empty now */
+	close(fd);
+}
+
 static void test_no_dwarf(void)
 {
 	char bin[4096];
@@ -532,6 +597,7 @@ int main(void)
 	RUN_TEST(test_debug_file);
 	RUN_TEST(test_bounded);
 	RUN_TEST(test_mapped_bound);
+	RUN_TEST(test_truncated);
 	RUN_TEST(test_no_dwarf);
 	run("rm -rf %s", tmpdir);
 	HARNESS_EXIT();

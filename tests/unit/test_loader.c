@@ -207,14 +207,15 @@ static void test_one_failure_cleans_up(void)
  * from a previous run puts the short loop first, and it is the one that costs more. */
 static void test_measured_cost_ranks_first(void)
 {
-	char cache[] = "/tmp/ebprof-costs-XXXXXX";
+	/* A private directory: the cache is read back only from one nobody else may write. */
+	char dir[] = "/tmp/ebprof-costs-XXXXXX", cache[64];
 	struct loader_opts o = {.jobs = 1, .cost_cache = cache};
 	const struct loader_stat *slow, *longp;
 	struct loadtest_bpf *skel;
 	struct loader *l;
-	int fd = mkstemp(cache);
 
-	close(fd);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(cache, sizeof(cache), "%s/load-costs", dir);
 	CHECK(load_loadtest(&skel, &l, &o, false) == 0);
 	slow = stat_named(l, "short_but_slow");
 	longp = stat_named(l, "long_but_fast");
@@ -234,6 +235,7 @@ static void test_measured_cost_ranks_first(void)
 	loader__free(l);
 	loadtest_bpf__destroy(skel);
 	unlink(cache);
+	rmdir(dir);
 }
 
 static void test_build_order(void)

@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "shell.h"
 #include "export/otlp.h"
+#include "export/otlp_response.h"
 #include "export/otlp_env.h"
 #include "interp/runtime.h"
 #include "profile/frame_source.h"
@@ -866,7 +867,7 @@ static void test_decode_response(void)
 	char longmsg[900];
 	size_t len;
 
-	CHECK(otlp__decode_response("", 0, &ps) == 0);
+	CHECK(otlp_response__partial("", 0, &ps) == 0);
 	CHECK(!ps.present && ps.rejected == 0 && ps.message[0] == '\0');
 
 	/* What the OpenTelemetry Collector answers to a fully accepted request. */
@@ -874,13 +875,13 @@ static void test_decode_response(void)
 	    &p);
 	len = pack_response(&p, buf);
 	CHECK(len == 2);
-	CHECK(otlp__decode_response(buf, len, &ps) == 0);
+	CHECK(otlp_response__partial(buf, len, &ps) == 0);
 	CHECK(!ps.present && ps.rejected == 0 && ps.message[0] == '\0');
 
 	p.rejected_profiles = 3;
 	p.error_message = "3 profiles without samples";
 	len = pack_response(&p, buf);
-	CHECK(otlp__decode_response(buf, len, &ps) == 0);
+	CHECK(otlp_response__partial(buf, len, &ps) == 0);
 	CHECK(ps.present && ps.rejected == 3 && !strcmp(ps.message, "3 profiles without samples"));
 
 	memset(longmsg, 'x', sizeof(longmsg) - 1);
@@ -888,10 +889,10 @@ static void test_decode_response(void)
 	p.rejected_profiles = 0;
 	p.error_message = longmsg;
 	len = pack_response(&p, buf);
-	CHECK(otlp__decode_response(buf, len, &ps) == 0);
+	CHECK(otlp_response__partial(buf, len, &ps) == 0);
 	CHECK(ps.present && ps.rejected == 0 && strlen(ps.message) == OTLP_MESSAGE_MAX - 1);
 
-	CHECK(otlp__decode_response(garbage, sizeof(garbage), &ps) == -EBADMSG);
+	CHECK(otlp_response__partial(garbage, sizeof(garbage), &ps) == -EBADMSG);
 }
 
 static const char *env_get(const struct otlp_env *env, const char *key)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/otlp_config.h"
@@ -259,6 +260,15 @@ static void test_ca_file(void)
 	CHECK(resolve(&f, env) == 0 && !o.ca_file);
 	f.endpoint = "https://c:4318";
 	f.ca_file = "/nonexistent/ca.pem";
+	CHECK(resolve(&f, env) == -EINVAL);
+	/* A FIFO would block libcurl's open for ever; a directory or a device is no bundle. */
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0);
+	f.ca_file = path;
+	CHECK(resolve(&f, env) == -EINVAL);
+	f.ca_file = "/dev/zero";
+	CHECK(resolve(&f, env) == -EINVAL);
+	f.ca_file = "/tmp";
 	CHECK(resolve(&f, env) == -EINVAL);
 	close(fd);
 	unlink(path);

@@ -111,6 +111,7 @@ static void test_slug(void)
 	probe_spec__free(&s);
 }
 
+#if defined(__x86_64__)
 static void test_entry_skip(void)
 {
 	static const uint8_t endbr_push[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5};
@@ -129,6 +130,16 @@ static void test_entry_skip(void)
 	CHECK(arch__uprobe_entry_skip(push, sizeof(push)) == 0);
 	CHECK(arch__uprobe_entry_skip(short_endbr, sizeof(short_endbr)) == 0);
 }
+#elif defined(__aarch64__)
+static void test_entry_skip(void)
+{
+	/* bti c; paciasp; stp x29, x30, [sp, #-16]!: the probe stays on the entry. */
+	static const uint8_t prologue[] = {0x5f, 0x24, 0x03, 0xd5, 0x3f, 0x23,
+					   0x03, 0xd5, 0xfd, 0x7b, 0xbf, 0xa9};
+
+	CHECK(arch__uprobe_entry_skip(prologue, sizeof(prologue)) == 0);
+}
+#endif
 
 int main(void)
 {

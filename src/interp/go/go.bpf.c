@@ -13,6 +13,7 @@ own switches to it (systemstack, morestack), and hands them back. Run after the 
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "arch/arch.h"
 #include "chain.bpf.h"
 #include "go_proc.h"
 
@@ -160,7 +161,7 @@ static __always_inline int map_labels(struct sample_record *r, __u64 lm)
 static __always_inline __u64 thread_curg(const struct go_proc *gp)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u64 fs = BPF_CORE_READ(task, thread.fsbase), g = 0, m = 0, curg = 0;
+	__u64 fs = ARCH_TASK_TP(task), g = 0, m = 0, curg = 0;
 
 	if (!fs || read_user(&g, sizeof(g), fs + gp->tls_g) || !g) {
 		go_count(GO_CTR_NO_G);

@@ -28,6 +28,7 @@
 #include "util/arena.h"
 #include "util/hmap.h"
 #include "util/log.h"
+#include "util/mapguard.h"
 
 #include "go.skel.h"
 
@@ -226,13 +227,18 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 {
 	struct go *g = priv;
 	struct go_file *gf;
+	unsigned int guard;
 	Elf *elf;
 	bool yes;
 
 	elf_version(EV_CURRENT);
+	/* libelf maps the file: one truncated meanwhile is not Go to us, and not SIGBUS. */
+	guard = mapguard__begin();
 	elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
+	if (!elf) {
+		mapguard__end(guard);
 		return false;
+	}
 	yes = elf_kind(elf) == ELF_K_ELF && go_elf__has_note(elf);
 	gf = yes ? calloc(1, sizeof(*gf)) : NULL;
 	if (gf) {
@@ -250,6 +256,10 @@ static bool go_detect(void *priv, const struct runtime_file *f)
 			 (unsigned long long)gf->cgo.ms_len, gf->cgo.sched_bp);
 	}
 	elf_end(elf);
+	if (mapguard__end(guard)) {
+		free(gf);
+		return false;
+	}
 	if (!gf)
 		return false;
 	if (!runtime_state__add_file(&g->rs, gf))

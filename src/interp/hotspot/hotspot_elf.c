@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "interp/hotspot/hotspot_elf.h"
+#include "util/mapguard.h"
 
 bool hs_elf__is_libjvm(const char *path)
 {
@@ -70,14 +71,18 @@ static void read_segments(Elf *elf, struct hs_elf *e)
 
 int hs_elf__read(int fd, struct hs_elf *out)
 {
+	/* libelf maps the file: one truncated meanwhile is unreadable, not SIGBUS. */
+	unsigned int guard = mapguard__begin();
 	Elf *elf;
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return -EINVAL;
+	if (!elf) {
+		err = -EINVAL;
+		goto cleanup;
+	}
 	if (elf_kind(elf) != ELF_K_ELF) {
 		err = -EINVAL;
 		goto cleanup;
@@ -87,7 +92,10 @@ int hs_elf__read(int fd, struct hs_elf *out)
 	if (!out->sym[HS_SYM_STRUCTS] || !out->nsegs)
 		err = -ENOENT;
 cleanup:
-	elf_end(elf);
+	if (elf)
+		elf_end(elf);
+	if (mapguard__end(guard))
+		err = -EIO;
 	return err;
 }
 

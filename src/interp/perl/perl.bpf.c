@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "arch/arch.h"
 #include "chain.bpf.h"
 #include "perl_proc.h"
 
@@ -32,7 +33,7 @@ CHAIN_COUNTERS(perl_counters, pl_count, PL_CTR__COUNT);
 #include "perl_step.h"
 
 /* The sampled thread's interpreter: PL_current_context in its TLS block where the
- * build has one (the thread pointer is its fs base), else the main interpreter (only the
+ * build has one (from the thread pointer: bpf/arch/), else the main interpreter (only the
  * main thread runs it: pl_start asks). 0 when there is none. */
 static __always_inline __u64 pl_interp(const struct pl_proc *p)
 {
@@ -41,7 +42,7 @@ static __always_inline __u64 pl_interp(const struct pl_proc *p)
 	__u64 interp = 0;
 
 	if (p->tls)
-		read_user(&interp, sizeof(interp), BPF_CORE_READ(task, thread.fsbase) + p->tls);
+		read_user(&interp, sizeof(interp), ARCH_TASK_TP(task) + p->tls);
 	else
 		read_user(&interp, sizeof(interp), p->curinterp);
 	return interp;

@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "arch/arch.h"
 #include "chain.bpf.h"
 #include "python_proc.h"
 
@@ -110,7 +111,7 @@ static __always_inline __u64 py_current_frame(const struct py_proc *p, __u32 tid
 	const struct py_offsets *o = &p->off;
 	/* bpf_get_current_task(), not its BTF flavour (5.11): the same read on 5.10. */
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u64 key = p->tid_is_fsbase ? BPF_CORE_READ(task, thread.fsbase) : tid;
+	__u64 key = p->tid_is_fsbase ? ARCH_TASK_TP(task) : tid;
 	__u64 tstate = py_thread_state(p, tid, key, unrolled), frame = 0;
 
 	if (!tstate) {

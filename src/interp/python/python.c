@@ -618,6 +618,7 @@ const struct runtime_ops python_runtime = {
 	},
     /* Its walker has an unrolled variant, tail-calling itself. */
     .floor = {.bpf_loop = false, .without = "Python frames stay native"},
+    .arm64_proven = true,
     .bpf_elf = python_elf,
     .bpf_walker = "python_walk",
     .init = python_init,

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "arch/arch.h"
 #include "chain.bpf.h"
 #include "ruby_proc.h"
 
@@ -125,7 +126,7 @@ static __always_inline __u64 rb_current_ec(const struct rb_proc *p, __u32 tid, i
 {
 	/* bpf_get_current_task(), not its BTF flavour (5.11): the same read on 5.10. */
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct rb_thread_at at = {.fsbase = BPF_CORE_READ(task, thread.fsbase)};
+	struct rb_thread_at at = {.fsbase = ARCH_TASK_TP(task)};
 	struct rb_thread_at *cached = bpf_map_lookup_elem(&ruby_threads, &tid);
 
 	if (!at.fsbase)

@@ -8,6 +8,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "arch/arch.h"
 #include "chain.bpf.h"
 #include "v8_proc.h"
 
@@ -91,15 +92,20 @@ static __always_inline int v8_cut(void *ctx, const struct chain c, struct chain_
 static __always_inline void v8_interp_regs(const struct chain_slot *s, const struct v8_proc *p,
 					   struct v8_regs *r)
 {
-	struct pt_regs *regs;
+	const void *regs;
+	__u64 pc = 0;
 
 	if (!p->interp_regs || s->r.ustack_len || !s->w.regs.pc_exact)
 		return;
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs || BPF_CORE_READ(regs, ip) != s->w.regs.pc)
+	regs = (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs ||
+	    bpf_probe_read_kernel(&pc, sizeof(pc), &ARCH_PC((const struct arch_regs *)regs)) ||
+	    pc != s->w.regs.pc)
 		return;
-	r->bc_array = BPF_CORE_READ(regs, r12);
-	r->bc_offset = BPF_CORE_READ(regs, r9);
+	/* The masks keep the reads inside the register set for the verifier's sake (a
+	 * probe read takes any address, but a wrong offset would read another field). */
+	bpf_probe_read_kernel(&r->bc_array, 8, regs + (p->reg_bc_array & 0x1f8));
+	bpf_probe_read_kernel(&r->bc_offset, 8, regs + (p->reg_bc_offset & 0x1f8));
 }
 
 static __always_inline int v8_walk(void *ctx, const struct chain c)

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "arch/arch.h"
 #include "elf/elf_file.h"
 #include "interp/runtime.h"
 #include "interp/runtime_state.h"
@@ -272,6 +273,7 @@ static void fill(const struct v8_file *f, const struct proc_mapping *maps, uint3
 {
 	const struct v8_meta *m = &f->meta;
 	uint64_t at = m->blob_off;
+	int reg_array, reg_offset;
 
 	memset(bp, 0, sizeof(*bp));
 	bp->slot_function = slot(m->v[V8_M_FP_FUNCTION]);
@@ -280,9 +282,17 @@ static void fill(const struct v8_file *f, const struct proc_mapping *maps, uint3
 	bp->slot_bytecode_offset = slot(m->v[V8_M_FP_BYTECODE_OFFSET]);
 	bp->jsfunction_shared = (uint16_t)m->v[V8_M_FN_SHARED];
 	bp->smi_shift = 32;
-	/* x86-64 register codes 12 and 9: r12 and r9, as every V8 since 5 has them. */
-	bp->interp_regs = m->has[V8_M_REG_BYTECODE_ARRAY] && m->v[V8_M_REG_BYTECODE_ARRAY] == 12 &&
-			  m->has[V8_M_REG_BYTECODE_OFFSET] && m->v[V8_M_REG_BYTECODE_OFFSET] == 9;
+	/* V8 numbers registers as the instruction set does (x86-64: r12 and r9, arm64: x20
+	 * and x19, as every V8 since 5 has them). */
+	reg_array = m->has[V8_M_REG_BYTECODE_ARRAY]
+			? arch__user_reg_offset(m->v[V8_M_REG_BYTECODE_ARRAY])
+			: -1;
+	reg_offset = m->has[V8_M_REG_BYTECODE_OFFSET]
+			 ? arch__user_reg_offset(m->v[V8_M_REG_BYTECODE_OFFSET])
+			 : -1;
+	bp->interp_regs = reg_array >= 0 && reg_offset >= 0;
+	bp->reg_bc_array = reg_array >= 0 ? (uint16_t)reg_array : 0;
+	bp->reg_bc_offset = reg_offset >= 0 ? (uint16_t)reg_offset : 0;
 	bp->jsfunction_code = f->code.fn_code;
 	bp->code_start = f->code.start;
 	bp->code_size = f->code.size;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* V8's post-mortem metadata from the file (see v8_meta.h): each v8dbg_* symbol is an int
  * the build wrote into .data (or .bss when it is 0), read through the file's segments. */
+#include <elf.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,67 +109,152 @@ static int32_t disp32(const uint8_t *p)
 	return d;
 }
 
-int v8_meta__decode_return(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *target,
-			   int *width)
+/* x86-64 (struct v8_return's comment gives the forms). */
+static int decode_return_x86(const uint8_t *code, size_t len, uint64_t vaddr, struct v8_return *r)
 {
 	if (len < 10)
 		return -EINVAL;
 	/* b8 imm32 c3: mov $imm32, %eax; ret (a non-PIE executable's address) */
 	if (code[0] == 0xb8 && code[5] == 0xc3) {
-		*target = (uint32_t)disp32(code + 1);
-		*width = 0;
+		r->target = (uint32_t)disp32(code + 1);
 		return 0;
 	}
 	/* 8b 05 disp32 c3: mov disp32(%rip), %eax; ret; rip is the next instruction's */
 	if (code[0] == 0x8b && code[1] == 0x05 && code[6] == 0xc3) {
-		*target = vaddr + 6 + (uint64_t)(int64_t)disp32(code + 2);
-		*width = 4;
+		r->target = vaddr + 6 + (uint64_t)(int64_t)disp32(code + 2);
+		r->width = 4;
 		return 0;
 	}
 	/* 48 8d 05 disp32: lea disp32(%rip), %rax */
 	if (code[0] != 0x48 || code[1] != 0x8d || code[2] != 0x05)
 		return -EINVAL;
-	*target = vaddr + 7 + (uint64_t)(int64_t)disp32(code + 3);
-	if (code[7] == 0xc3) {
-		*width = 0;
+	r->target = vaddr + 7 + (uint64_t)(int64_t)disp32(code + 3);
+	if (code[7] == 0xc3)
 		return 0;
-	}
 	/* 8b 00 c3: mov (%rax), %eax; ret */
 	if (code[7] == 0x8b && code[8] == 0x00 && code[9] == 0xc3) {
-		*width = 4;
+		r->width = 4;
 		return 0;
 	}
 	/* 48 8b 00 c3: mov (%rax), %rax; ret */
 	if (len >= 11 && code[7] == 0x48 && code[8] == 0x8b && code[9] == 0x00 &&
 	    code[10] == 0xc3) {
-		*width = 8;
+		r->width = 8;
 		return 0;
 	}
 	return -EINVAL;
 }
 
+/* arm64 encodings (the Arm ARM, "A64 instruction set encoding"). */
+#define A64_BTI_C 0xd503245fu
+#define A64_RET 0xd65f03c0u
+#define A64_RD(i) ((i)&31)
+#define A64_RN(i) (((i) >> 5) & 31)
+#define A64_IMM12(i) (((i) >> 10) & 0xfff)
+
+/* adrp xd, page: the 4 KiB page at vaddr's plus the signed 21-bit page count. */
+static bool a64_adrp(uint32_t i, uint64_t vaddr, uint64_t *page)
+{
+	int64_t pages = (int64_t)((((i >> 5) & 0x7ffff) << 2) | ((i >> 29) & 3));
+
+	if ((i & 0x9f000000u) != 0x90000000u)
+		return false;
+	if (pages & (1 << 20)) /* a signed 21-bit count */
+		pages -= 1 << 21;
+	*page = (vaddr & ~0xfffull) + (uint64_t)pages * 4096;
+	return true;
+}
+
+/* ldr wt|xt, [xn, #imm] (unsigned offset) on register n: its byte offset and width. */
+static bool a64_ldr(uint32_t i, unsigned n, uint64_t *off, int *width)
+{
+	if (A64_RN(i) != n)
+		return false;
+	if ((i & 0xffc00000u) == 0xf9400000u)
+		*width = 8;
+	else if ((i & 0xffc00000u) == 0xb9400000u)
+		*width = 4;
+	else
+		return false;
+	*off = (uint64_t)A64_IMM12(i) * (uint64_t)*width;
+	return true;
+}
+
+/* arm64 (struct v8_return's comment gives the forms): up to five instructions. */
+static int decode_return_a64(const uint8_t *code, size_t len, uint64_t vaddr, struct v8_return *r)
+{
+	uint32_t i[6] = {0};
+	size_t n = len / 4 < 6 ? len / 4 : 6, k = 0;
+	uint64_t off;
+	unsigned reg;
+	int w;
+
+	memcpy(i, code, n * 4);
+	if (k < n && i[k] == A64_BTI_C)
+		k++;
+	if (k >= n || !a64_adrp(i[k], vaddr + k * 4, &r->target))
+		return -EINVAL;
+	reg = A64_RD(i[k++]);
+	/* add xd, xd, #imm12 (no shift) */
+	if (k < n && (i[k] & 0xffc00000u) == 0x91000000u && A64_RN(i[k]) == reg) {
+		r->target += A64_IMM12(i[k]);
+		reg = A64_RD(i[k++]);
+	}
+	/* A load followed by another load is of the GOT slot holding the address. */
+	if (k + 1 < n && a64_ldr(i[k], reg, &off, &w) && w == 8 &&
+	    a64_ldr(i[k + 1], A64_RD(i[k]), &off, &w)) {
+		a64_ldr(i[k], reg, &off, &w);
+		r->target += off;
+		r->derefs = 1;
+		reg = A64_RD(i[k++]);
+		off = 0;
+	}
+	if (k < n && a64_ldr(i[k], reg, &off, &w) && A64_RD(i[k]) == 0) {
+		r->target += off;
+		r->width = w;
+		reg = 0;
+		k++;
+	}
+	return k < n && i[k] == A64_RET && reg == 0 ? 0 : -EINVAL;
+}
+
+int v8_meta__decode_return(uint16_t machine, const uint8_t *code, size_t len, uint64_t vaddr,
+			   struct v8_return *r)
+{
+	*r = (struct v8_return){0};
+	if (machine == EM_X86_64)
+		return decode_return_x86(code, len, vaddr, r);
+	if (machine == EM_AARCH64)
+		return decode_return_a64(code, len, vaddr, r);
+	return -EINVAL;
+}
+
 /* What the function at symbol name returns, read from the file: an address, or the
- * value at one (a pointer in data holds its link-time address in the file, which the
- * loader relocates). */
+ * value at one (a pointer in data, the GOT's included, holds its link-time address in
+ * the file, which the loader relocates). */
 static int read_return(const struct elf_file *e, int fd, const char *name, uint64_t *out,
 		       int *width)
 {
-	uint64_t fn, target, v = 0;
-	uint8_t insn[16];
+	struct v8_return r;
+	uint64_t fn, v = 0;
+	uint8_t insn[24];
 	int err;
 
 	if (elf_file__symbol(e, name, &fn, NULL))
 		return -ENOENT;
 	err = read_vaddr(e, fd, fn, insn, sizeof(insn));
 	if (!err)
-		err = v8_meta__decode_return(insn, sizeof(insn), fn, &target, width);
+		err = v8_meta__decode_return(elf_file__machine(e), insn, sizeof(insn), fn, &r);
+	if (!err && r.derefs)
+		err = read_vaddr(e, fd, r.target, &r.target, sizeof(r.target));
 	if (err)
 		return err;
-	if (*width == 0) {
-		*out = target;
+	*width = r.width;
+	if (r.width == 0) {
+		*out = r.target;
 		return 0;
 	}
-	err = read_vaddr(e, fd, target, &v, (size_t)*width);
+	err = read_vaddr(e, fd, r.target, &v, (size_t)r.width);
 	*out = v;
 	return err;
 }

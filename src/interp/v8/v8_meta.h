@@ -108,14 +108,24 @@ int v8_meta__read(const struct elf_file *e, int fd, struct v8_meta *m, const cha
  * without saying so (checked at run time: a pc outside what it gives is not named by it). */
 void v8_meta__code(const struct v8_meta *m, struct v8_code_layout *out);
 
-/* What a function of a few instructions returns: an address (*width 0: "lea
- * disp32(%rip), %rax; ret" or "mov $imm32, %eax; ret"), or the value of *width bytes at
- * an address (4: "lea disp32(%rip), %rax; mov (%rax), %eax; ret" or "mov disp32(%rip),
- * %eax; ret"; 8: "lea disp32(%rip), %rax; mov (%rax), %rax; ret"), as V8's
- * DefaultEmbeddedBlobCode() and DefaultEmbeddedBlobCodeSize() read in the builds seen.
+/* What a function of a few instructions returns (v8_meta__decode_return): the address
+ * target (width 0), or the value of width bytes there (4 or 8); with derefs 1, target
+ * holds the address to use instead (arm64 code reaching a variable through the GOT). */
+struct v8_return {
+	uint64_t target;
+	int width;
+	int derefs;
+};
+
+/* Decodes such a function, as V8's DefaultEmbeddedBlobCode() and
+ * DefaultEmbeddedBlobCodeSize() read in the builds seen, for the ELF machine given.
+ * x86-64: "lea disp32(%rip), %rax; ret" or "mov $imm32, %eax; ret" (an address); "lea
+ * disp32(%rip), %rax; mov (%rax), %eax|%rax; ret" or "mov disp32(%rip), %eax; ret" (a
+ * value). arm64: adrp, then add (an address), ldr of a GOT slot (its pointer), both or
+ * neither; then ldr w0|x0 of the value, or nothing; then ret (bti c first, if any).
  * code holds len bytes at vaddr. Returns 0, or -EINVAL for any other code. Exposed for
  * the fuzzer. */
-int v8_meta__decode_return(const uint8_t *code, size_t len, uint64_t vaddr, uint64_t *target,
-			   int *width);
+int v8_meta__decode_return(uint16_t machine, const uint8_t *code, size_t len, uint64_t vaddr,
+			   struct v8_return *r);
 
 #endif

@@ -34,7 +34,9 @@ struct v8_proc {
 	__u8 slot_bytecode_offset;
 	__u16 jsfunction_shared; /* JSFunction::shared (SharedFunctionInfo), bytes */
 	__u8 smi_shift;		 /* a Smi's value is word >> smi_shift (32 or 1) */
-	__u8 interp_regs;	 /* the handlers keep the array in r12, the offset in r9 (x86-64) */
+	__u8 interp_regs;	 /* the handlers keep the array and the offset in registers: */
+	__u16 reg_bc_array;	 /* their byte offsets in the user registers saved at kernel */
+	__u16 reg_bc_offset;	 /* entry (bpf/arch's struct arch_regs) */
 	/* A JIT frame's code: JSFunction::code, then where its instructions start — at
 	 * code_start bytes into the Code object (code_start_is_field 0), or at the address
 	 * the Code object holds there (1) — and the int32 holding their size. */
