@@ -57,7 +57,7 @@ struct unwind_row {
 /* A compact row: 8 bytes, where nearly every row of compiled code fits (every row of
  * libc, cc1, libLLVM, libjvm and rustc's driver here): a CFA offset that is a multiple
  * of 8 within +-2 MiB, a saved FP within +-1 KiB of the CFA, and the return address at
- * UNW_COMPACT_RA_OFF. A table whose every row fits is stored compact, two rows to a
+ * UNW_COMPACT_RA_OFF (never in the link register: UNW_RA_LR rows stay full). A table whose every row fits is stored compact, two rows to a
  * pool row (unw_table.flags): half the memory. info holds, from bit 0: cfa_kind (3
  * bits), fp_rule (2), fp_off / 8 signed (8; a PLT row's threshold as it is), cfa_off /
  * 8 signed (19). */

@@ -150,6 +150,7 @@ static __always_inline int unw_read_row(const struct unw_table *t, __u32 i, stru
 		out->fp_off *= 8;
 	out->cfa_off = ((__s32)info >> UNW_COMPACT_CFA_SHIFT) * 8;
 	out->ra_off = UNW_COMPACT_RA_OFF;
+	out->ra_rule = UNW_RA_AT_CFA;
 	out->pad = 0;
 	return 0;
 }

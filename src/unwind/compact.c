@@ -20,7 +20,8 @@ bool unwind_row__compact(const struct unwind_row *r, struct unwind_row_compact *
 	int32_t fp = 0, cfa = 0;
 	bool rules = r->cfa_kind <= UNW_CFA_PLT;
 
-	if (r->cfa_kind > UNW_CFA_NONE || r->fp_rule > UNW_FP_UNDEF)
+	/* A return address still in the link register (arm64) has no bit here. */
+	if (r->cfa_kind > UNW_CFA_NONE || r->fp_rule > UNW_FP_UNDEF || r->ra_rule != UNW_RA_AT_CFA)
 		return false;
 	/* SIGNAL, END and NONE rows use nothing but their kind. */
 	if (rules) {

@@ -278,11 +278,14 @@ static void test_compact_rows(void)
 	     .fp_off = 1024,
 	     .ra_off = -8},
 	    {.cfa_kind = 9},
+	    {.cfa_kind = UNW_CFA_SP, .cfa_off = 0, .ra_off = -8, .ra_rule = UNW_RA_LR}, /* in x30 */
 	};
 	uint32_t n = sizeof(fit) / sizeof(fit[0]);
 	struct unw_table t = {.first = 2, .count = n, .flags = UNW_TABLE_COMPACT};
 	struct unwind_row *packed = NULL, got;
 	struct unwind_row_compact c;
+
+	memset(&got, 0xa5, sizeof(got)); /* every field of got must be unw_read_row's */
 
 	for (size_t i = 0; i < sizeof(misfit) / sizeof(misfit[0]); i++)
 		CHECK(!unwind_row__compact(&misfit[i], &c));
