@@ -130,12 +130,6 @@ struct runtime_set *runtime_set__new(const struct runtime_env *env)
 	return rs;
 }
 
-static void free_masks(struct hmap *h)
-{
-	hmap_for_each(h, i) free(h->slots[i].entry);
-	hmap_free(h);
-}
-
 void runtime_set__free(struct runtime_set *rs)
 {
 	if (!rs)
@@ -145,8 +139,8 @@ void runtime_set__free(struct runtime_set *rs)
 			rs->e[i].ops->free(rs->e[i].priv);
 		bpf_object__close(rs->e[i].obj);
 	}
-	free_masks(&rs->claims);
-	free_masks(&rs->described);
+	hmap_free_entries(&rs->claims);
+	hmap_free_entries(&rs->described);
 	free(rs);
 }
 

@@ -79,13 +79,6 @@ static int32_t add_mapping(struct builder *b, const struct report_mapping *m)
 	return (int32_t)b->r.nmappings++;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* Returns the mapping index for a frame, creating it on first use; -1 for none. */
 static int32_t frame_mapping(struct builder *b, const struct frame *f)
 {
@@ -133,7 +126,7 @@ static const char *frame_name(struct builder *b, const struct frame *f, int32_t 
 	if (name)
 		return arena_strdup(&b->arena, name);
 	if (mapping >= 0)
-		return arena_printf(&b->arena, "%s+0x%llx", base_name(b->mappings[mapping].path),
+		return arena_printf(&b->arena, "%s+0x%llx", basename(b->mappings[mapping].path),
 				    (unsigned long long)f->addr);
 	return "[unknown]";
 }
@@ -146,8 +139,8 @@ static const char *line_label(struct builder *b, const struct dwarf_line *l, boo
 	if (!l->file[0])
 		return arena_printf(&b->arena, "%s%s", l->function, mark);
 	if (!l->line)
-		return arena_printf(&b->arena, "%s (%s)%s", l->function, base_name(l->file), mark);
-	return arena_printf(&b->arena, "%s (%s:%u)%s", l->function, base_name(l->file), l->line,
+		return arena_printf(&b->arena, "%s (%s)%s", l->function, basename(l->file), mark);
+	return arena_printf(&b->arena, "%s (%s:%u)%s", l->function, basename(l->file), l->line,
 			    mark);
 }
 
@@ -155,7 +148,7 @@ static const char *line_label(struct builder *b, const struct dwarf_line *l, boo
  * it has; the file's base name unless its kind shows paths (frame_kind_info.label_path). */
 static const char *symbol_label(struct builder *b, const struct report_line *l, bool path)
 {
-	const char *file = path ? l->file : base_name(l->file);
+	const char *file = path ? l->file : basename(l->file);
 
 	if (!l->file[0])
 		return l->function;

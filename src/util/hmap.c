@@ -20,6 +20,12 @@ void hmap_free(struct hmap *m)
 	m->cap = m->len = 0;
 }
 
+void hmap_free_entries(struct hmap *m)
+{
+	hmap_for_each(m, i) free(m->slots[i].entry);
+	hmap_free(m);
+}
+
 void *hmap_find(const struct hmap *m, uint64_t hash, const void *key)
 {
 	size_t mask = m->cap - 1, i;

@@ -25,6 +25,8 @@ struct hmap {
 
 void hmap_init(struct hmap *m, hmap_eq_fn eq);
 void hmap_free(struct hmap *m);
+/* Frees every entry with free(), then the table: the map is empty and ready for reuse. */
+void hmap_free_entries(struct hmap *m);
 /* Returns the entry equal to key, or NULL. */
 void *hmap_find(const struct hmap *m, uint64_t hash, const void *key);
 /* Adds an entry the caller knows is absent. Returns 0 or -ENOMEM. */

@@ -89,19 +89,11 @@ static uint64_t frame_hash(uint64_t cv, uint64_t cop)
 	return hash_u64(cv ^ (cop << 17 | cop >> 47));
 }
 
-static void clear_frames(struct hmap *h)
-{
-	hmap_for_each(h, i) free(h->slots[i].entry);
-	hmap_free(h);
-	hmap_init(h, frame_eq);
-}
-
 static void free_process(struct runtime_state *rs, void *proc)
 {
 	struct pl_process *p = proc;
 
-	clear_frames(&p->frames);
-	hmap_free(&p->frames);
+	hmap_free_entries(&p->frames);
 	free(p);
 }
 
@@ -123,13 +115,6 @@ static const struct runtime_state_conf state = {
 
 /* ---- detection ---- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* The registry's question, once per mapped file: is it a perl ("perl", "perl5.36.0",
  * "libperl.so.5.36")? What it is is kept for the processes that map it. */
 static bool perl_detect(void *priv, const struct runtime_file *rf)
@@ -139,7 +124,7 @@ static bool perl_detect(void *priv, const struct runtime_file *rf)
 	struct pl_file *f;
 	bool yes = false;
 
-	if (!strstr(base_name(rf->path), "perl") || !rf->elf)
+	if (!strstr(basename(rf->path), "perl") || !rf->elf)
 		return false;
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -433,7 +418,7 @@ static const struct pl_frame_entry *frame_of(struct perl *pl, struct pl_process 
 	if (e)
 		return e;
 	if (p->frames.len >= MAX_FRAMES)
-		clear_frames(&p->frames);
+		hmap_free_entries(&p->frames);
 	e = malloc(sizeof(*e));
 	if (!e)
 		return NULL;

@@ -140,14 +140,6 @@ static int stash_name(const struct pl_mem *m, const struct pl_layout *l, uint64_
 	return read_hek(m, l, hek, out, cap);
 }
 
-/* The base name of a path, as a frame's file shows. */
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 int pl_cop__read(const struct pl_mem *m, const struct pl_layout *l, uint64_t cop,
 		 struct pl_cop *out)
 {
@@ -181,7 +173,7 @@ static void anon_where(const struct pl_mem *m, const struct pl_layout *l, uint64
 
 	if (pl_cop__read(m, l, start, &c) || !c.file[0] || !c.line)
 		return;
-	snprintf(out + n, cap - n, "[%s:%u]", base_name(c.file), c.line);
+	snprintf(out + n, cap - n, "[%s:%u]", basename(c.file), c.line);
 }
 
 /* The sub's own name (its GV's or its name HEK) and the stash that names its package. */

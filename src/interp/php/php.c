@@ -111,13 +111,6 @@ static const struct runtime_state_conf state = {
 
 /* ---- detection ---- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* php7.4, php-fpm8.2, php-cgi, phpdbg, libphp8.2.so: the builds that embed the engine. */
 static bool php_name(const char *base)
 {
@@ -221,7 +214,7 @@ static bool php_detect(void *priv, const struct runtime_file *f)
 	struct php *php = priv;
 	struct php_file *pf;
 
-	if (!php_name(base_name(f->path)))
+	if (!php_name(basename(f->path)))
 		return false;
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)

@@ -108,13 +108,6 @@ static const struct runtime_state_conf state = {
 
 /* ---- detection ---- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* 0x030b from "python3.11", "libpython3.11.so.1.0"; 0 when the name has no version. */
 static uint16_t version_from_name(const char *name)
 {
@@ -183,13 +176,13 @@ static bool python_detect(void *priv, const struct runtime_file *f)
 	struct py_file *pf;
 	bool yes;
 
-	if (!strstr(base_name(f->path), "python"))
+	if (!strstr(basename(f->path), "python"))
 		return false;
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)
 		return false;
 	pf->file_id = f->file_id;
-	pf->version = version_from_name(base_name(f->path));
+	pf->version = version_from_name(basename(f->path));
 	inspect_file(pf, f->elf);
 	yes = pf->python;
 	if (yes)

@@ -98,21 +98,12 @@ static void clear_iseqs(struct hmap *iseqs)
 	hmap_init(iseqs, u64_eq);
 }
 
-static void clear_methods(struct hmap *mes)
-{
-	hmap_for_each(mes, i) free(mes->slots[i].entry);
-	hmap_free(mes);
-	hmap_init(mes, u64_eq);
-}
-
 static void free_process(struct runtime_state *rs, void *proc)
 {
 	struct rb_process *p = proc;
 
 	clear_iseqs(&p->iseqs);
-	clear_methods(&p->mes);
-	hmap_free(&p->iseqs);
-	hmap_free(&p->mes);
+	hmap_free_entries(&p->mes);
 	free(p);
 }
 
@@ -134,20 +125,13 @@ static const struct runtime_state_conf state = {
 
 /* ---- detection and description ---- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static bool ruby_detect(void *priv, const struct runtime_file *f)
 {
 	struct ruby *rb = priv;
 	const struct elf_segment *segs;
 	struct rb_file *rf;
 
-	if (!strstr(base_name(f->path), "ruby") || !rb_file__is_ruby(f->elf))
+	if (!strstr(basename(f->path), "ruby") || !rb_file__is_ruby(f->elf))
 		return false;
 	if (runtime_state__file(&rb->rs, f->file_id))
 		return true;
@@ -351,7 +335,7 @@ static bool iseq_put(struct rb_process *p, uint64_t addr, struct rb_iseq_entry *
 static bool method_put(struct rb_process *p, uint64_t addr, struct rb_me_entry *e)
 {
 	if (p->mes.len >= MAX_CACHED)
-		clear_methods(&p->mes);
+		hmap_free_entries(&p->mes);
 	return !hmap_insert(&p->mes, hash_u64(addr), e);
 }
 
