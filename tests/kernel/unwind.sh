@@ -65,7 +65,7 @@ expect_chain unwind_many_maps nofp_maps ';main;(sort_rounds|__mprotect)( |;)' "$
 expect_chain unwind_dlopen nofp_dlopen ';main;(call_plugin;plugin_outer|usleep|clock_nanosleep|__nanosleep|dlopen)' "$W/nofp_dlopen" "$(secs 2)"
 expect_leaf unwind_dlopen_leaf nofp_dlopen plugin_leaf ';main;call_plugin;plugin_outer;plugin_leaf ' unwind_dlopen
 # All of its time is in libc and the vDSO, so each sample until libc's table is built
-# (after exec: docs/ARCHITECTURE.md, "the first events after exec") is cut: a longer run.
+# (built when exec asks for it: src/unwind/README.md, "Files, not processes") is cut: a longer run.
 expect_chain unwind_vdso nofp_vdso ';main;time_loop' "$W/nofp_vdso" "$(secs 4)"
 # The vDSO names it __vdso_clock_gettime on x86-64, __kernel_clock_gettime on arm64.
 if case_selected unwind_vdso; then
