@@ -324,14 +324,14 @@ static __always_inline void vma_table(struct unw_mapping *m, const struct unw_fi
 /* Tells userspace what it should know of the file (or anonymous code) of a VMA found:
  * a file without a table yet, or a file a runtime claims (or JIT code) in a process
  * with no description: the tracker describes it then, with the runtime's marks. */
-static __always_inline void vma_notices(struct chain_slot *s, const struct unw_file *f,
+static __always_inline void vma_notices(struct chain_slot *s, __u64 pc, const struct unw_file *f,
 					const struct unw_file_key *key, int file, __u32 described)
 {
 	/* A table evicted, dropped, or that did not fit: the tracker decides whether to
 	 * build it again (it tries one that did not fit when there may be room). */
 	if (file && (!f || f->state >= UNW_FILE_NO_ROOM)) {
 		count(CTR_FILE_UNKNOWN);
-		notice_file(s->w.pid, s->w.regs.pc, key);
+		notice_file(s->w.pid, pc, key);
 	}
 	if (!described && (file ? f && f->runtimes : 1))
 		notice(RECORD_UNKNOWN_PID, s->w.pid, 0);
@@ -382,7 +382,7 @@ static __always_inline int vma_mapping(struct chain_slot *s, __u64 pc, __u32 des
 		vma_table(&s->w.vm, f, pgoff, s->r.time_ns);
 	else if (file)
 		s->w.vm.cut = CUT_NEW_FILE + 1;
-	vma_notices(s, f, &key, file, described);
+	vma_notices(s, pc, f, &key, file, described);
 	return 1;
 }
 

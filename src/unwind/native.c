@@ -159,7 +159,7 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 {
 	struct table_pool_stats ps;
 	const struct tracker_stats *ts = &n->tracker_stats;
-	char warmed[96] = "", cancelled[64] = "";
+	char warmed[96] = "", cancelled[64] = "", aliases[96] = "";
 
 	table_pool__stats(n->pool, &ps);
 	if (n->warmed)
@@ -168,12 +168,16 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 	if (ps.cancelled) /* the stop came during a build, which gave up: see tracker.h */
 		snprintf(cancelled, sizeof(cancelled), "; %llu abandoned at the stop",
 			 (unsigned long long)ps.cancelled);
+	if (ps.aliases) /* the walker's VMAs name the file otherwise: tables.h */
+		snprintf(aliases, sizeof(aliases),
+			 "; %llu files the kernel knows by another identity than its maps",
+			 (unsigned long long)ps.aliases);
 	fprintf(out,
 		"  unwinder: %llu processes looked at (%llu vanished first), %llu described for a "
 		"runtime; %llu tables built (%llu in compact rows, %llu from Go's pclntab; %llu "
 		"not: no CFI, unreadable or no room) in %.0f ms for %llu files, %llu of %llu rows "
 		"used (%.1f MiB; kernel memory %.0f MiB now, %.0f MiB at most; %llu tables "
-		"dropped after %d s unused%s%s)\n",
+		"dropped after %d s unused%s%s%s)\n",
 		(unsigned long long)ts->looked, (unsigned long long)ts->vanished,
 		(unsigned long long)ts->described, (unsigned long long)ps.built,
 		(unsigned long long)ps.compact, (unsigned long long)ps.go_tables,
@@ -181,7 +185,7 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 		(unsigned long long)ps.rows_used, (unsigned long long)ps.rows_max,
 		ps.rows_used * 16.0 / (1 << 20), ps.chunks * ps.chunk_bytes / 1048576.0,
 		ps.chunks_peak * ps.chunk_bytes / 1048576.0, (unsigned long long)ps.expired,
-		TABLE_POOL_IDLE_S, warmed, cancelled);
+		TABLE_POOL_IDLE_S, warmed, cancelled, aliases);
 	if (ps.evicted || ps.no_room || ps.files_full || ts->queue_full || ts->too_many_mappings)
 		fprintf(out,
 			"  unwinder limits: %llu tables evicted, %llu did not fit, %llu files did "

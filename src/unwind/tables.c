@@ -424,6 +424,8 @@ static void publish(struct table_pool *p, struct table_entry *t)
 	}
 	p->st.files += !t->published;
 	t->published = true;
+	if (t->aliased && bpf_map_update_elem(p->files_fd, &t->alias, &v, BPF_ANY))
+		t->aliased = false; /* no room: asked for again */
 }
 
 /* Takes t's table from the walker (its file says state now) and frees its rows and id; t
@@ -770,6 +772,26 @@ static struct unw_file_key file_key(const struct file_entry *f)
 	    .dev = (uint64_t)major(f->dev) << 20 | minor(f->dev),
 	    .ino = f->ino,
 	};
+}
+
+void table_pool__alias(struct table_pool *p, const struct file_entry *f,
+		       const struct unw_file_key *key)
+{
+	struct unw_file_key own = file_key(f);
+	struct table_entry *t;
+
+	if (own.dev == key->dev && own.ino == key->ino)
+		return;
+	pthread_mutex_lock(&p->lock);
+	t = entry_for(p, f->id);
+	if (t && !(t->aliased && t->alias.dev == key->dev && t->alias.ino == key->ino)) {
+		t->alias = *key;
+		t->aliased = true;
+		p->st.aliases++;
+		if (t->published)
+			publish(p, t);
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* Under the lock: t, f's entry, with one more reference and the runtimes that claim the

@@ -28,6 +28,11 @@ struct table_entry {
 	/* What the walker finds of the file in file_tables, by the kernel's identity of it:
 	 * its id, its table, why there is none, and the runtimes that claim it. */
 	struct unw_file_key key;
+	/* The kernel's identity of the file when it is not the one /proc/PID/maps gives (a
+	 * file on overlayfs from Linux 6.8 on: the VMA holds the layer's file, the maps say
+	 * the overlay's): the entry goes under both. */
+	struct unw_file_key alias;
+	bool aliased;
 	uint32_t runtimes;
 	uint8_t state;	    /* enum unw_file_state */
 	bool published;	    /* in file_tables */
@@ -43,6 +48,7 @@ struct table_pool_stats {
 	uint64_t compact;    /* tables in compact rows (half the memory) */
 	uint64_t files;	     /* files the walker finds in file_tables */
 	uint64_t files_full; /* files that did not fit file_tables */
+	uint64_t aliases;    /* files the kernel knows by another identity (table_pool__alias) */
 	uint64_t rows_used, rows_max;
 	uint64_t chunks, chunks_peak, chunk_bytes; /* chunks allocated now, at most; bytes each */
 	uint64_t build_ns;
@@ -81,6 +87,10 @@ struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_en
 struct table_entry *table_pool__hold(struct table_pool *p, struct table_entry *t);
 /* The table of file_id as it stands, NULL when no acquire ever asked for it. */
 struct table_entry *table_pool__find(struct table_pool *p, uint32_t file_id);
+/* The walker met file f under key, another identity than the one /proc/PID/maps gave:
+ * f's entry in file_tables goes under key too, now and whenever it changes. */
+void table_pool__alias(struct table_pool *p, const struct file_entry *f,
+		       const struct unw_file_key *key);
 /* Whether an acquire of t would do anything: build it (never built, evicted, dropped
  * unused, or it did not fit and TABLE_POOL_RETRY_S passed), or publish it. */
 bool table_pool__wants(struct table_pool *p, const struct table_entry *t, uint64_t now);

@@ -40,6 +40,7 @@
 struct request {
 	uint32_t type;
 	uint32_t pid;
+	uint64_t addr;
 	struct unw_file_key file;
 };
 
@@ -133,7 +134,7 @@ void tracker__notice(struct tracker *t, const struct notice_record *n)
 		t->st.queue_full++;
 	} else {
 		t->queue[(t->head + t->len++) % QUEUE_LEN] =
-		    (struct request){n->type, n->pid, n->file};
+		    (struct request){n->type, n->pid, n->addr, n->file};
 		pthread_cond_signal(&t->wake);
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -413,10 +414,34 @@ static bool looked_lately(struct tracker *t, uint32_t pid, uint64_t now)
 	return l && now - l->at < LOOK_AGAIN_NS;
 }
 
+/* The walker met a file it did not find in file_tables at pc of a process whose maps
+ * say otherwise of the file there: the kernel knows it by another identity than the
+ * maps (overlayfs from Linux 6.8 on), the one of the notice, under which its entry goes
+ * too. */
+static void alias_file(struct tracker *t, const struct proc_mapping *maps, int n,
+		       const struct request *r)
+{
+	struct file_entry id = {.fd = -1}, *f;
+	int i;
+
+	for (i = 0; i < n && !(r->addr >= maps[i].start && r->addr < maps[i].end); i++)
+		;
+	if (i == n || !maps[i].file_id)
+		return;
+	pthread_mutex_lock(&t->procs->lock);
+	f = file_table__get(t->procs->files, maps[i].file_id);
+	if (f)
+		id = (struct file_entry){.id = f->id, .dev = f->dev, .ino = f->ino, .fd = -1};
+	pthread_mutex_unlock(&t->procs->lock);
+	if (id.id)
+		table_pool__alias(t->pool, &id, &r->file);
+}
+
 /* Looks at pid: reads its maps (which opens its files while it lives), queues the
  * builds of the tables it lacks (hot: a sample asked), and describes it when a runtime
- * claims one of its files (or it was described: it may no longer be). */
-static int look(struct tracker *t, uint32_t pid, bool hot)
+ * claims one of its files (or it was described: it may no longer be). notice: the
+ * walker's notice of an unknown file that asked for the look, or NULL. */
+static int look(struct tracker *t, uint32_t pid, bool hot, const struct request *notice)
 {
 	struct proc_mapping *maps = NULL;
 	uint64_t now = now_ns();
@@ -430,6 +455,8 @@ static int look(struct tracker *t, uint32_t pid, bool hot)
 	}
 	t->st.looked++;
 	note_look(t, pid, now);
+	if (notice)
+		alias_file(t, maps, n, notice);
 	for (int i = 0; i < n && !stopping(t); i++) {
 		uint32_t id = maps[i].file_id;
 
@@ -486,7 +513,7 @@ static void handle(struct tracker *t, const struct request *r)
 		return;
 	case RECORD_UNKNOWN_FILE:
 		if (!file_handled(t, &r->file))
-			look(t, r->pid, true);
+			look(t, r->pid, true, r);
 		return;
 	case RECORD_UNKNOWN_PID:
 		if (looked_lately(t, r->pid, now_ns())) {
@@ -495,7 +522,7 @@ static void handle(struct tracker *t, const struct request *r)
 		}
 		break;
 	}
-	look(t, r->pid, true);
+	look(t, r->pid, true, NULL);
 }
 
 /* The builder's next job, waiting for one: the hot queue's first, then the cold one's.
@@ -576,7 +603,7 @@ static void *tracker_main(void *arg)
 	for (size_t i = 0; i < t->nscan && !stopping(t); i++) {
 		work(t);
 		if (!looked_lately(t, t->scan[i], now_ns()))
-			look(t, t->scan[i], false);
+			look(t, t->scan[i], false, NULL);
 	}
 	while (!stopping(t)) {
 		uint64_t now;
