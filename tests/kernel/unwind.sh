@@ -13,7 +13,7 @@ expect_chain() {
 	shift 3
 	local out=$TMP/$name rc
 	case_selected "$name" || return 0
-	"$EBPROF" record --no-lines -F 199 -o "$out" -- "$@" >"$out.stdout" 2>"$out.stderr"
+	"$EBPROF" record -v --no-lines -F 199 -o "$out" -- "$@" >"$out.stdout" 2>"$out.stderr"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "$name" "record failed, $(how_ended "$rc" "$out.stderr")"
@@ -55,6 +55,32 @@ expect_leaf() {
 
 expect_chain unwind_c_qsort nofp_qsort ';main;sort_rounds( |;)' "$W/nofp_qsort" "$(secs 2)"
 expect_leaf unwind_c_qsort_leaf nofp_qsort by_key ';main;sort_rounds;qsort(_r)?;.*by_key ' unwind_c_qsort
+# The walker's own look-ups of the kernel's VMAs in that recording (-v, "unwinding:"): a
+# plain C program's pcs are each in a VMA the walker finds, of a file whose table it finds
+# but for the few met before the table was built. A VMA walk that misreads the kernel's
+# tree, or files the kernel names otherwise than /proc/PID/maps (overlayfs from 6.8 on),
+# show here as pcs in no VMA, in files without a table, or frames left to frame pointers.
+vma_lookups() {
+	local line walks missed unknown notable
+	line=$(grep -m1 '^  unwinding:' "$TMP/unwind_c_qsort.stderr")
+	walks=$(sed -nE 's/.* ([0-9]+) pcs placed through the kernel.s VMAs.*/\1/p' <<<"$line")
+	missed=$(sed -nE 's/.*VMAs \(([0-9]+) in none.*/\1/p' <<<"$line")
+	unknown=$(sed -nE 's/.* ([0-9]+) in files without a table yet.*/\1/p' <<<"$line")
+	notable=$(sed -nE 's/.* ([0-9]+) frames without a table.*/\1/p' <<<"$line")
+	echo "unwind_vma_lookups: ${walks:-?} VMA look-ups, ${missed:-?} in none, ${unknown:-?} in files without a table, ${notable:-?} frames without one" >&2
+	if [ -z "$walks" ] || [ -z "$missed" ] || [ -z "$unknown" ] || [ -z "$notable" ]; then
+		fail unwind_vma_lookups "no unwinding counters in the -v summary"
+	elif [ "$walks" -lt 30 ]; then
+		fail unwind_vma_lookups "only $walks VMA look-ups"
+	elif [ "$(pct $((missed + unknown + notable)) "$walks")" -gt 10 ]; then
+		fail unwind_vma_lookups "$(pct $((missed + unknown + notable)) "$walks") % of $walks VMA look-ups found no VMA or no table, want <= 10"
+	else
+		pass unwind_vma_lookups
+	fi
+}
+if case_selected unwind_c_qsort; then
+	vma_lookups
+fi
 expect_chain unwind_cpp_sort nofp_sort ';main;sort_rounds' "$W/nofp_sort" "$(secs 2)"
 expect_chain unwind_threads nofp_threads ';(start_thread|clone3?);.*thread_main;thread_work' "$W/nofp_threads" "$(secs 2)"
 expect_chain unwind_signal nofp_signal ';main;interrupted_work' "$W/nofp_signal" "$(secs 2)"
