@@ -6,35 +6,11 @@
  * VMA in it, tests/kernel/unwind.sh). The work is nofp_qsort's: main -> sort_rounds ->
  * qsort (libc) -> ... -> by_key, without frame pointers.
  * Usage: nofp_maps SECONDS [REGIONS] */
-#include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
-#define N 4096
-
-static int keys[N];
-
-__attribute__((noinline)) int by_key(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	for (int i = 0; i < 40; i++)
-		x = (x * 1103515245 + 12345) ^ (y >> 3);
-	return (*(const int *)a > y) - (*(const int *)a < y) + (x & 0);
-}
-
-__attribute__((noinline)) void sort_rounds(double end)
-{
-	struct timespec ts;
-
-	do {
-		for (int i = 0; i < N; i++)
-			keys[i] = rand();
-		qsort(keys, N, sizeof(keys[0]), by_key);
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	} while (ts.tv_sec + ts.tv_nsec / 1e9 < end);
-}
+#define NOFP_QSORT_NO_MAIN
+#include "nofp_qsort.c"
 
 /* n regions of one page each, every other one readable: neighbours differ, so each is a
  * VMA of its own. Stops at the first that fails (the map count limit). */
