@@ -81,6 +81,26 @@ vma_lookups() {
 if case_selected unwind_c_qsort; then
 	vma_lookups
 fi
+# The same program run from an overlayfs mount, as in a container or the kernel matrix's
+# guests: from Linux 6.8 /proc/PID/maps names its file by the overlay's identity while its
+# VMAs hold the layer's file below, and the walker finds the table under the latter once
+# the tracker has seen the walker's first notice (src/unwind/README.md, "Files, not
+# processes"). Below 6.8 both say the layer's.
+overlay() {
+	local dir=$TMP/overlay
+	mkdir -p "$dir/upper" "$dir/work" "$dir/merged"
+	if ! mount -t overlay overlay -o "lowerdir=$W,upperdir=$dir/upper,workdir=$dir/work" \
+		"$dir/merged" 2>"$dir/mount.err"; then
+		echo "SKIP unwind_overlay: no overlayfs mount here: $(head -1 "$dir/mount.err")"
+		return
+	fi
+	expect_chain unwind_overlay nofp_qsort ';main;sort_rounds( |;)' "$dir/merged/nofp_qsort" "$(secs 2)"
+	grep -m1 '^  unwinder:' "$TMP/unwind_overlay.stderr" | grep -oE '[0-9]+ files the kernel knows[^;)]*' >&2
+	umount -l "$dir/merged" # lazily: a file of it may be open a moment longer
+}
+if case_selected unwind_overlay; then
+	overlay
+fi
 expect_chain unwind_cpp_sort nofp_sort ';main;sort_rounds' "$W/nofp_sort" "$(secs 2)"
 expect_chain unwind_threads nofp_threads ';(start_thread|clone3?);.*thread_main;thread_work' "$W/nofp_threads" "$(secs 2)"
 expect_chain unwind_signal nofp_signal ';main;interrupted_work' "$W/nofp_signal" "$(secs 2)"
