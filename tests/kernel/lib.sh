@@ -106,7 +106,7 @@ track_bpf() {
 }
 
 # bpf_gone NAME: PASS when every object the tracked runs of ebprof created is gone (within
-# ten seconds: see tests/leaks/bpf_gone.c), else FAIL naming what is left and who holds it. Nothing logged is a FAIL too: every
+# thirty seconds: see tests/leaks/bpf_gone.c), else FAIL naming what is left and who holds it. Nothing logged is a FAIL too: every
 # test that checks has ebprof load something.
 bpf_gone() {
 	local out
