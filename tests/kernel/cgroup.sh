@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# --cgroup and --container: only the tasks of the chosen cgroup v2 groups are sampled.
+# The groups are the test's own, named as container runtimes name them (Docker's
+# docker-ID.scope, containerd's cri-containerd-ID.scope in a pod's slice), with a process
+# outside them that no recording may show; a group made and a process moved in after the
+# start count too; a wrong argument gets one clear line and exit 1.
+. "$(dirname "$0")/lib.sh"
+
+mount=$(awk '$(NF - 2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+if [ -z "$mount" ] || ! mkdir "$mount/ebprof-test.$$" 2>/dev/null; then
+	echo "SKIP cgroup: no writable cgroup v2 hierarchy (${mount:-none mounted})"
+	exit 0
+fi
+base=$mount/ebprof-test.$$
+# Ids that start with this test's pid, so that a prefix names one container.
+id1=$(printf 'e1%08x%054d' $$ 0)
+id2=$(printf 'e2%08x%054d' $$ 0)
+docker=$base/docker-$id1.scope
+pod=$base/kubepods-pod$$.slice
+cri=$pod/cri-containerd-$id2.scope
+late=$base/late.slice
+mkdir -p "$docker" "$cri" "$late"
+
+pids=()
+# Groups go deepest first, once their processes are gone (rm cannot remove them).
+cleanup() {
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	find "$base" -depth -type d -exec rmdir {} + 2>/dev/null
+	rm -rf "$TMP" "${CLEAN[@]}"
+}
+trap cleanup EXIT
+
+# in_group DIR CMD...: CMD in group DIR, in the background; its pid appended to pids.
+in_group() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@" &
+	pids+=($!)
+}
+
+in_group "$docker" "$W/fp_chain" 60
+in_group "$cri" "$W/syscall_loop" 60
+"$W/nofp_qsort" 60 &
+pids+=($!)
+
+# comms FOLDED: the processes sampled, with their sample counts ("fp_chain 120 ...").
+comms() { awk -F';' '{ n = $NF; sub(/.* /, "", n); s[$1] += n } END { for (c in s) printf "%s %d ", c, s[c] }' "$1"; }
+# only NAME FOLDED WANT...: PASS when the comms sampled are exactly WANT, each at least 5
+# times (at 99 Hz a spinning process gives hundreds in 2 s; 5 holds on a loaded host).
+only() {
+	local name=$1 folded=$2 got c n
+	shift 2
+	got=$(comms "$folded")
+	for c in "$@"; do
+		n=$(folded_count "$folded" "$c")
+		[ "$n" -ge 5 ] || { fail "$name" "$c sampled $n times, want >= 5 (sampled: $got)"; return; }
+	done
+	n=$(awk -F';' '{ print $1 }' "$folded" | sort -u | grep -vxF -f <(printf '%s\n' "$@") | paste -sd,)
+	check "$name" "sampled outside the groups: $n (sampled: $got)" [ -z "$n" ]
+}
+
+# record NAME ARGS...: a 2 s recording with ARGS into $TMP/NAME; FAIL when it fails.
+record() {
+	local name=$1
+	shift
+	if ! "$EBPROF" record -d 2 -o "$TMP/$name" "$@" >/dev/null 2>"$TMP/$name.err"; then
+		fail "$name" "record $*: $(tail -2 "$TMP/$name.err")"
+		return 1
+	fi
+}
+
+if case_selected cgroup_container; then
+	record cgroup_container --container "${id1:0:12}" &&
+		only cgroup_container "$TMP/cgroup_container/stacks.folded" fp_chain
+fi
+
+# A pod's slice as /proc/PID/cgroup names it (below the mount): its container's tasks.
+if case_selected cgroup_path; then
+	record cgroup_path --cgroup "${pod#"$mount"}" &&
+		only cgroup_path "$TMP/cgroup_path/stacks.folded" syscall_loop
+fi
+
+if case_selected cgroup_both; then
+	record cgroup_both --container "$id1" --cgroup "$pod" &&
+		only cgroup_both "$TMP/cgroup_both/stacks.folded" fp_chain syscall_loop
+fi
+
+# A group made after the start, and a process moved into it: both found (the groups are
+# walked again every second; the check in BPF is per event).
+if case_selected cgroup_late; then
+	"$EBPROF" record -d 0 -o "$TMP/cgroup_late" --cgroup "$late" >/dev/null 2>"$TMP/late.err" &
+	rec=$!
+	if wait_sampling $rec; then
+		mkdir "$late/app.scope"
+		in_group "$late/app.scope" "$W/nofp_vdso" 60
+		sleep "$(secs 3)"
+	fi
+	kill -INT $rec
+	wait $rec
+	only cgroup_late "$TMP/cgroup_late/stacks.folded" nofp_vdso
+fi
+
+# Each wrong argument: exit 1, one line saying what is wrong with which argument.
+if case_selected cgroup_errors; then
+	bad() { # bad NAME WANT ARGS...
+		local name=$1 want=$2 rc
+		shift 2
+		"$EBPROF" record -d 1 -o "$TMP/bad" "$@" >/dev/null 2>"$TMP/bad.err"
+		rc=$?
+		check "$name" "exit $rc, want 1 and '$want': $(head -2 "$TMP/bad.err")" \
+			bash -c "[ $rc -eq 1 ] && grep -q -- '$want' '$TMP/bad.err'"
+	}
+	bad cgroup_errors_not_id "give a container id" --container web1
+	bad cgroup_errors_no_container "no cgroup below" --container 0123456789ab
+	bad cgroup_errors_no_group "no such group" --cgroup /ebprof-no-such-group
+	bad cgroup_errors_not_v2 "not a cgroup v2 group" --cgroup /proc
+	mkdir "$base/docker-$(printf 'e1%08x%053d1' $$ 0).scope"
+	bad cgroup_errors_ambiguous "more than one container" --container "${id1:0:10}"
+fi
