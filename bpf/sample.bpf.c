@@ -558,6 +558,7 @@ static __noinline struct chain_slot *collect(void *ctx, __u32 event, struct unw_
 	r->value = 1; /* off-CPU time and allocations set their own */
 	r->alloc_ptr = 0;
 	r->alloc_size = 0;
+	r->cgroup_id = bpf_get_current_cgroup_id();
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();

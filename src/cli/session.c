@@ -615,6 +615,11 @@ struct session *session__start(const struct session_opts *o)
 	s->profile.by_cpu = o->by_cpu;
 	s->profile.keep_times = o->keep_times;
 	ingest__init(&s->ingest, &s->procs, &s->profile);
+	/* A recording's samples say their group and container (pprof labels); the agent's
+	 * resource already says the container. */
+	cgroup_names__init(&s->cgroup_names, NULL);
+	if (!o->continuous)
+		s->ingest.cgroups = &s->cgroup_names;
 	/* Read while the programs are verified: it costs the end of a short recording
 	 * hundreds of milliseconds otherwise. Failing to start the thread is not fatal. */
 	s->ksyms_loading = ksyms__load_start("/proc/kallsyms");
@@ -723,6 +728,7 @@ void session__free(struct session *s)
 	alloc__free(s->alloc);
 	loader__free(s->loader);
 	cgroup_filter__free(&s->cgroups);
+	cgroup_names__free(&s->cgroup_names);
 	spawn__abort(&s->child);
 	profile__free(&s->profile);
 	proc_table__free(&s->procs);

@@ -14,6 +14,7 @@
 
 #include "alloc/alloc.h"
 #include "cli/cgroups.h"
+#include "proc/cgroup_names.h"
 #include "cli/spawn.h"
 #include "loader/loader.h"
 #include "profile/frame_source.h"
@@ -170,8 +171,9 @@ struct session {
 	struct sampler *sampler;
 	struct loader *loader;
 	struct native_unwinder *native;
-	struct runtime_set *runtimes;  /* language runtimes: processes described, frames named */
-	struct cgroup_filter cgroups;  /* --cgroup / --container */
+	struct runtime_set *runtimes;	  /* language runtimes: processes described, frames named */
+	struct cgroup_filter cgroups;	  /* --cgroup / --container */
+	struct cgroup_names cgroup_names; /* samples' groups named, for record's labels */
 	struct frame_source frames;    /* the runtimes' frames, as ingest and reports take them */
 	struct debuginfod *debuginfod; /* NULL unless DEBUGINFOD_URLS is set */
 	struct spawn child;

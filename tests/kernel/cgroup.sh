@@ -4,7 +4,8 @@
 # The groups are the test's own, named as container runtimes name them (Docker's
 # docker-ID.scope, containerd's cri-containerd-ID.scope in a pod's slice), with a process
 # outside them that no recording may show; a group made and a process moved in after the
-# start count too; a wrong argument gets one clear line and exit 1.
+# start count too; each sample's group and container are pprof labels; a wrong argument
+# gets one clear line and exit 1.
 . "$(dirname "$0")/lib.sh"
 
 mount=$(awk '$(NF - 2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
@@ -83,6 +84,32 @@ fi
 if case_selected cgroup_both; then
 	record cgroup_both --container "$id1" --cgroup "$pod" &&
 		only cgroup_both "$TMP/cgroup_both/stacks.folded" fp_chain syscall_loop
+fi
+
+# Every sample says its group and container in pprof's labels: each container's
+# process under its own id and path, the one outside under neither.
+if case_selected cgroup_labels; then
+	if ! command -v go >/dev/null; then
+		echo "SKIP cgroup_labels: no go for go tool pprof (scripts/install-deps.sh test)"
+	elif record cgroup_labels; then
+		export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
+		# weight COMM KEY VALUE: the ms of COMM's samples labelled KEY=VALUE.
+		weight() {
+			go tool pprof -tagfocus="$2=$3" -tags -tagshow=comm \
+				"$TMP/cgroup_labels/profile.pb.gz" 2>/dev/null |
+				awk -v c="$1" '$NF == c { w = $1; u = w; sub(/[0-9.]+/, "", u); w += 0
+					if (u == "s") w *= 1000; print int(w); exit }'
+		}
+		c1=$(weight fp_chain container.id "$id1")
+		c2=$(weight syscall_loop container.id "$id2")
+		p2=$(weight syscall_loop cgroup "${cri#"$mount"}")
+		out=$(weight nofp_qsort container.id "$id1")$(weight nofp_qsort container.id "$id2")
+		echo "cgroup_labels: fp_chain ${c1:-0} ms under its id, syscall_loop ${c2:-0} ms" \
+			"under its id and ${p2:-0} ms under its path, nofp_qsort '${out}'" >&2
+		check cgroup_labels "fp_chain ${c1:-0} ms with container.id $id1, syscall_loop \
+${c2:-0} ms with its id, ${p2:-0} ms with its path; nofp_qsort '$out'" \
+			[ "${c1:-0}" -gt 0 -a "${c2:-0}" -gt 0 -a "${p2:-0}" -gt 0 -a -z "$out" ]
+	fi
 fi
 
 # A group made after the start, and a process moved into it: both found (the groups are

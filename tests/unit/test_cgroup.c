@@ -2,7 +2,8 @@
 /* Unit tests of the cgroup side of --cgroup / --container: the v2 mount found in
  * mountinfo texts of unified, hybrid and v1-only hosts, the walk below a group (every
  * group once, bounded), and container ids resolved to groups on a tree laid out as
- * Docker's, containerd's and Podman's (a plain directory tree: these read names only). */
+ * Docker's, containerd's and Podman's (a plain directory tree: these read names only),
+ * and samples' group ids named, with the walks paced. */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 
 #include "harness.h"
 #include "proc/cgroup.h"
+#include "proc/cgroup_names.h"
 
 #define ID1 "3f4e2d1c0b9a8f7e6d5c4b3a29181706f5e4d3c2b1a098f7e6d5c4b3a2918170"
 #define ID2 "3f4e99990b9a8f7e6d5c4b3a29181706f5e4d3c2b1a098f7e6d5c4b3a2918170"
@@ -122,10 +124,59 @@ static void test_walk_bounded(void)
 	CHECK(system(cmd) == 0);
 }
 
+static uint64_t id_of(const char *rel)
+{
+	char path[PATH_MAX * 2];
+	uint64_t id = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	CHECK(cgroup__id(path, &id) == 0);
+	return id;
+}
+
+static void test_names(void)
+{
+	const uint64_t s = 1000000000ULL;
+	const struct cgroup_name *n;
+	struct cgroup_names cn;
+	char cmd[PATH_MAX + 16];
+	uint64_t late;
+
+	snprintf(root, sizeof(root), "/tmp/ebprof-cgroup.XXXXXX");
+	CHECK(mkdtemp(root) != NULL);
+	make("system.slice/docker-" ID1 ".scope");
+	make("system.slice/nginx.service");
+	cgroup_names__init(&cn, root);
+
+	n = cgroup_names__get(&cn, id_of("system.slice/docker-" ID1 ".scope"), 1 * s);
+	CHECK(n && strcmp(n->path, "/system.slice/docker-" ID1 ".scope") == 0);
+	CHECK(n && strcmp(n->container_id, ID1) == 0);
+	n = cgroup_names__get(&cn, id_of("system.slice/nginx.service"), 1 * s);
+	CHECK(n && strcmp(n->path, "/system.slice/nginx.service") == 0 && !n->container_id[0]);
+	/* The root says nothing; an id no group has is unknown. */
+	CHECK(cgroup_names__get(&cn, id_of(""), 1 * s) == NULL);
+	CHECK(cgroup_names__get(&cn, 1ULL << 62, 1 * s) == NULL);
+	/* A group made later: not walked for again within the second, then found. */
+	make("system.slice/late.service");
+	late = id_of("system.slice/late.service");
+	CHECK(cgroup_names__get(&cn, late, 1 * s + 1) == NULL);
+	n = cgroup_names__get(&cn, late, 3 * s);
+	CHECK(n && strcmp(n->path, "/system.slice/late.service") == 0);
+	cgroup_names__free(&cn);
+
+	/* No v2 hierarchy: nothing is named. */
+	cgroup_names__init(&cn, "");
+	CHECK(cgroup_names__get(&cn, late, 5 * s) == NULL);
+	cgroup_names__free(&cn);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	RUN_TEST(test_mount_in_mountinfo);
 	RUN_TEST(test_walk_and_find);
 	RUN_TEST(test_walk_bounded);
+	RUN_TEST(test_names);
 	HARNESS_EXIT();
 }
