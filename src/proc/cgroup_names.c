@@ -78,6 +78,8 @@ static int name_one(const char *dir, uint64_t id, void *ctx)
 		return -ENOMEM;
 	if (proc_info__container_id(base ? base + 1 : dir, n->container_id))
 		n->container_id[0] = '\0';
+	if (proc_info__pod_uid(path, n->pod_uid))
+		n->pod_uid[0] = '\0';
 	return 0;
 }
 

@@ -18,6 +18,7 @@ struct cgroup_name {
 	uint64_t id;
 	char *path;	       /* below the mount ("/system.slice/nginx.service"); NULL: unknown */
 	char container_id[65]; /* "" when the name carries none */
+	char pod_uid[37];      /* the Kubernetes pod's, from the path; "" outside pods */
 };
 
 struct cgroup_names {

@@ -141,8 +141,8 @@ static unsigned int runtime_labels(struct ingest *in, const struct sample_record
 				  max);
 }
 
-/* The sample's group, as "cgroup" (its path) and "container.id" when its name carries
- * one; none for the root group. How many labels, at most max. */
+/* The sample's group, as "cgroup" (its path), "container.id" when its name carries one
+ * and "k8s.pod.uid" when its path does; none for the root group. How many labels, at most max. */
 static unsigned int cgroup_labels(struct ingest *in, const struct sample_record *r, uint64_t now_ns,
 				  struct label *labels, unsigned int max)
 {
@@ -155,6 +155,8 @@ static unsigned int cgroup_labels(struct ingest *in, const struct sample_record 
 		labels[n++] = (struct label){"cgroup", g->path};
 	if (n < max && g->container_id[0])
 		labels[n++] = (struct label){"container.id", g->container_id};
+	if (n < max && g->pod_uid[0])
+		labels[n++] = (struct label){"k8s.pod.uid", g->pod_uid};
 	return n;
 }
 

@@ -18,7 +18,9 @@ base=$mount/ebprof-test.$$
 id1=$(printf 'e1%08x%054d' $$ 0)
 id2=$(printf 'e2%08x%054d' $$ 0)
 docker=$base/docker-$id1.scope
-pod=$base/kubepods-pod$$.slice
+# A pod's slice as the systemd driver names it: its uid with underscores.
+uid=$(printf '%08x-1111-2222-3333-444455556666' $$)
+pod=$base/kubepods-pod${uid//-/_}.slice
 cri=$pod/cri-containerd-$id2.scope
 late=$base/late.slice
 mkdir -p "$docker" "$cri" "$late"
@@ -86,29 +88,40 @@ if case_selected cgroup_both; then
 		only cgroup_both "$TMP/cgroup_both/stacks.folded" fp_chain syscall_loop
 fi
 
-# Every sample says its group and container in pprof's labels: each container's
-# process under its own id and path, the one outside under neither.
+# Every sample says its group, container and pod in pprof's labels: each container's
+# process under its own id and path (and the pod's uid), the one outside under none.
 if case_selected cgroup_labels; then
 	if ! command -v go >/dev/null; then
 		echo "SKIP cgroup_labels: no go for go tool pprof (scripts/install-deps.sh test)"
 	elif record cgroup_labels; then
 		export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
-		# weight COMM KEY VALUE: the ms of COMM's samples labelled KEY=VALUE.
+		# weight COMM KEY VALUE: the ms of COMM's samples labelled KEY=VALUE, from go tool
+		# pprof's traces (a block per stack: its labels, then its weight on the leaf).
+		go tool pprof -traces "$TMP/cgroup_labels/profile.pb.gz" >"$TMP/traces" 2>/dev/null
 		weight() {
-			go tool pprof -tagfocus="$2=$3" -tags -tagshow=comm \
-				"$TMP/cgroup_labels/profile.pb.gz" 2>/dev/null |
-				awk -v c="$1" '$NF == c { w = $1; u = w; sub(/[0-9.]+/, "", u); w += 0
-					if (u == "s") w *= 1000; print int(w); exit }'
+			awk -v c="$1" -v k="$2" -v v="$3" '
+				/^-----/ { flush(); next }
+				/^ *[^ ]+:  / { key = $1; sub(/:$/, "", key); lab[key] = $2; next }
+				w == "" && $1 ~ /^[0-9.]+(ms|s)$/ { w = $1 + 0; if ($1 !~ /ms$/) w *= 1000 }
+				END { flush(); printf "%d\n", sum }
+				function flush() {
+					if (lab["comm"] == c && lab[k] == v) sum += w
+					delete lab; w = ""
+				}' "$TMP/traces"
 		}
 		c1=$(weight fp_chain container.id "$id1")
 		c2=$(weight syscall_loop container.id "$id2")
 		p2=$(weight syscall_loop cgroup "${cri#"$mount"}")
-		out=$(weight nofp_qsort container.id "$id1")$(weight nofp_qsort container.id "$id2")
+		k2=$(weight syscall_loop k8s.pod.uid "$uid")
+		out=$(($(weight nofp_qsort container.id "$id1") + $(weight nofp_qsort container.id "$id2") +
+			$(weight nofp_qsort k8s.pod.uid "$uid") + $(weight fp_chain k8s.pod.uid "$uid")))
 		echo "cgroup_labels: fp_chain ${c1:-0} ms under its id, syscall_loop ${c2:-0} ms" \
-			"under its id and ${p2:-0} ms under its path, nofp_qsort '${out}'" >&2
+			"under its id, ${p2:-0} ms under its path and ${k2:-0} ms under its pod's" \
+			"uid; nofp_qsort and fp_chain $out ms under others'" >&2
 		check cgroup_labels "fp_chain ${c1:-0} ms with container.id $id1, syscall_loop \
-${c2:-0} ms with its id, ${p2:-0} ms with its path; nofp_qsort '$out'" \
-			[ "${c1:-0}" -gt 0 -a "${c2:-0}" -gt 0 -a "${p2:-0}" -gt 0 -a -z "$out" ]
+${c2:-0} ms with its id, ${p2:-0} ms with its path, ${k2:-0} ms with k8s.pod.uid $uid; \
+others $out ms with them" \
+			[ "${c1:-0}" -gt 0 -a "${c2:-0}" -gt 0 -a "${p2:-0}" -gt 0 -a "${k2:-0}" -gt 0 -a "$out" -eq 0 ]
 	fi
 fi
 

@@ -146,6 +146,8 @@ static void test_names(void)
 	CHECK(mkdtemp(root) != NULL);
 	make("system.slice/docker-" ID1 ".scope");
 	make("system.slice/nginx.service");
+	make("kubepods.slice/kubepods-pod0a1b2c3d_1111_2222_3333_444455556666.slice/"
+	     "cri-containerd-" ID2 ".scope");
 	cgroup_names__init(&cn, root);
 
 	n = cgroup_names__get(&cn, id_of("system.slice/docker-" ID1 ".scope"), 1 * s);
@@ -153,6 +155,14 @@ static void test_names(void)
 	CHECK(n && strcmp(n->container_id, ID1) == 0);
 	n = cgroup_names__get(&cn, id_of("system.slice/nginx.service"), 1 * s);
 	CHECK(n && strcmp(n->path, "/system.slice/nginx.service") == 0 && !n->container_id[0]);
+	CHECK(n && !n->pod_uid[0]);
+	n = cgroup_names__get(
+	    &cn,
+	    id_of("kubepods.slice/kubepods-pod0a1b2c3d_1111_2222_3333_444455556666"
+		  ".slice/cri-containerd-" ID2 ".scope"),
+	    1 * s);
+	CHECK(n && strcmp(n->container_id, ID2) == 0);
+	CHECK(n && strcmp(n->pod_uid, "0a1b2c3d-1111-2222-3333-444455556666") == 0);
 	/* The root says nothing; an id no group has is unknown. */
 	CHECK(cgroup_names__get(&cn, id_of(""), 1 * s) == NULL);
 	CHECK(cgroup_names__get(&cn, 1ULL << 62, 1 * s) == NULL);
