@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Erlang frames in mixed stacks on the OTP releases the runtime roots hold with the JIT
+# (scripts/runtimes.sh: OTP 25 on bookworm, 27 on trixie), each with the JIT's default
+# frame layout and with frame pointers (+JPperf true): one recording runs
+# tests/workloads/beam/chain.erl in the four VMs at once, each compiled as a module of
+# its own (chain_LABEL). Asserted per VM: the release is said once; >= 90 % of the
+# samples reaching leaf/3 carry spin -> outer -> middle -> leaf, the leaf's line
+# included, above the process's first frame (the scan reached it); samples of both
+# spinning processes, on the two schedulers. OTP 23 (bullseye) has no JIT: said once,
+# native stacks kept. A root missing is a SKIP.
+. "$(dirname "$0")/lib.sh"
+
+WL=tests/workloads/beam
+SECS=${BEAM_TEST_SECONDS:-4}
+# LABEL:ROOT:ERL:FLAGS
+VMS=("25:$ROOTS/bookworm:/usr/bin/erl:" "25fp:$ROOTS/bookworm:/usr/bin/erl:+JPperf true"
+	"27:$ROOTS/trixie:/usr/bin/erl:" "27fp:$ROOTS/trixie:/usr/bin/erl:+JPperf true")
+OTP23=$ROOTS/bullseye/usr/bin/erl
+
+leaf_line=$(grep -n '% LEAF$' "$WL/chain.erl" | cut -d: -f1)
+# The VM's line for the clause selection a self-call jumps back to: leaf/3's first line.
+head_line=$(grep -n '^leaf(' "$WL/chain.erl" | head -1 | cut -d: -f1)
+
+# build LABEL ROOT: chain_LABEL.beam compiled in ROOT's /tmp; sets RDIR.
+build() {
+	local l=$1 root=$2
+	root_dir "$root" beam
+	sed "s/^-module(chain)\./-module(chain_$l)./" "$WL/chain.erl" >"$DIR/chain_$l.erl"
+	chmod 755 "$DIR"
+	(in_root "$root" /usr/bin/erlc -o "$RDIR" "$RDIR/chain_$l.erl") >"$DIR/erlc.log" 2>&1
+}
+
+present=()
+cmd=""
+for spec in "${VMS[@]}"; do
+	IFS=: read -r label root erl flags <<<"$spec"
+	if [ ! -x "$root$erl" ]; then
+		echo "SKIP beam_$label: no $root$erl (scripts/runtimes.sh makes it)"
+		continue
+	fi
+	if ! build "$label" "$root" || [ ! -f "$DIR/chain_$label.beam" ]; then
+		fail "beam_$label" "erlc failed: $(head -3 "$DIR/erlc.log" | tr '\n' ' ')"
+		continue
+	fi
+	present+=("$label:$root")
+	cmd+="(in_root '$root' '$erl' -noshell +S 2 $flags -pa '$RDIR' -run chain_$label main $SECS) & "
+done
+if [ -x "$OTP23" ]; then
+	build 23 "$ROOTS/bullseye"
+	cmd+="(in_root '$ROOTS/bullseye' /usr/bin/erl -noshell -pa '$RDIR' -run chain_23 main 1) & "
+fi
+[ -n "$cmd" ] || exit 0
+
+OUT=$TMP/out
+touch "$TMP/stamp"
+"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); ${cmd}wait" \
+	>"$OUT.stdout" 2>"$OUT.stderr"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	fail beam_record "record failed, $(how_ended "$rc" "$OUT.stderr")"
+	exit 0
+fi
+F=$OUT/stacks.folded
+# +JPperf true writes the JIT's symbols for perf into the roots' /tmp: gone with the test.
+for spec in "${present[@]}"; do
+	IFS=: read -r l root <<<"$spec"
+	find "$root/tmp" -maxdepth 1 \( -name 'jit-*.dump' -o -name 'perf-*.map' \) -newer "$TMP/stamp" \
+		-delete 2>/dev/null
+done
+
+leaf="(;[^;]*)* [0-9]+$" # what follows the leaf: native frames, the count
+for spec in "${present[@]}"; do
+	IFS=: read -r l root <<<"$spec"
+	m="chain_$l"
+	f="$m\\.erl"
+	fp=without
+	[ "$l" != "${l%fp}" ] && fp=with
+	said=$(grep -cE "^ebprof: beam: pid [0-9]+ runs Erlang/OTP ${l%fp}, JIT frames $fp frame pointers" "$OUT.stderr")
+	check "beam_${l}_discovery" "ebprof said $said times that an OTP ${l%fp} VM runs $fp frame pointers, want 1" \
+		test "$said" -eq 1
+	expect "beam_${l}_chain" "$F" "spin -> outer -> middle -> leaf at line $leaf_line (or its head, $head_line), from the first frame" \
+		"^[^;]*;$m:spin/1 \($f:[0-9]+\);$m:outer/1 \($f:[0-9]+\);$m:middle/1 \($f:[0-9]+\);$m:leaf/3 \($f:($head_line|$leaf_line)\)$leaf" \
+		";$m:leaf/3 " 40
+done
+said=$(grep -cE "^ebprof: beam: .*bullseye.* is Erlang/OTP 23 without the JIT" "$OUT.stderr")
+if [ -x "$OTP23" ]; then
+	check beam_23_said "ebprof said OTP 23's interpreter $said times, want 1" test "$said" -eq 1
+fi
