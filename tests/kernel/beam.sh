@@ -9,7 +9,8 @@
 # line included, from the process's first frame (the scan reached it). Over the four VMs:
 # >= 90 % of the samples in a module another process loads again every 200 ms carry its
 # name. OTP 23 (bullseye) has no JIT: said once, native stacks kept. A root missing is a
-# SKIP. Samples inside term_to_binary keep the one JIT frame that called it (not asserted:
+# SKIP. `ebprof agent` sends an OTP 27 VM's chain as OTLP frames of type beam. Samples
+# inside term_to_binary keep the one JIT frame that called it (not asserted:
 # the Erlang callers of a BIF are not walked yet, src/interp/beam/README.md).
 . "$(dirname "$0")/lib.sh"
 
@@ -100,3 +101,21 @@ said=$(grep -cE "^ebprof: beam: .*bullseye.* is Erlang/OTP 23 without the JIT" "
 if [ -x "$OTP23" ]; then
 	check beam_23_said "ebprof said OTP 23's interpreter $said times, want 1" test "$said" -eq 1
 fi
+
+# `ebprof agent` sends an OTP 27 VM's Erlang frames over OTLP as frames of type beam.
+otlp() {
+	local root=$ROOTS/trixie pid
+	if [ ! -x "$root/usr/bin/erl" ]; then
+		echo "SKIP beam_otlp: no $root/usr/bin/erl (scripts/runtimes.sh makes it)"
+		return
+	fi
+	build 27otlp "$root" || return
+	(in_root "$root" /usr/bin/erl -noshell +S 2 -pa "$RDIR" -run chain_27otlp main 30 \
+		>/dev/null 2>&1) &
+	pid=$!
+	agent_sends beam_otlp "$pid" beam 'chain_27otlp:leaf/3' 'chain_27otlp:middle/1' \
+		'chain_27otlp:outer/1' 'chain_27otlp:spin/1'
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+}
+otlp
