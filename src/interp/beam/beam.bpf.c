@@ -103,7 +103,7 @@ static __always_inline int beam_walk(void *ctx, const struct chain c)
 	if (!s)
 		return 0;
 	w.p = bpf_map_lookup_elem(&pid_to_beam, &s->w.pid);
-	if (!w.p) {
+	if (!w.p || !w.p->normal_exit) {
 		/* The JIT's code is claimed but this VM not described (it was starting when
 		 * last looked at): ask the tracker for another look. */
 		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);

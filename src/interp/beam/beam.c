@@ -233,16 +233,19 @@ static int beam_describe(void *priv, uint32_t pid, const struct proc_mapping *ma
 	if (!f)
 		goto cleanup;
 	claim_jit(b, maps, n, &bp, marks);
-	/* Zero until the JIT has emitted its shared code: the VM is starting, and the
-	 * walker asks for another look when it meets the claimed code. */
-	err = runtime_mem__read(pid, f->normal_exit + bias, &bp.normal_exit, 8);
-	if (!err && f->frame_layout)
-		runtime_mem__read(pid, f->frame_layout + bias, &layout, sizeof(layout));
-	bp.frame_layout = layout;
-	if (err || !bp.normal_exit || !bp.nranges) {
-		err = err ? err : -EAGAIN;
+	err = bp.nranges ? runtime_mem__read(pid, f->normal_exit + bias, &bp.normal_exit, 8)
+			 : -EAGAIN;
+	if (err)
+		goto cleanup;
+	/* Zero until the JIT has emitted its shared code: the VM is starting. Its code is
+	 * claimed but not described, so the walker's notice asks for another look. */
+	if (!bp.normal_exit) {
+		bpf_map_delete_elem(b->rs.map_fd, &pid);
 		goto cleanup;
 	}
+	if (f->frame_layout)
+		runtime_mem__read(pid, f->frame_layout + bias, &layout, sizeof(layout));
+	bp.frame_layout = layout;
 	p = runtime_state__proc(&b->rs, pid);
 	if (!p) {
 		p = calloc(1, sizeof(*p));
