@@ -32,6 +32,7 @@
 
 #define MAX_FUNCS (1 << 20)	    /* distinct (function, file) names kept */
 #define MAX_MODULES 65536	    /* records followed in one process's list */
+#define MAX_BYTES (256ULL << 20)    /* bytes of records kept per process */
 #define MAX_SEGS 16		    /* beam.smp's loadable segments kept */
 #define RELOAD_CHECK_NS 20000000ULL /* how often the list's head is read again */
 #define JIT_PATH "/memfd:vmem"	    /* the JIT's dual-mapped code (a deleted memfd) */
@@ -51,6 +52,8 @@ struct beam_process {
 	uint32_t pid;	    /* first: runtime_state.h */
 	uint64_t head_addr; /* &__jit_debug_descriptor.first_entry in the process */
 	uint64_t head;	    /* the list's head when the modules were read */
+	bool read;	    /* the list was read (modules may still be none) */
+	uint64_t bytes;	    /* of the records kept */
 	uint64_t checked_ns;
 	struct beam_module *mods; /* sorted by base */
 	uint32_t nmods;
@@ -77,6 +80,7 @@ static void drop_modules(struct beam_process *p)
 	free(p->mods);
 	p->mods = NULL;
 	p->nmods = 0;
+	p->bytes = 0;
 }
 
 static void free_process(struct runtime_state *rs, void *proc)
@@ -295,6 +299,8 @@ static uint64_t read_entry(struct beam *b, struct beam_process *p, uint64_t at, 
 		return 0;
 	if (e[3] < 8 || e[3] > BEAM_DEBUG_MAX_RECORD)
 		return e[0];
+	if (p->bytes + e[3] > MAX_BYTES)
+		return 0; /* the rest stays unnamed */
 	rec = malloc(e[3]);
 	if (!rec)
 		return 0;
@@ -320,6 +326,7 @@ static uint64_t read_entry(struct beam *b, struct beam_process *p, uint64_t at, 
 		*cap = *cap ? *cap * 2 : 128;
 	}
 	p->mods[p->nmods++] = m;
+	p->bytes += e[3];
 	b->st.modules++;
 	return e[0];
 }
@@ -332,14 +339,15 @@ static void refresh(struct beam *b, struct beam_process *p, bool force)
 	uint64_t now = now_ns(), head = 0, at;
 	uint32_t cap = 0;
 
-	if (!force && p->mods && now - p->checked_ns < RELOAD_CHECK_NS)
+	if (!force && p->read && now - p->checked_ns < RELOAD_CHECK_NS)
 		return;
 	p->checked_ns = now;
 	if (runtime_mem__read(p->pid, p->head_addr, &head, sizeof(head)) ||
-	    (p->mods && head == p->head))
+	    (p->read && head == p->head))
 		return;
 	drop_modules(p);
 	p->head = head;
+	p->read = true;
 	at = head;
 	for (uint32_t i = 0; at && i < MAX_MODULES; i++)
 		at = read_entry(b, p, at, &cap);
