@@ -258,6 +258,8 @@ WL_LIBS = $$(sed -n '1,5s|^// ldflags: ||p' $<)
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WL_FLAGS) $< -o $@ $(WL_LIBS)
+# nofp_maps does nofp_qsort's work, from its source.
+$(BUILD)/workloads/nofp_maps: tests/workloads/nofp_qsort.c
 $(BUILD)/workloads/lib%.so: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WL_FLAGS) $< -o $@ $(WL_LIBS)

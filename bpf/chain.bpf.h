@@ -157,6 +157,8 @@ static __always_inline int chain_next(void *ctx, const struct chain c, struct ch
 	if (walker != WALKER_SUBMIT && s->w.tail_calls >= WALK_MAX_TAIL_CALLS - 1) {
 		count(CTR_TAIL_CALLS_OUT);
 		s->r.flags |= SAMPLE_F_USER_INCOMPLETE;
+		if (!s->w.cause)
+			s->w.cause = CUT_DEPTH + 1;
 		walker = WALKER_SUBMIT;
 	}
 	s->w.tail_calls++;

@@ -19,17 +19,32 @@ enum walk_finish {
 	WALK_FINISH_KEEP,     /* off-CPU: kept in off_cpu_pending until the thread runs */
 };
 
+/* The state of the native walker's look-up of a pc's VMA in the kernel's own tree
+ * (bpf/vma.bpf.h), in map memory: a global function before 5.12 takes no pointers, and
+ * the verifier tracks no values there, so the walk's branches keep no paths apart. */
+#define VMA_WALK_PIVOTS 15 /* the maple tree's widest node (maple_range_64) */
+struct vma_walk {
+	__u64 key;  /* the address looked up */
+	__u64 node; /* the node to read next: maple tree (encoded) or red-black tree */
+	__u64 vma;  /* the VMA found, 0 while none */
+	__u64 off;  /* the slot of the node the key is in */
+	__u64 pivots[VMA_WALK_PIVOTS];
+};
+
 /* The walk across tail calls. Only the walker running touches it. */
 struct walk_state {
 	struct unw_regs regs; /* the user frame the next walker starts at */
 	__u32 pid;
 	__u32 tid;
-	__u32 pending;		  /* deferred runtimes still to run, 1 << enum walker */
-	__u32 tail_calls;	  /* taken so far in this chain */
-	__u32 next;		  /* the walker being tail-called (see chain_tail_call) */
-	__u16 stop;		  /* enum unw_step that ended the in-order walk */
-	__u8 finish;		  /* enum walk_finish */
-	__u8 noticed;		  /* an unknown mapping was reported for this sample */
+	__u32 pending;	  /* deferred runtimes still to run, 1 << enum walker */
+	__u32 tail_calls; /* taken so far in this chain */
+	__u32 next;	  /* the walker being tail-called (see chain_tail_call) */
+	__u16 stop;	  /* enum unw_step that ended the in-order walk */
+	__u8 finish;	  /* enum walk_finish */
+	__u8 noticed;	  /* an unknown mapping was reported for this sample */
+	/* enum cut_cause + 1 of the first frame of the walk no table unwound (0: none):
+	 * what a cut stack is counted as (CTR_CUT_FIRST). */
+	__u8 cause;
 	__u8 acts[WALKER__COUNT]; /* activations flagged per runtime (at most 255 each) */
 	/* The state a walker keeps across its own re-entries (without bpf_loop a walker
 	 * does a few frames per program and tail-calls itself): zero when it first runs,
@@ -46,8 +61,16 @@ struct walk_state {
 	 * verifier's sake (see unwind_step.h). */
 	__u32 nmaps;
 	__u64 proc_addr;
+	/* The mapping of the last pc the native walker placed from the kernel's VMAs itself
+	 * (end 0: none): the next frames are mostly in the same one. */
+	struct unw_mapping vm;
+	struct vma_walk vw;
+	/* The native walker's frame: its mapping (from the description or the kernel's
+	 * VMAs), and the table row that unwinds it. */
+	struct unw_mapping cur;
+	struct unwind_row row;
 	union {
-		__u64 search[14];
+		__u64 search[15];
 		/* Once the in-order walk is over, the searches are dead: a deferred runtime's
 		 * walker without bpf_loop copies its process's description here, where its
 		 * global function (no pointers either) finds it without a map lookup. */

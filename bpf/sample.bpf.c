@@ -4,8 +4,8 @@
  * running and the kernel stack and takes the user registers, the native walker unwinds
  * the user stack from compiled CFI tables (frames as file id and offset), runtimes'
  * walkers add their frames, and the submitter sends one record through the ring buffer.
- * Processes userspace has not described yet fall back to frame pointers and trigger a
- * notice. Programs marked "?" load only when userspace asks for them, so a plain CPU
+ * The walker places a pc in its file through the kernel's own VMAs, so a process needs
+ * no description from userspace unless a runtime claims part of it. Programs marked "?" load only when userspace asks for them, so a plain CPU
  * profile verifies none of them. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/usdt.bpf.h>
 #include "chain.bpf.h"
+#include "vma.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -91,6 +92,29 @@ struct {
 
 const volatile __u32 unwind_chunk_shift = 16;
 
+/* Every file whose table is built (or known not to be), by the kernel's identity of it:
+ * the walker places a pc in its VMA and file itself (vma.bpf.h), so a process needs no
+ * description for its native frames, and every process of a program shares the table
+ * built for the first. Userspace (unwind/tables.c) writes it; allocated per file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct unw_file_key);
+	__type(value, struct unw_file);
+} file_tables SEC(".maps");
+
+/* When the walker last found each table through file_tables (bpf_ktime_get_ns, written
+ * at most once a second): which tables the processes nobody described still use, for
+ * userspace's evictions. Userspace reads it through a mapping. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 8192); /* as unwind_tables */
+	__type(key, __u32);
+	__type(value, __u64);
+} table_used SEC(".maps");
+
 /* Threads blocked now, by thread id (never by CPU: a thread often wakes on another CPU
  * than the one it blocked on): the record taken when it blocked, sent when it runs
  * again. Allocated per blocked thread; userspace shrinks it to 1 without off-CPU. */
@@ -140,15 +164,33 @@ struct unw_ctx {
 	struct unw_regs regs;
 	struct chain_slot *s;
 	const struct unw_proc *proc;
+	__u32 slot;	 /* the scratch slot of s (enum scratch_slot) */
 	__u32 described; /* without bpf_loop: the process has a description (proc_addr) */
-	__u32 stop;	 /* enum unw_step that ended the walk */
-	__u32 handover;	 /* a runtime that walks its own frames owns the pc: its walker */
 };
 
-/* Unwinds one frame of a mapping without a usable table: frame pointers. */
-static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter)
+#define PF_EXITING 0x00000004 /* include/linux/sched.h: the task is in do_exit() */
+
+/* The current task is exiting: its memory map may be torn down already. */
+static __always_inline bool exiting(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, flags) & PF_EXITING;
+}
+
+/* Remembers why the walk could not use a table here, if it is the first time: what
+ * the sample counts as should its stack be cut (submit_walk). */
+static __always_inline void walk_cause(struct walk_state *w, __u32 cause)
+{
+	if (!w->cause)
+		w->cause = cause + 1;
+}
+
+/* Unwinds one frame of a mapping without a usable table (cause: why): frame pointers. */
+static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter, __u32 cause)
 {
 	count(counter);
+	walk_cause(&c->s->w, cause);
 	return unw_fp_step(&c->regs, c->s->r.ustack_len == 1);
 }
 
@@ -158,50 +200,269 @@ static __always_inline int fp_frame(struct unw_ctx *c, __u32 counter)
 
 #define ROW_NO_TABLE (-2)
 
-/* The pool index of the row of table id for vpc, -1 when there is none, ROW_NO_TABLE
- * when the table has no rows. s: where the search without bpf_loop keeps its state. */
-static __always_inline long table_row(__u32 id, __u32 vpc, struct unw_search *s)
+/* Reads the row of table id for vpc into s->w.row (expanded when compact): 0, -1 when
+ * no row covers vpc, ROW_NO_TABLE when the table has no rows. Without bpf_loop the row
+ * search keeps its state in s->w.search. The row goes to map memory, whose values the
+ * verifier does not track: the two forms of row end in one state, not two. */
+static __always_inline long table_row(struct chain_slot *s, __u32 id, __u32 vpc, int unrolled)
 {
 	const struct unw_table *t = id ? bpf_map_lookup_elem(&unwind_tables, &id) : 0;
 	__u32 lo, hi;
+	long idx;
 
 	if (!t || !t->count)
 		return ROW_NO_TABLE;
 	unw_row_window(t, vpc, &lo, &hi);
-	if (s)
-		return unw_find_row_unrolled(s, t->first, lo, hi, vpc);
-	return unw_find_row(t->first, lo, hi, vpc);
+	if (unrolled)
+		idx = unw_find_row_unrolled((struct unw_search *)&s->w.search[ROW_SEARCH_AT], t, lo,
+					    hi, vpc);
+	else
+		idx = unw_find_row(t, lo, hi, vpc);
+	if (idx < 0 || unw_read_row(t, (__u32)idx, &s->w.row))
+		return -1;
+	return 0;
 }
 
-/* table_row with bpf_loop. A global function: the verifier checks it once, where inlined
- * in the frame it was checked once per path into it (the page index's reads took the
- * native walker from 13.5 k to 19 k verified instructions that way). */
-__noinline long table_row_loop(__u32 id, __u32 vpc)
+/* table_row with bpf_loop, for the walk in scratch slot slot. A global function: the
+ * verifier checks it once, where inlined in the frame it was checked once per path into
+ * it (the page index's reads took the native walker from 13.5 k to 19 k verified
+ * instructions that way). */
+__noinline long table_row_loop(__u32 slot, __u32 id, __u32 vpc)
 {
-	return table_row(id, vpc, 0);
+	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
+
+	return s ? table_row(s, id, vpc, 0) : ROW_NO_TABLE;
 }
 
 static __always_inline int table_frame(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc,
 				       int unrolled)
 {
 	__u32 vpc = (__u32)(pc - m->vaddr_bias);
-	const struct unwind_row *row;
-	long idx;
+	long found;
 	int step;
 
 	if (unrolled)
-		idx = table_row(m->table, vpc, (struct unw_search *)&c->s->w.search[ROW_SEARCH_AT]);
+		found = table_row(c->s, m->table, vpc, 1);
 	else
-		idx = table_row_loop(m->table, vpc);
-	if (idx == ROW_NO_TABLE)
-		return fp_frame(c, CTR_NO_TABLE);
-	row = idx >= 0 ? pool_row((__u32)idx) : 0;
-	step = row ? unw_apply_row(row, &c->regs) : UNW_STEP_NO_ROW;
+		found = table_row_loop(c->slot, m->table, vpc);
+	if (found == ROW_NO_TABLE)
+		return fp_frame(c, CTR_NO_TABLE, CUT_NEW_FILE);
+	step = found ? UNW_STEP_NO_ROW : unw_apply_row(&c->s->w.row, &c->regs);
 	/* Code the CFI does not cover (built without unwind tables, hand-written assembly)
 	 * may still keep frame pointers. */
 	if (step == UNW_STEP_NO_ROW)
-		return fp_frame(c, CTR_NO_ROW);
+		return fp_frame(c, CTR_NO_ROW, CUT_NO_ROW);
 	return step;
+}
+
+/* Why a file's entry in file_tables has no table (enum cut_cause). */
+static __always_inline __u32 file_cause(const struct unw_file *f)
+{
+	switch (f->state) {
+	case UNW_FILE_NO_CFI:
+		return CUT_NO_CFI;
+	case UNW_FILE_NO_ROOM:
+	case UNW_FILE_EVICTED:
+		return CUT_NO_ROOM;
+	}
+	return CUT_NEW_FILE;
+}
+
+/* Asks userspace for the table of file (at pc of pid), at most once per 100 ms per file
+ * whichever process meets it: the first of many processes running a new program says
+ * it, and a build under way is not asked for again and again. */
+static __always_inline void notice_file(__u32 pid, __u64 pc, const struct unw_file_key *file)
+{
+	__u32 key = (__u32)(file->ino ^ file->ino >> 28 ^ file->dev) & ((1u << 28) - 1);
+	__u64 now = bpf_ktime_get_ns(), *last;
+	struct notice_record n = {.type = RECORD_UNKNOWN_FILE, .pid = pid, .addr = pc};
+
+	key |= (__u32)RECORD_UNKNOWN_FILE << 28;
+	last = bpf_map_lookup_elem(&notice_times, &key);
+	if (last && now - *last < CHAIN_NOTICE_INTERVAL_NS)
+		return;
+	bpf_map_update_elem(&notice_times, &key, &now, BPF_ANY);
+	n.file = *file;
+	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
+		count(CTR_NOTICES_LOST);
+}
+
+/* The identity of the struct file at file (an address) into key. */
+static __always_inline void file_key_of(__u64 file, struct unw_file_key *key)
+{
+	__u64 inode = read_u64(file + bpf_core_field_offset(struct file, f_inode));
+	__u32 dev = 0;
+
+	key->ino = read_u64(inode + bpf_core_field_offset(struct inode, i_ino));
+	bpf_probe_read_kernel(
+	    &dev, sizeof(dev),
+	    (const void *)(read_u64(inode + bpf_core_field_offset(struct inode, i_sb)) +
+			   bpf_core_field_offset(struct super_block, s_dev)));
+	key->dev = dev;
+}
+
+/* Marks table id used now (at most once a second: the line is shared by 8 tables). */
+static __always_inline void table_touch(__u32 id, __u64 now)
+{
+	__u64 *used = bpf_map_lookup_elem(&table_used, &id);
+
+	if (used && now - *used > 1000000000ULL)
+		*used = now;
+}
+
+/* The file behind VMA vma of the current task (mm: its memory map) into key; 0 when it
+ * has none (anonymous memory; the vDSO, which every process maps from one image, is
+ * the file {0, 0}). */
+static __always_inline int vma_file(__u64 mm, __u64 vma, __u64 start, struct unw_file_key *key)
+{
+	__u64 file = read_u64(vma + bpf_core_field_offset(struct vm_area_struct, vm_file));
+
+	key->dev = key->ino = 0;
+	if (!file)
+		return start ==
+		       read_u64(mm + bpf_core_field_offset(struct mm_struct, context.vdso));
+	file_key_of(file, key);
+	return 1;
+}
+
+/* Fills m from file f's entry for the VMA at start mapping file offset pgoff on: its
+ * table when one of the file's executable segments holds the mapping. */
+static __always_inline void vma_table(struct unw_mapping *m, const struct unw_file *f, __u64 pgoff,
+				      __u64 now)
+{
+	__u32 seg = f->nsegs > 1 && pgoff - f->segs[1].lo < f->segs[1].span ? 1 : 0;
+
+	m->file_id = f->file_id;
+	m->cut = file_cause(f) + 1;
+	if (!f->table || !f->nsegs || pgoff - f->segs[seg].lo >= f->segs[seg].span)
+		return;
+	m->table = f->table;
+	m->vaddr_bias = m->off_bias - f->segs[seg].delta;
+	m->cut = 0;
+	table_touch(f->table, now);
+}
+
+/* Tells userspace what it should know of the file (or anonymous code) of a VMA found:
+ * a file without a table yet, or a file a runtime claims (or JIT code) in a process
+ * with no description: the tracker describes it then, with the runtime's marks. */
+static __always_inline void vma_notices(struct chain_slot *s, __u64 pc, const struct unw_file *f,
+					const struct unw_file_key *key, int file, __u32 described)
+{
+	/* A table evicted, dropped, or that did not fit: the tracker decides whether to
+	 * build it again (it tries one that did not fit when there may be room). */
+	if (file && (!f || f->state >= UNW_FILE_NO_ROOM)) {
+		count(CTR_FILE_UNKNOWN);
+		notice_file(s->w.pid, pc, key);
+	}
+	if (!described && (file ? f && f->runtimes : 1))
+		notice(RECORD_UNKNOWN_PID, s->w.pid, 0);
+}
+
+/* The kernel's VMA of pc for the walk of s, as a mapping of a description would be, into
+ * s->w.vm: its file's id and table from file_tables. 1 when a VMA holds pc. described:
+ * the process has a description. */
+static __always_inline int vma_mapping(struct chain_slot *s, __u64 pc, __u32 described,
+				       int unrolled)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 mm = (__u64)BPF_CORE_READ(task, mm), start, end, pgoff;
+	struct unw_file_key key;
+	const struct unw_file *f = 0;
+	struct vma_loop loop;
+	int tree, file;
+
+	if (!mm)
+		return 0;
+	count(CTR_VMA_WALKS);
+	s->w.vw.key = pc;
+	s->w.vw.vma = 0;
+	tree = vma_tree(&s->w.vw, mm);
+	loop.w = &s->w.vw;
+	if (tree == 1 && unrolled)
+		UNW_UNROLLED(MAPLE_MAX_LEVELS, maple_step_inline, &loop);
+	else if (tree == 1)
+		bpf_loop(MAPLE_MAX_LEVELS, maple_step, &loop, 0);
+	else if (tree == 2 && unrolled)
+		UNW_UNROLLED(RB_MAX_DEPTH, rb_step_inline, &loop);
+	else if (tree == 2)
+		bpf_loop(RB_MAX_DEPTH, rb_step, &loop, 0);
+	start = read_u64(s->w.vw.vma + bpf_core_field_offset(struct vm_area_struct, vm_start));
+	end = read_u64(s->w.vw.vma + bpf_core_field_offset(struct vm_area_struct, vm_end));
+	if (!s->w.vw.vma || pc < start || pc >= end) {
+		count(CTR_VMA_MISSED);
+		return 0;
+	}
+	pgoff = read_u64(s->w.vw.vma + bpf_core_field_offset(struct vm_area_struct, vm_pgoff))
+		<< 12;
+	file = vma_file(mm, s->w.vw.vma, start, &key);
+	s->w.vm = (struct unw_mapping){.start = start, .end = end, .off_bias = start - pgoff};
+	s->w.vm.cut = CUT_JIT + 1;
+	if (file)
+		f = bpf_map_lookup_elem(&file_tables, &key);
+	if (f)
+		vma_table(&s->w.vm, f, pgoff, s->r.time_ns);
+	else if (file)
+		s->w.vm.cut = CUT_NEW_FILE + 1;
+	vma_notices(s, pc, f, &key, file, described);
+	return 1;
+}
+
+/* A pc outside every mapping of a described process (dlopen, JIT): one notice. */
+static __always_inline void unknown_mapping(struct chain_slot *s, __u64 pc)
+{
+	if (s->w.noticed)
+		return;
+	s->w.noticed = 1;
+	count(CTR_UNKNOWN_MAPPING);
+	notice(RECORD_UNKNOWN_MAPPING, s->w.pid, pc);
+}
+
+/* Completes the frame's mapping in s->w.cur from the kernel's VMAs (the one found last
+ * when it holds pc too): all of it when the description has none for pc (have 0), or,
+ * for a described mapping whose table was not built when the description was written,
+ * the table from file_tables (the mapping keeps what the description says of it: a
+ * runtime's mark). Returns 1 when s->w.cur is pc's mapping. */
+static __always_inline int place_frame(__u32 slot, __u64 pc, __u32 described, __u32 have,
+				       int unrolled)
+{
+	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
+	struct unw_mapping *cur, *vm;
+	int found;
+
+	if (!s)
+		return 0;
+	cur = &s->w.cur;
+	vm = &s->w.vm;
+	found = (pc >= vm->start && pc < vm->end) || vma_mapping(s, pc, described, unrolled);
+	/* Outside the description: dlopen, JIT code it does not know yet. */
+	if (!have && described)
+		unknown_mapping(s, pc);
+	if (!found) {
+		vm->end = 0;
+		return have;
+	}
+	if (!have) {
+		*cur = *vm;
+		return 1;
+	}
+	if (vm->table && vm->file_id == cur->file_id) {
+		cur->table = vm->table;
+		cur->vaddr_bias = vm->vaddr_bias;
+		cur->cut = 0;
+	}
+	return 1;
+}
+
+/* place_frame with bpf_loop, and without it. Global functions: the verifier checks each
+ * once, where inlined in the frame it was checked once per path into it. */
+__noinline int place_frame_loop(__u32 slot, __u64 pc, __u32 described, __u32 have)
+{
+	return place_frame(slot, pc, described, have, 0);
+}
+
+__noinline int place_frame_unrolled(__u32 slot, __u64 pc, __u32 described, __u32 have)
+{
+	return place_frame(slot, pc, described, have, 1);
 }
 
 /* An interpreter loop's activation: its frame stays native and flagged, and the
@@ -215,18 +476,30 @@ static __always_inline void flag_activation(struct walk_state *w, struct user_fr
 		w->acts[rt]++;
 }
 
-/* A pc outside every mapping of a described process (dlopen, JIT): one notice. */
-static __always_inline void unknown_mapping(struct unw_ctx *c, int unrolled)
+/* The frame's mapping in the walk state (c->s->w.cur): the description's (m) when it
+ * has one for pc, completed or found through the kernel's VMAs (place_frame) when it
+ * has none or lacks its table. One pointer, into the walk state, whichever map the
+ * mapping came from: the verifier keeps pointers into different maps apart, which
+ * would double every path of the frame. NULL when no mapping holds pc. */
+static __always_inline const struct unw_mapping *
+frame_mapping(struct unw_ctx *c, const struct unw_mapping *m, __u64 pc, int unrolled)
 {
-	if (!(unrolled ? c->described : c->proc != 0) || c->s->w.noticed)
-		return;
-	c->s->w.noticed = 1;
-	count(CTR_UNKNOWN_MAPPING);
-	notice(RECORD_UNKNOWN_MAPPING, c->s->w.pid, c->regs.pc);
+	struct unw_mapping *cur = &c->s->w.cur;
+	__u32 described = unrolled ? c->described : c->proc != 0;
+
+	if (m) {
+		*cur = *m;
+		if (cur->table || cur->cut != CUT_NEW_FILE + 1 || !cur->file_id)
+			return cur;
+	}
+	if (unrolled ? place_frame_unrolled(c->slot, pc, described, m != 0)
+		     : place_frame_loop(c->slot, pc, described, m != 0))
+		return cur;
+	return 0;
 }
 
-/* Records the frame at regs.pc, found in mapping m (NULL: none), and steps to its
- * caller; 1 when the walk stops here. */
+/* Records the frame at regs.pc, found in mapping m (NULL: none in the description), and
+ * steps to its caller; 1 when the walk stops here. */
 static __always_inline long walk_frame(struct unw_ctx *c, const struct unw_mapping *m, int unrolled)
 {
 	struct sample_record *r = &c->s->r;
@@ -235,8 +508,9 @@ static __always_inline long walk_frame(struct unw_ctx *c, const struct unw_mappi
 	struct user_frame *f;
 	int step;
 
+	m = frame_mapping(c, m, pc, unrolled);
 	if (m && m->mark == UNW_MARK_WALK) {
-		c->handover = m->runtime;
+		c->s->w.handover = m->runtime;
 		return 1;
 	}
 	if (n >= UNW_MAX_FRAMES) {
@@ -250,7 +524,7 @@ static __always_inline long walk_frame(struct unw_ctx *c, const struct unw_mappi
 	if (!m) {
 		f->addr = c->regs.pc;
 		f->file_id = 0;
-		unknown_mapping(c, unrolled);
+		walk_cause(&c->s->w, exiting() ? CUT_EXITING : CUT_NO_VMA);
 		step = unw_fp_step(&c->regs, n == 0);
 	} else {
 		/* Anonymous code (JIT) has no file: keep the raw pc, as for unknown ones. */
@@ -258,11 +532,12 @@ static __always_inline long walk_frame(struct unw_ctx *c, const struct unw_mappi
 		f->file_id = m->file_id;
 		if (m->mark == UNW_MARK_ACTIVATION)
 			flag_activation(&c->s->w, f, m->runtime);
-		step = m->table ? table_frame(c, m, pc, unrolled) : fp_frame(c, CTR_NO_TABLE);
+		step = m->table ? table_frame(c, m, pc, unrolled)
+				: fp_frame(c, CTR_NO_TABLE, m->cut ? m->cut - 1 : CUT_JIT);
 	}
 	if (step == UNW_STEP_NEXT)
 		return 0;
-	c->stop = step;
+	c->s->w.stop = step;
 	return 1;
 }
 
@@ -288,13 +563,14 @@ _Static_assert(sizeof(struct unw_copy_search) <= ROW_SEARCH_AT * 8 &&
 __noinline int native_frame(__u32 slot)
 {
 	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
-	struct unw_ctx u = {.stop = UNW_STEP_END};
+	struct unw_ctx u = {};
 	const struct unw_mapping *m = 0;
 	long stop;
 
 	if (!s)
 		return 1;
 	u.s = s;
+	u.slot = slot;
 	u.regs = s->w.regs;
 	u.described = s->w.proc_addr != 0;
 	if (u.described)
@@ -302,10 +578,6 @@ __noinline int native_frame(__u32 slot)
 				     s->w.nmaps, unw_lookup_pc(&u.regs));
 	stop = walk_frame(&u, m, 1);
 	s->w.regs = u.regs;
-	if (stop) {
-		s->w.stop = u.stop;
-		s->w.handover = u.handover;
-	}
 	return stop ? 1 : 0;
 }
 
@@ -322,20 +594,18 @@ static __always_inline void walk_ended(struct chain_slot *s, __u32 stop)
 }
 
 /* The native walker's first entry for a sample (no frame yet: later entries, after 32
- * frames without bpf_loop or a runtime's hand-back, have some): a described process's
- * stack is CFI-unwound; one not described yet takes frame pointers until the tracker
- * has read it. Here, not in the entry program, so the description is looked up once
- * per sample (a cold hash lookup: 1.5-2 us of a whole-system sample). */
-static __always_inline void described_or_notice(struct chain_slot *s, const struct unw_proc *proc)
+ * frames without bpf_loop or a runtime's hand-back, have some): a process with a
+ * description (one a runtime claims something of) has its mappings there; the others'
+ * pcs are placed through the kernel's VMAs (vma_mapping). Here, not in the entry
+ * program, so the description is looked up once per sample (a cold hash lookup:
+ * 1.5-2 us of a whole-system sample). */
+static __always_inline void first_entry(struct chain_slot *s, const struct unw_proc *proc)
 {
 	if (s->r.ustack_len)
 		return;
-	if (proc) {
-		s->r.flags |= SAMPLE_F_USER_UNWOUND;
-		return;
-	}
-	count(CTR_UNKNOWN_PID);
-	notice(RECORD_UNKNOWN_PID, s->r.pid, 0);
+	s->r.flags |= SAMPLE_F_USER_UNWOUND;
+	if (!proc)
+		count(CTR_UNKNOWN_PID);
 }
 
 /* The native walker: from the registers in the walk state, up to the stack's end, a
@@ -343,25 +613,28 @@ static __always_inline void described_or_notice(struct chain_slot *s, const stru
  * again each time a walking runtime hands the registers back. */
 static __always_inline int native_walk(void *ctx, const struct chain c)
 {
-	struct unw_ctx u = {.stop = UNW_STEP_END};
+	struct unw_ctx u = {};
 	struct chain_slot *s = chain_slot(c);
 
 	if (!s)
 		return 0;
 	u.s = s;
+	u.slot = c.slot;
+	s->w.stop = UNW_STEP_END;
+	s->w.handover = 0;
 	u.regs = s->w.regs;
 	u.proc = bpf_map_lookup_elem(&pid_to_mappings, &s->w.pid);
-	described_or_notice(s, u.proc);
+	first_entry(s, u.proc);
 	if (u.proc)
 		s->w.pending |= u.proc->always;
 	/* One iteration more than there are slots: it finds them full and marks the
 	 * stack truncated instead of passing it off as complete. */
 	bpf_loop(UNW_MAX_FRAMES + 1, unwind_frame, &u, 0);
 	s->w.regs = u.regs;
-	s->w.handover = u.handover; /* tells the walker handed over that it was */
-	if (u.handover)
-		return chain_next(ctx, c, s, u.handover);
-	walk_ended(s, u.stop);
+	/* s->w.handover tells the walker handed over that it was. */
+	if (s->w.handover)
+		return chain_next(ctx, c, s, s->w.handover);
+	walk_ended(s, s->w.stop);
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 EBPROF_WALKER(native_walk)
@@ -384,7 +657,7 @@ static __always_inline int native_walk_unrolled(void *ctx, const struct chain c)
 	if (!s)
 		return 0;
 	proc = bpf_map_lookup_elem(&pid_to_mappings, &s->w.pid);
-	described_or_notice(s, proc);
+	first_entry(s, proc);
 	s->w.proc_addr = 0;
 	s->w.handover = 0;
 	s->w.stop = UNW_STEP_END;
@@ -432,6 +705,27 @@ static __always_inline void submit(struct sample_record *r)
 		count(CTR_RINGBUF_FULL);
 }
 
+/* A CPU sample whose user stack was cut counts once, by cause: the first frame its
+ * walk could not unwind by a table, else how the walk ended. */
+static __always_inline void count_cut(const struct chain_slot *s)
+{
+	__u32 cause = s->w.cause;
+
+	if (s->r.event != EVENT_CPU ||
+	    !(s->r.flags & (SAMPLE_F_USER_INCOMPLETE | SAMPLE_F_USER_TRUNCATED)))
+		return;
+	if (cause)
+		cause--;
+	else if (s->r.flags & SAMPLE_F_USER_TRUNCATED)
+		cause = CUT_DEPTH;
+	else if (s->r.stop_reason == UNW_STEP_READ_FAULT || s->r.stop_reason == UNW_STEP_BAD_FRAME)
+		cause = CUT_STACK;
+	else
+		cause = CUT_RUNTIME;
+	if (cause < CUT__COUNT)
+		count(CTR_CUT_FIRST + cause);
+}
+
 /* The end of every chain: the record goes out, or, for a thread going off the CPU,
  * waits in off_cpu_pending until the thread runs again. */
 static __always_inline int submit_walk(void *ctx, const struct chain c)
@@ -441,6 +735,7 @@ static __always_inline int submit_walk(void *ctx, const struct chain c)
 
 	if (!s)
 		return 0;
+	count_cut(s);
 	if (s->w.finish != WALK_FINISH_KEEP) {
 		submit(&s->r);
 		return 0;
@@ -509,7 +804,7 @@ static __always_inline int saved_user_regs(struct unw_regs *u)
 /* Sets up the walk of the user stack from u, the event's own user registers, or, when
  * the event has none (u->pc == 0), from the registers saved at kernel entry. Without
  * a user stack (kernel threads, no saved registers) the walk state's pc stays 0. Whether
- * the process is described the native walker finds (described_or_notice). */
+ * the process is described the native walker finds (first_entry). */
 static __always_inline void start_walk(struct chain_slot *s, struct unw_regs *u)
 {
 	struct sample_record *r = &s->r;
@@ -707,22 +1002,43 @@ int on_fork(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* A process replaced its image: its mappings are stale. Described processes, and with
- * a process filter every wanted one, are (re)described right away; elsewhere a new
- * image waits for its first sample, so a burst of short execs costs nothing. */
+ * a process filter every wanted one, are looked at again right away (the new image may
+ * run a runtime, or map files without tables yet); elsewhere the walker places a new
+ * image's pcs itself, and userspace hears only of an executable without a table yet,
+ * so a burst of short execs of known programs costs it nothing. */
+/* A new image whose executable has no table yet: asked for now, not at its first
+ * sample, so a program run for the first time waits less for it. */
+static __always_inline void exec_file(__u32 pid)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 file = (__u64)BPF_CORE_READ(task, mm, exe_file);
+	struct unw_file_key key;
+
+	if (!file)
+		return;
+	file_key_of(file, &key);
+	if (!bpf_map_lookup_elem(&file_tables, &key))
+		notice_file(pid, 0, &key);
+}
+
 SEC("raw_tp/sched_process_exec")
 int on_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	struct notice_record n = {.type = RECORD_UNKNOWN_PID, .pid = pid};
+	struct notice_record n = {.type = RECORD_EXEC, .pid = pid};
 	bool described = bpf_map_lookup_elem(&pid_to_mappings, &pid) != NULL;
 
-	if (!wanted(pid) || (!described && !filter_pids))
+	if (!wanted(pid))
 		return 0;
+	if (!described && !filter_pids) {
+		exec_file(pid);
+		return 0;
+	}
 	if (described)
 		bpf_map_delete_elem(&pid_to_mappings, &pid);
 	/* Wake userspace now: behind batched samples a plain output would wait for the
-	 * next poll (100 ms), and until the tracker describes the new image its samples
-	 * have no user stack. */
+	 * next poll (100 ms), and until the tracker has looked at the new image a runtime
+	 * in it has no marks. */
 	if (bpf_ringbuf_output(&samples, &n, sizeof(n), BPF_RB_FORCE_WAKEUP))
 		count(CTR_NOTICES_LOST);
 	return 0;

@@ -13,10 +13,12 @@
 
 enum record_type {
 	RECORD_SAMPLE = 1,
-	RECORD_UNKNOWN_PID,	/* a sampled process has no unwind description */
+	RECORD_UNKNOWN_PID,	/* a process may need a description (a runtime's file, JIT code) */
 	RECORD_UNKNOWN_MAPPING, /* a pc outside every known mapping (dlopen, JIT, exec) */
 	RECORD_PROCESS_EXIT,	/* a thread group leader exited */
 	RECORD_ALLOC_FREE,	/* a sampled block was freed (notice_record, addr = the block) */
+	RECORD_UNKNOWN_FILE,	/* a pc in a file without a table yet (addr, file: which) */
+	RECORD_EXEC,		/* a described or profiled process replaced its image */
 };
 
 #define SAMPLE_F_USER_TRUNCATED (1u << 0) /* the user stack filled every slot */
@@ -97,9 +99,10 @@ struct sample_record {
 };
 
 struct notice_record {
-	__u32 type; /* RECORD_UNKNOWN_PID, RECORD_UNKNOWN_MAPPING, RECORD_PROCESS_EXIT */
+	__u32 type; /* RECORD_UNKNOWN_PID, _MAPPING, _FILE, RECORD_EXEC, RECORD_PROCESS_EXIT */
 	__u32 pid;
 	__u64 addr;
+	struct unw_file_key file; /* RECORD_UNKNOWN_FILE: the file at addr; else 0 */
 };
 
 #endif

@@ -54,6 +54,22 @@ struct unwind_row {
 #define UNW_MAX_FRAMES 256
 #define UNW_ROW_STEPS 24 /* binary search over at most 2^24 rows of one table */
 
+/* A compact row: 8 bytes, where nearly every row of compiled code fits (every row of
+ * libc, cc1, libLLVM, libjvm and rustc's driver here): a CFA offset that is a multiple
+ * of 8 within +-2 MiB, a saved FP within +-1 KiB of the CFA, and the return address at
+ * UNW_COMPACT_RA_OFF (never in the link register: UNW_RA_LR rows stay full). A table whose every row fits is stored compact, two rows to a
+ * pool row (unw_table.flags): half the memory. info holds, from bit 0: cfa_kind (3
+ * bits), fp_rule (2), fp_off / 8 signed (8; a PLT row's threshold as it is), cfa_off /
+ * 8 signed (19). */
+struct unwind_row_compact {
+	__u32 pc;
+	__u32 info;
+};
+
+#define UNW_COMPACT_RA_OFF (-8) /* x86-64: the return address is the CFA's last slot */
+#define UNW_COMPACT_FP_SHIFT 5
+#define UNW_COMPACT_CFA_SHIFT 13
+
 /* What a runtime claims of a mapping (unw_mapping.mark); the mapping's runtime field
  * names the runtime (enum walker). Userspace splits mappings at the claimed ranges, so
  * the mapping search finds the marker with no search of its own. */
@@ -77,7 +93,8 @@ struct unw_mapping {
 	__u32 table;	  /* unw_tables index, 0 while the table is not built */
 	__u8 runtime;	  /* enum walker of the runtime that claimed it, with mark */
 	__u8 mark;	  /* enum unw_mark */
-	__u16 pad;
+	__u8 cut;	  /* without a table: why (enum cut_cause + 1), for the cut counters */
+	__u8 pad;
 	__u32 pad2;
 };
 
@@ -85,6 +102,46 @@ struct unw_proc {
 	__u32 n;
 	__u32 always; /* runtimes (1 << enum walker) run after every native walk of it */
 	struct unw_mapping m[UNW_MAX_MAPPINGS];
+};
+
+/* A file as the kernel knows it: the key of file_tables, by which the walker finds the
+ * table of a pc's file in any process, described or not. dev is the superblock's s_dev
+ * in the kernel's own encoding (major << 20 | minor), as /proc/PID/maps shows it for
+ * the mapped file (on overlayfs the file underneath); the vDSO, which has no file, is
+ * {0, 0}. */
+struct unw_file_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+/* What became of a file's table (unw_file.state). */
+enum unw_file_state {
+	UNW_FILE_READY = 0, /* table is its table */
+	UNW_FILE_NO_CFI,    /* none: no CFI, unreadable (frame pointers there) */
+	UNW_FILE_NO_ROOM,   /* none: it did not fit the unwind memory */
+	UNW_FILE_EVICTED,   /* none now: evicted for room; the next use asks for it again */
+	UNW_FILE_EXPIRED,   /* none now: dropped unused; the next use asks for it again */
+};
+
+#define UNW_FILE_SEGS 2 /* executable segments of a file the walker can place a pc in */
+
+/* A file in file_tables: its id (files.h) for the frames, its table, and where its code
+ * lies. A pc at file offset off of a mapping is in segment i when off - seg.lo <
+ * seg.span (lo: the segment's offset rounded down to its page, as the loader maps it);
+ * its ELF virtual address, by which the table is sorted, is then off + seg.delta. */
+struct unw_file {
+	__u32 file_id;
+	__u32 table; /* unw_tables index; 0 while there is none (state says why) */
+	__u8 state;  /* enum unw_file_state */
+	__u8 nsegs;
+	__u16 pad;
+	__u32 runtimes; /* runtimes that claim the file (1 << enum walker): its processes
+			 * need a description, which holds the runtimes' marks */
+	struct {
+		__u64 lo;
+		__u64 span;
+		__s64 delta;
+	} segs[UNW_FILE_SEGS];
 };
 
 /* The registers an unwinding step reads and writes, named by role. */
@@ -107,19 +164,24 @@ enum unw_step {
 	UNW_STEP_BAD_FRAME,  /* the rule gave an impossible caller (sp went down) */
 };
 
-/* A file's rows in the shared pool: unwind_rows[first .. first + count), then, when
- * pages is not 0, its page index in the next pool rows, UNW_INDEX_PER_ROW pages each:
- * page i's pair counts the rows whose pc is at most (base + i) << UNW_INDEX_SHIFT and
- * those at most (base + i + 1) << UNW_INDEX_SHIFT. A search then starts from the few rows
- * of one page instead of the whole table: a binary search over a large table misses the
- * cache (and the TLB) at nearly every probe, ~90 ns each on a busy host, and the page's
- * rows are a few adjacent lines. */
+/* A file's rows in the shared pool: its count rows from pool row first on, one to a
+ * pool row, or two with UNW_TABLE_COMPACT; then, when pages is not 0, its page index
+ * from pool row index on, UNW_INDEX_PER_ROW pages each: page i's pair counts the rows
+ * whose pc is at most (base + i) << UNW_INDEX_SHIFT and those at most (base + i + 1) <<
+ * UNW_INDEX_SHIFT. A search then starts from the few rows of one page instead of the
+ * whole table: a binary search over a large table misses the cache (and the TLB) at
+ * nearly every probe, ~90 ns each on a busy host, and the page's rows are a few
+ * adjacent lines. */
 struct unw_table {
 	__u32 first;
 	__u32 count;
 	__u32 pages; /* KiB of code the page index covers, 0: none (the search spans the table) */
 	__u32 base;  /* the first row's pc >> UNW_INDEX_SHIFT */
+	__u32 index; /* the pool row of the page index */
+	__u32 flags; /* UNW_TABLE_* */
 };
+
+#define UNW_TABLE_COMPACT 1u /* rows are struct unwind_row_compact, two to a pool row */
 
 #define UNW_INDEX_SHIFT 10 /* ~20 rows per KiB of code: a search of 4-5 probes */
 #define UNW_INDEX_PER_ROW (sizeof(struct unwind_row) / (2 * sizeof(__u32)))

@@ -48,7 +48,8 @@ struct unw_search {
 	__u64 key;
 	__u32 base; /* row search: pool index of the table's first row */
 	__u32 lo, hi;
-	__s32 found; /* index found, -1 if none */
+	__s32 found;   /* index found, -1 if none */
+	__u32 compact; /* row search: 1 when two rows share a pool row (UNW_TABLE_COMPACT) */
 };
 
 /* One halving of the mapping search. A callback, so the verifier checks it once: as an
@@ -94,24 +95,63 @@ static __always_inline const struct unw_mapping *unw_find_mapping(const struct u
 	return m;
 }
 
+/* The pool row holding row i of a table whose rows start at pool row base (compact: 1
+ * for two rows to a pool row), and in *half where in it the row starts, in 32-bit
+ * words: a row's pc is its first word in both forms. NULL when it cannot be read. */
+static __always_inline const struct unwind_row *unw_row_at(__u32 base, __u32 compact, __u32 i,
+							   __u32 *half)
+{
+	compact &= 1;
+	*half = (i & compact) * 2;
+	return UNW_ROW(base + (i >> compact));
+}
+
 /* One halving of the row search: lo ends at the first row past key. */
 static long unw_row_step(__u32 i, void *arg)
 {
 	struct unw_search *s = arg;
-	__u32 mid = (s->lo + s->hi) / 2;
+	__u32 mid = (s->lo + s->hi) / 2, half;
 	const struct unwind_row *row;
 
 	if (s->lo >= s->hi)
 		return 1;
-	row = UNW_ROW(s->base + mid);
+	row = unw_row_at(s->base, s->compact, mid, &half);
 	if (!row) {
 		s->lo = 0;
 		return 1;
 	}
-	if (row->pc <= s->key)
+	/* The mask restates for the verifier that the word lies in the row. */
+	if (((const __u32 *)row)[half & 2] <= s->key)
 		s->lo = mid + 1;
 	else
 		s->hi = mid;
+	return 0;
+}
+
+/* Row i of table t as a full row in *out (a compact one expanded). 0, or -1 when it
+ * cannot be read. */
+static __always_inline int unw_read_row(const struct unw_table *t, __u32 i, struct unwind_row *out)
+{
+	__u32 half, info;
+	const struct unwind_row *row = unw_row_at(t->first, t->flags & UNW_TABLE_COMPACT, i, &half);
+
+	if (!row)
+		return -1;
+	if (!(t->flags & UNW_TABLE_COMPACT)) {
+		*out = *row;
+		return 0;
+	}
+	info = ((const __u32 *)row)[(half & 2) + 1];
+	out->pc = ((const __u32 *)row)[half & 2];
+	out->cfa_kind = info & 7;
+	out->fp_rule = (info >> 3) & 3;
+	out->fp_off = (__s16)(__s8)(info >> UNW_COMPACT_FP_SHIFT);
+	if (out->cfa_kind != UNW_CFA_PLT)
+		out->fp_off *= 8;
+	out->cfa_off = ((__s32)info >> UNW_COMPACT_CFA_SHIFT) * 8;
+	out->ra_off = UNW_COMPACT_RA_OFF;
+	out->ra_rule = UNW_RA_AT_CFA;
+	out->pad = 0;
 	return 0;
 }
 
@@ -119,7 +159,7 @@ static long unw_row_step(__u32 i, void *arg)
  * its pool row is missing. One pool row holds whole pairs: one lookup. */
 static __always_inline int unw_index_pair(const struct unw_table *t, __u32 i, __u32 *a, __u32 *b)
 {
-	const struct unwind_row *row = UNW_ROW(t->first + t->count + i / UNW_INDEX_PER_ROW);
+	const struct unwind_row *row = UNW_ROW(t->index + i / UNW_INDEX_PER_ROW);
 	const __u32 *pair;
 
 	if (!row)
@@ -153,15 +193,19 @@ static __always_inline void unw_row_window(const struct unw_table *t, __u32 vpc,
 	*hi = b;
 }
 
-/* Returns the pool index of the last row with row.pc <= vpc in [first, first + count),
- * or -1 when vpc lies before the table, searching rows [lo, hi) of it (unw_row_window).
- * A table holds at most 2^UNW_ROW_STEPS rows. */
-static __always_inline long unw_find_row(__u32 first, __u32 lo, __u32 hi, __u32 vpc)
+/* Returns the index in table t of its last row with row.pc <= vpc, or -1 when vpc lies
+ * before the table, searching rows [lo, hi) of it (unw_row_window). A table holds at
+ * most 2^UNW_ROW_STEPS rows. */
+static __always_inline long unw_find_row(const struct unw_table *t, __u32 lo, __u32 hi, __u32 vpc)
 {
-	struct unw_search s = {.key = vpc, .base = first, .lo = lo, .hi = hi};
+	struct unw_search s = {.key = vpc,
+			       .base = t->first,
+			       .lo = lo,
+			       .hi = hi,
+			       .compact = t->flags & UNW_TABLE_COMPACT};
 
 	UNW_LOOP(UNW_ROW_STEPS + 1, unw_row_step, &s);
-	return s.lo ? (long)(first + s.lo - 1) : -1;
+	return s.lo ? (long)(s.lo - 1) : -1;
 }
 
 /* The searches for kernels without bpf_loop (before 5.17) are unrolled, and keep their
@@ -169,15 +213,16 @@ static __always_inline long unw_find_row(__u32 first, __u32 lo, __u32 hi, __u32 
  * map memory, so it decides no branch on lo and hi, marks neither precise, and prunes
  * each step's paths (on the stack the bounds decide some branches, and the precise
  * bounds keep thousands of paths apart). The row search as unw_find_row. */
-static __always_inline long unw_find_row_unrolled(struct unw_search *s, __u32 first, __u32 lo,
-						  __u32 hi, __u32 vpc)
+static __always_inline long unw_find_row_unrolled(struct unw_search *s, const struct unw_table *t,
+						  __u32 lo, __u32 hi, __u32 vpc)
 {
 	s->key = vpc;
-	s->base = first;
+	s->base = t->first;
+	s->compact = t->flags & UNW_TABLE_COMPACT;
 	s->lo = lo;
 	s->hi = hi;
 	UNW_UNROLLED(UNW_ROW_STEPS + 1, unw_row_step, s);
-	return s->lo ? (long)(first + s->lo - 1) : -1;
+	return s->lo ? (long)(s->lo - 1) : -1;
 }
 
 /* The mapping search: indexing the mapping array makes the index precise (it feeds

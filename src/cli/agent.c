@@ -191,6 +191,7 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	o->s.by_cpu = true;
 	o->s.keep_times = true;
 	o->s.continuous = true;
+	o->s.unwind_memory = AGENT_UNWIND_MEMORY;
 	/* An export that stalls the main thread for a whole interval loses nothing: at the
 	 * agent's 20 Hz that is still far below a megabyte on small hosts. */
 	o->s.ringbuf_seconds = DEFAULT_INTERVAL;

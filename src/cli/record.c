@@ -455,15 +455,15 @@ static void print_details(struct session *rec, const struct report *r, FILE *out
 			(unsigned long long)c[CTR_TAIL_CALL_FAILED],
 			(unsigned long long)c[CTR_TAIL_CALLS_OUT],
 			(unsigned long long)c[CTR_RUNTIME_CUT]);
-	if (c[CTR_UNKNOWN_PID] || c[CTR_NO_TABLE] || c[CTR_NO_ROW] || c[CTR_READ_FAULT] ||
-	    c[CTR_BAD_FRAME])
-		fprintf(out,
-			"  unwinding: %llu samples of undescribed processes (frame pointers), %llu "
-			"frames without a table yet, %llu frames outside the CFI (frame pointers "
-			"there); stacks cut: %llu unreadable stack, %llu impossible caller\n",
-			(unsigned long long)c[CTR_UNKNOWN_PID], (unsigned long long)c[CTR_NO_TABLE],
-			(unsigned long long)c[CTR_NO_ROW], (unsigned long long)c[CTR_READ_FAULT],
-			(unsigned long long)c[CTR_BAD_FRAME]);
+	fprintf(out,
+		"  unwinding: %llu samples of processes without a description, %llu pcs placed "
+		"through the kernel's VMAs (%llu in none, %llu in files without a table yet), "
+		"%llu frames without a table (frame pointers), %llu outside the CFI (frame "
+		"pointers there); stacks cut: %llu unreadable stack, %llu impossible caller\n",
+		(unsigned long long)c[CTR_UNKNOWN_PID], (unsigned long long)c[CTR_VMA_WALKS],
+		(unsigned long long)c[CTR_VMA_MISSED], (unsigned long long)c[CTR_FILE_UNKNOWN],
+		(unsigned long long)c[CTR_NO_TABLE], (unsigned long long)c[CTR_NO_ROW],
+		(unsigned long long)c[CTR_READ_FAULT], (unsigned long long)c[CTR_BAD_FRAME]);
 	fprintf(out, "  processes: %zu seen, %llu distinct stacks, %u files\n",
 		summary__processes(r), (unsigned long long)rec->profile.stacks.len,
 		rec->files.count);
@@ -475,7 +475,7 @@ static void print_details(struct session *rec, const struct report *r, FILE *out
 static void print_summary(struct session *rec, const struct report *r, const struct record_opts *o)
 {
 	const uint64_t *c = rec->counters;
-	uint64_t taken = c[CTR_SAMPLES] - c[CTR_FILTERED], causes[CAUSE__COUNT];
+	uint64_t taken = c[CTR_SAMPLES] - c[CTR_FILTERED];
 	double secs = (rec->end_ns - rec->start_ns) / 1e9;
 	struct report_view cpu;
 	FILE *out = stderr;
@@ -488,17 +488,16 @@ static void print_summary(struct session *rec, const struct report *r, const str
 	print_events(r, o, out);
 	if (log_verbose)
 		print_details(rec, r, out);
-	summary__causes_from_counters(c, causes);
 	if (r->nevents <= 1) {
 		summary__print_top(r, 10, out);
-		summary__print_cut(r, causes, taken, out);
+		summary__print_cut(r, c, log_verbose, out);
 		return;
 	}
 	/* The table counts CPU samples only: other events weigh in other units. */
 	if (report_view__init(&cpu, r, 0))
 		return;
 	summary__print_top(&cpu.r, 10, out);
-	summary__print_cut(&cpu.r, causes, taken, out);
+	summary__print_cut(&cpu.r, c, log_verbose, out);
 	report_view__free(&cpu);
 }
 

@@ -31,7 +31,7 @@
 #define RINGBUF_SAMPLE 4096 /* a record is 1.1 KiB plus 16 bytes a user frame */
 #define RECORD_RINGBUF_SECONDS 0.25
 #define RINGBUF_EVENTS (8u << 20) /* with probes, off-CPU or allocations: record's old size */
-#define DEFAULT_UNWIND_MEMORY (32u << 20)
+
 #define LOAD_COST_CACHE "/var/cache/ebprof/load-costs"
 #define BTF_CACHE_DIR "/var/cache/ebprof/btf"
 /* What BPF wrote before the stop is read for at most this long; a ring buffer that
@@ -43,7 +43,7 @@ void session_opts__init(struct session_opts *o, unsigned long freq)
 	*o = (struct session_opts){
 	    .freq = freq,
 	    .ringbuf_seconds = RECORD_RINGBUF_SECONDS,
-	    .unwind_memory = DEFAULT_UNWIND_MEMORY,
+	    .unwind_memory = SESSION_UNWIND_MEMORY,
 	    .debug_cache = DEBUG_CACHE_DIR,
 	};
 }
@@ -76,8 +76,8 @@ static int parse_unwind_memory(const char *arg, uint64_t *out)
 {
 	int err = opt_size("--unwind-memory", arg, out);
 
-	if (!err && (*out < (1 << 20) || *out > (4ULL << 30))) {
-		pr_err("--unwind-memory: must be between 1M and 4G");
+	if (!err && (*out < (256 << 10) || *out > (4ULL << 30))) {
+		pr_err("--unwind-memory: must be between 256K and 4G");
 		err = -EINVAL;
 	}
 	return err;
@@ -309,7 +309,7 @@ static int on_record(void *ctx, const void *data, size_t size)
 		if (n->type == RECORD_PROCESS_EXIT && s->alloc && s->continuous)
 			alloc__forget_pid(s->alloc, n->pid);
 		if (s->native)
-			native__notice(s->native, n->type, n->pid);
+			native__notice(s->native, n);
 		return 0;
 	}
 	/* The record carries only the user frames it uses. */

@@ -23,6 +23,12 @@
 #include "loader/probes.h"
 #include "proc/proc.h"
 
+/* --unwind-memory's defaults: a bound, not an allocation (the row pool takes 1 MiB
+ * chunks as tables are built). 128M holds a clang's two 110 MB libraries four times
+ * over; an agent meets more programs over days. */
+#define SESSION_UNWIND_MEMORY (128u << 20)
+#define AGENT_UNWIND_MEMORY (512u << 20)
+
 struct session_opts {
 	unsigned long freq;
 	uint32_t *pids; /* only these processes (NULL: the whole system); malloc'd */
@@ -99,8 +105,9 @@ enum session_opt {
 	"                       CPUs and the rate, from 256K to 64M; 8M at least with\n"       \
 	"                       events)\n"                                                     \
 	"      --unwind-memory SIZE\n"                                                         \
-	"                       kernel memory for unwind tables (default 32M); when full,\n"   \
-	"                       tables no process uses are evicted\n"                          \
+	"                       at most this much kernel memory for unwind tables, taken\n"    \
+	"                       as they are built (default 128M; the agent's 512M); when\n"    \
+	"                       full, the tables used longest ago are evicted\n"               \
 	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"         \
 	"                       ebprof may use; 1 loads them one by one). A runtime's\n"       \
 	"                       walker (see 'runtimes' below) is verified only once\n"         \

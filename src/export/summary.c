@@ -8,6 +8,7 @@
 #include "ebprof_shared.h"
 #include "export/summary.h"
 #include "profile/report_view.h"
+#include "unwind/cut.h"
 #include "util/hmap.h"
 
 struct fn_count {
@@ -130,87 +131,63 @@ out:
 	return err;
 }
 
-/* What each cause means to a user, and what they can do. `what` follows the count. */
-struct cause_row {
-	int counter; /* its CTR_ id, or -1 when the verb supplies the count */
-	const char *what;
-	const char *remedy;
-};
-
-static const struct cause_row causes_table[CAUSE__COUNT] = {
-    [CAUSE_UNDESCRIBED] = {CTR_UNKNOWN_PID,
-			   "samples of processes ebprof had not described yet, unwound by "
-			   "frame pointers only",
-			   "processes started while recording; start the program after ebprof, "
-			   "or under 'ebprof record -- CMD'"},
-    [CAUSE_NO_TABLE] = {CTR_NO_TABLE, "frames in files whose unwind table was not built yet",
-			"tables are built once per file: a longer recording has fewer"},
-    [CAUSE_BAD_FRAME] = {CTR_BAD_FRAME, "stacks cut at a caller that could not be right",
-			 "code with neither unwind tables nor frame pointers (build it with "
-			 "-fno-omit-frame-pointer)"},
-    [CAUSE_READ_FAULT] = {CTR_READ_FAULT, "stacks cut where the stack could not be read",
-			  "its memory was not resident, or the thread had switched stacks"},
-    [CAUSE_HANDOVERS] = {CTR_TAIL_CALLS_OUT, "stacks deeper than the walkers can follow",
-			 "their outermost frames are missing"},
-    [CAUSE_RUNTIME_CUT] = {CTR_RUNTIME_CUT, "stacks whose runtime frames did not fit the record",
-			   "those frames show as native code"},
-};
-
-void summary__causes_from_counters(const uint64_t *counters, uint64_t causes[CAUSE__COUNT])
-{
-	for (int i = 0; i < CAUSE__COUNT; i++) {
-		int c = causes_table[i].counter;
-
-		causes[i] = c >= 0 && c < CTR__COUNT ? counters[c] : 0;
-	}
-}
-
-/* Causes worth a line: at least 1 % of the samples taken, largest first. */
-static size_t dominant_causes(const uint64_t causes[CAUSE__COUNT], uint64_t taken,
-			      int order[CAUSE__COUNT])
+/* Causes worth a line: every one counted with all, else those of at least 1 % of the
+ * samples taken; largest first. Returns how many, their sum in *said. */
+static size_t dominant_causes(const uint64_t *cut, uint64_t taken, bool all,
+			      unsigned int order[CUT__COUNT], uint64_t *said)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < CAUSE__COUNT; i++) {
+	*said = 0;
+	for (unsigned int c = 0; c < CUT__COUNT; c++) {
 		size_t j;
 
-		if (!causes[i] || causes[i] * 100 < taken)
+		if (!cut[c] || (!all && cut[c] * 100 < taken))
 			continue;
-		for (j = n++; j > 0 && causes[order[j - 1]] < causes[i]; j--)
+		*said += cut[c];
+		for (j = n++; j > 0 && cut[order[j - 1]] < cut[c]; j--)
 			order[j] = order[j - 1];
-		order[j] = i;
+		order[j] = c;
 	}
 	return n;
 }
 
-void summary__print_cut(const struct report *r, const uint64_t causes[CAUSE__COUNT], uint64_t taken,
-			FILE *out)
+void summary__print_cut(const struct report *r, const uint64_t *counters, bool all, FILE *out)
 {
-	uint64_t total = 0, cut = 0;
-	int order[CAUSE__COUNT];
+	const uint64_t *cut = &counters[CTR_CUT_FIRST];
+	uint64_t taken = counters[CTR_SAMPLES] - counters[CTR_FILTERED];
+	uint64_t total = 0, lost = 0, counted = 0, said;
+	unsigned int order[CUT__COUNT];
 	char a[32], b[32];
-	size_t n;
+	size_t n, others = 0;
 
 	for (size_t i = 0; i < r->nstacks; i++) {
 		uint64_t w = report_stack_weight(r, &r->stacks[i]);
 
 		total += w;
-		cut += r->stacks[i].truncated ? w : 0;
+		lost += r->stacks[i].truncated ? w : 0;
 	}
-	if (!cut || cut * 100 < total)
+	if (!lost || (!all && lost * 100 < total))
 		return;
 	fprintf(out, "  stacks cut short: %s of %s samples (%.0f %%) lack their outermost frames\n",
-		summary__format(a, sizeof(a), cut, "count"),
-		summary__format(b, sizeof(b), total, "count"), 100.0 * cut / total);
-	n = dominant_causes(causes, taken, order);
+		summary__format(a, sizeof(a), lost, "count"),
+		summary__format(b, sizeof(b), total, "count"), 100.0 * lost / total);
+	n = dominant_causes(cut, taken, all, order, &said);
 	for (size_t i = 0; i < n; i++) {
-		const struct cause_row *c = &causes_table[order[i]];
+		const struct cut_cause_info *c = cut_cause__info(order[i]);
 
 		fprintf(out, "    %s %s: %s\n",
-			summary__format(a, sizeof(a), causes[order[i]], "count"), c->what,
-			c->remedy);
+			summary__format(a, sizeof(a), cut[order[i]], "count"), c->what, c->remedy);
 	}
-	if (!n)
+	for (unsigned int c = 0; c < CUT__COUNT; c++) {
+		counted += cut[c];
+		others += cut[c] && !all && cut[c] * 100 < taken;
+	}
+	if (others)
+		fprintf(out, "    %s for %zu other cause%s (-v lists them)\n",
+			summary__format(a, sizeof(a), counted - said, "count"), others,
+			others > 1 ? "s" : "");
+	if (!counted)
 		fprintf(out, "    (no counter explains them: -v shows the unwinder's)\n");
 }
 

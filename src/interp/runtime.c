@@ -405,7 +405,12 @@ int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct pro
 			e->ops->forget(e->priv, pid);
 	}
 	set_described(rs, pid, now);
-	return 0;
+	return (int)claimed;
+}
+
+uint32_t runtime_set__claims(struct runtime_set *rs, uint32_t file_id)
+{
+	return file_claims(rs, file_id);
 }
 
 void runtime_set__forget(struct runtime_set *rs, uint32_t pid)

@@ -144,9 +144,12 @@ void runtime_set__free(struct runtime_set *rs);
  * milliseconds; see runtime_set__start). cancel (may be NULL) is the tracker's stop flag
  * (util/cancel.h): set before the runtimes describe pid, it gives -ECANCELED with
  * nothing of pid described or verified; a verification already begun runs to its end.
- * Returns 0 or -ECANCELED. */
+ * Returns the runtimes that claim one of pid's files (1 << walker), or -ECANCELED. */
 int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
 			  uint32_t n, struct unw_proc *desc, const bool *cancel);
+/* Tracker thread: the runtimes that claim file_id (1 << walker), asking them (detect)
+ * the first time; a process mapping such a file needs a description. */
+uint32_t runtime_set__claims(struct runtime_set *rs, uint32_t file_id);
 void runtime_set__forget(struct runtime_set *rs, uint32_t pid);
 /* The frame source (profile/frame_source.h) ingest and the report use for runtimes'
  * frames: each frame goes to the runtime that made it (runtime_ops.ingest, .labels,

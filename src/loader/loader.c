@@ -302,12 +302,19 @@ static void job_run(struct load_job *j)
 static void *worker(void *arg)
 {
 	struct loader *l = arg;
+	char name[16] = "";
+	bool renamed;
 	size_t k;
 
-	if (gettid() != getpid()) /* the calling thread works in the pool too */
-		pthread_setname_np(pthread_self(), "ebprof-load"); /* for ps and bench/ */
+	/* For ps and bench/. The calling thread works in the pool too: a thread of ours
+	 * (the tracker verifying a runtime's walker) takes its own name back after. */
+	renamed = gettid() != getpid() && !pthread_getname_np(pthread_self(), name, sizeof(name));
+	if (renamed)
+		pthread_setname_np(pthread_self(), "ebprof-load");
 	while ((k = atomic_fetch_add(&l->next, 1)) < l->nrun)
 		job_run(&l->jobs[l->run[k]]);
+	if (renamed)
+		pthread_setname_np(pthread_self(), name);
 	return NULL;
 }
 

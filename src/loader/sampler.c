@@ -215,16 +215,21 @@ static int select_programs(struct sampler *s, const struct sampler_opts *o)
 	return bpf_map__set_max_entries(s->skel->maps.off_cpu_pending, 1);
 }
 
-/* The row pool is at most UNWIND_MAX_CHUNKS chunks of at least 64 Ki rows (1 MiB), as
- * many as fit the budget: small enough that an idle host holds a few, few enough that
- * their descriptors stay a handful even with a budget of gigabytes. */
-#define UNWIND_MIN_CHUNK_SHIFT 16
-#define UNWIND_MAX_CHUNKS 64
+/* The row pool is at most UNWIND_MAX_CHUNKS chunks of 64 Ki rows (1 MiB), as many as
+ * fit the budget, made as tables need them: an idle host holds a few, a compiler's
+ * libraries a few dozen, and the budget bounds them, not their size. Past 512 MiB the
+ * chunks grow instead, so their descriptors stay a few hundred; below 1 MiB one chunk
+ * is the budget (at least 16 Ki rows). */
+#define UNWIND_CHUNK_SHIFT 16
+#define UNWIND_MIN_CHUNK_SHIFT 14
+#define UNWIND_MAX_CHUNKS 512
 
 static int size_row_pool(struct sampler *s, uint32_t rows)
 {
-	uint32_t shift = UNWIND_MIN_CHUNK_SHIFT;
+	uint32_t shift = UNWIND_CHUNK_SHIFT;
 
+	while (shift > UNWIND_MIN_CHUNK_SHIFT && rows < 1u << shift)
+		shift--;
 	while (shift < 31 && (rows >> shift) > UNWIND_MAX_CHUNKS)
 		shift++;
 	s->skel->rodata->unwind_chunk_shift = shift;
@@ -657,6 +662,8 @@ void sampler__maps(const struct sampler *s, struct sampler_maps *out)
 	    .unwind_rows = bpf_map__fd(s->skel->maps.unwind_rows),
 	    .unwind_chunks_max = bpf_map__max_entries(s->skel->maps.unwind_rows),
 	    .unwind_chunk_shift = s->skel->rodata->unwind_chunk_shift,
+	    .file_tables = bpf_map__fd(s->skel->maps.file_tables),
+	    .table_used = bpf_map__fd(s->skel->maps.table_used),
 	};
 }
 

@@ -51,6 +51,8 @@ struct sampler_maps {
 	int unwind_rows;	     /* the array of row chunks */
 	uint32_t unwind_chunks_max;  /* its slots */
 	uint32_t unwind_chunk_shift; /* a chunk holds 1 << shift rows */
+	int file_tables;	     /* files by the kernel's identity: their ids and tables */
+	int table_used;		     /* when the walker last used each table (mmapable) */
 };
 
 struct loader;

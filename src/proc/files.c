@@ -92,6 +92,13 @@ static int file_table__append(struct file_table *t, struct file_entry *f)
 	return 0;
 }
 
+struct file_entry *file_table__find(const struct file_table *t, uint64_t dev, uint64_t ino)
+{
+	struct file_key key = {dev, ino};
+
+	return hmap_find(&t->by_key, hash_bytes(&key, sizeof(key), 0), &key);
+}
+
 struct file_entry *file_table__intern(struct file_table *t, uint64_t dev, uint64_t ino,
 				      const char *path)
 {

@@ -56,6 +56,8 @@ void file_table__free(struct file_table *t);
 struct file_entry *file_table__intern(struct file_table *t, uint64_t dev, uint64_t ino,
 				      const char *path);
 struct file_entry *file_table__get(const struct file_table *t, uint32_t id);
+/* The entry for (dev, ino), NULL when there is none. */
+struct file_entry *file_table__find(const struct file_table *t, uint64_t dev, uint64_t ino);
 /* Opens the file if not yet open, through /proc/PID/map_files (works for deleted files
  * and other mount namespaces), else /proc/PID/root/PATH. Returns 0 or negative errno. */
 int file_entry__open(struct file_entry *f, pid_t pid, uint64_t start, uint64_t end);

@@ -216,6 +216,35 @@ out:
 	return r;
 }
 
+static const struct proc_mapping *mapping_of_file(const struct proc *p, uint32_t file_id)
+{
+	for (uint32_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].file_id == file_id)
+			return &p->maps[i];
+	return NULL;
+}
+
+void proc_table__open_file(struct proc_table *t, uint32_t pid, uint32_t file_id, uint64_t now_ns)
+{
+	const struct proc_mapping *m = NULL;
+	struct file_entry *f;
+	struct proc *p;
+
+	pthread_mutex_lock(&t->lock);
+	f = file_table__get(t->files, file_id);
+	if (!f || f->fd >= 0 || f->open_err || f->id == t->vdso_file)
+		goto out;
+	p = proc_get(t, pid);
+	if (p && !(m = mapping_of_file(p, file_id))) {
+		refresh(t, p, now_ns);
+		m = mapping_of_file(p, file_id);
+	}
+	if (m && file_entry__open(f, pid, m->start, m->end))
+		t->files->open_failures++;
+out:
+	pthread_mutex_unlock(&t->lock);
+}
+
 int proc_table__snapshot(struct proc_table *t, uint32_t pid, uint64_t now_ns,
 			 struct proc_mapping **out)
 {

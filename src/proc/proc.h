@@ -53,6 +53,10 @@ struct proc_addr {
  * an address we cannot place comes back with mapped = false. */
 struct proc_addr proc_table__resolve(struct proc_table *t, uint32_t pid, uint64_t addr,
 				     uint64_t now_ns);
+/* A frame of pid in file file_id (placed by BPF): opens the file, for the symbolizer,
+ * unless it is open or could not be (through a mapping of it in pid's maps, re-read at
+ * most every 50 ms). */
+void proc_table__open_file(struct proc_table *t, uint32_t pid, uint32_t file_id, uint64_t now_ns);
 /* Re-reads pid's maps now (no rate limit), opens every mapped file, and returns a
  * malloc'd copy of the executable mappings in *out (caller frees). Returns the count,
  * or a negative errno (-ESRCH: the process is gone). */

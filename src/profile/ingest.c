@@ -58,8 +58,10 @@ static unsigned int add_frame(struct ingest *in, const struct sample_record *r, 
 
 	if (UF_IS_RUNTIME(uf->file_id))
 		return add_runtime_frame(in, r->pid, uf, out, max);
-	/* The unwinder already placed the frame in its file. */
+	/* The unwinder already placed the frame in its file, which the symbolizer reads
+	 * through a descriptor taken while a process maps it. */
 	if (uf->file_id) {
+		proc_table__open_file(in->procs, r->pid, uf->file_id, now_ns);
 		*out =
 		    (struct frame){.addr = uf->addr, .file_id = uf->file_id, .kind = FRAME_NATIVE};
 		return 1;

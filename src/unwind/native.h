@@ -11,19 +11,21 @@
 #include "interp/runtime.h"
 #include "loader/sampler.h"
 #include "proc/proc.h"
+#include "sample.h"
 #include "unwind/warm.h"
 
 struct native_unwinder;
 
-/* Starts describing processes (pids, or all when NULL) to the unwinder, and to the
- * runtimes (may be NULL) that run in them. The tables of warm (may be NULL: a command's
- * files, see warm.h) are built first, before it returns. Returns NULL with errno set,
- * having logged why. */
+/* Starts making the tables of processes' files (pids, or all when NULL) and describing
+ * those a runtime (runtimes may be NULL) claims part of. First, before it returns, it
+ * builds the tables of warm (may be NULL: a command's files, see warm.h) or, for the
+ * whole system, those of the files every process maps (warm__common, the vDSO).
+ * Returns NULL with errno set, having logged why. */
 struct native_unwinder *native__start(const struct sampler_maps *maps, struct proc_table *procs,
 				      struct runtime_set *runtimes, const uint32_t *pids,
 				      size_t npids, const struct warm_list *warm);
 /* Passes a notice record from BPF on. */
-void native__notice(struct native_unwinder *n, uint32_t type, uint32_t pid);
+void native__notice(struct native_unwinder *n, const struct notice_record *r);
 /* Stops the tracker; the figures stay readable for native__print_stats. */
 void native__stop(struct native_unwinder *n);
 void native__print_stats(struct native_unwinder *n, FILE *out);

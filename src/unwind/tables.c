@@ -3,10 +3,12 @@
  * maps: a chunk is created when a table first needs its rows and freed when its last
  * table goes, so kernel memory follows the tables in use. A table is written with
  * memcpy through a short-lived mapping of the pages it covers (none stays mapped, so
- * none counts in ebprof's resident set) and published by one update of
- * unwind_tables, so BPF never sees half a table. Free rows are a list of extents over
- * the chunks' common index space, first fit; when none fits, tables no process uses
- * are evicted, least recently released first. */
+ * none counts in ebprof's resident set), in compact rows when every row fits them, and
+ * published by one update of unwind_tables, so BPF never sees half a table; then its
+ * file's entry in file_tables points the walker at it. Free rows are a list of extents
+ * over the chunks' common index space, first fit; when none fits, tables no
+ * description holds and the walker has not used for TABLE_POOL_BUSY_S are evicted,
+ * least recently used first. */
 #include <elf.h>
 #include <errno.h>
 #include <pthread.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +24,7 @@
 
 #include "elf/elf_file.h"
 #include "unwind/cfi.h"
+#include "unwind/compact.h"
 #include "unwind/gorows.h"
 #include "unwind/row_index.h"
 #include "unwind/tables.h"
@@ -56,6 +60,9 @@ struct chunk {
 };
 
 struct table_pool {
+	/* Guards everything below: the tracker's thread describes processes while the
+	 * builder's builds (the compilation itself runs without it). */
+	pthread_mutex_t lock;
 	int chunks_fd; /* the unwind_rows array of maps */
 	struct chunk *chunks;
 	uint32_t nchunks;
@@ -68,41 +75,61 @@ struct table_pool {
 	struct table_entry **by_id; /* index: table id; 0 unused */
 	struct extent *free;
 	size_t nfree, free_cap;
+	int files_fd;	      /* file_tables */
+	const uint64_t *used; /* table_used, mapped: when the walker last found each table */
+	size_t used_len;      /* bytes mapped */
 	struct table_pool_stats st;
 };
 
-struct table_pool *table_pool__new(int chunks_fd, uint32_t nchunks, uint32_t chunk_shift,
-				   int tables_fd, uint32_t max_tables)
+/* Maps table_used read-only: the walker's times of use, read at every eviction. */
+static int map_used(struct table_pool *p, int fd, uint32_t n)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *m;
+
+	p->used_len = ((size_t)n * sizeof(uint64_t) + page - 1) & ~(page - 1);
+	m = mmap(NULL, p->used_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	p->used = m;
+	return 0;
+}
+
+struct table_pool *table_pool__new(const struct table_pool_maps *maps)
+{
+	uint64_t rows = (uint64_t)maps->nchunks << maps->chunk_shift;
 	struct table_pool *p = calloc(1, sizeof(*p));
+	int err;
 
 	if (!p)
 		return NULL;
-	p->chunks_fd = chunks_fd;
-	p->nchunks = nchunks;
-	p->chunk_shift = chunk_shift;
-	p->max_rows = (uint32_t)((uint64_t)nchunks << chunk_shift > UINT32_MAX
-				     ? UINT32_MAX
-				     : (uint64_t)nchunks << chunk_shift);
-	p->max_tables = max_tables;
-	p->tables_fd = tables_fd;
-	p->chunks = calloc(nchunks, sizeof(*p->chunks));
-	p->by_id = calloc(max_tables, sizeof(*p->by_id));
+	pthread_mutex_init(&p->lock, NULL);
+	p->chunks_fd = maps->chunks_fd;
+	p->nchunks = maps->nchunks;
+	p->chunk_shift = maps->chunk_shift;
+	p->max_rows = (uint32_t)(rows > UINT32_MAX ? UINT32_MAX : rows);
+	p->max_tables = maps->max_tables;
+	p->tables_fd = maps->tables_fd;
+	p->files_fd = maps->files_fd;
+	p->chunks = calloc(p->nchunks, sizeof(*p->chunks));
+	p->by_id = calloc(p->max_tables, sizeof(*p->by_id));
 	p->free = calloc(1, sizeof(*p->free));
-	if (!p->chunks || !p->by_id || !p->free) {
+	err =
+	    p->chunks && p->by_id && p->free ? map_used(p, maps->used_fd, p->max_tables) : -ENOMEM;
+	if (err) {
 		free(p->chunks);
 		p->chunks = NULL;
 		p->nchunks = 0;
 		table_pool__free(p);
-		errno = ENOMEM;
+		errno = -err;
 		return NULL;
 	}
-	for (uint32_t i = 0; i < nchunks; i++)
+	for (uint32_t i = 0; i < p->nchunks; i++)
 		p->chunks[i].fd = -1;
 	p->free[0] = (struct extent){0, p->max_rows};
 	p->nfree = p->free_cap = 1;
 	p->st.rows_max = p->max_rows;
-	p->st.chunk_bytes = (uint64_t)sizeof(struct unwind_row) << chunk_shift;
+	p->st.chunk_bytes = (uint64_t)sizeof(struct unwind_row) << p->chunk_shift;
 	return p;
 }
 
@@ -123,6 +150,9 @@ void table_pool__free(struct table_pool *p)
 		if (p->chunks[i].fd >= 0)
 			close(p->chunks[i].fd);
 	}
+	if (p->used)
+		munmap((void *)p->used, p->used_len);
+	pthread_mutex_destroy(&p->lock);
 	free(p->chunks);
 	free(p->by_file);
 	free(p->by_id);
@@ -368,29 +398,75 @@ static int extent_give(struct table_pool *p, uint32_t first, uint32_t count)
 	return 0;
 }
 
-/* Unpublishes t and frees its rows and id; t stays known (and rebuildable). */
-static void evict(struct table_pool *p, struct table_entry *t)
+/* Writes what the walker finds of t's file in file_tables: its id, its table (when its
+ * state is UNW_FILE_READY), where its code lies, the runtimes that claim it. */
+static void publish(struct table_pool *p, struct table_entry *t)
+{
+	struct unw_file v = {
+	    .file_id = t->file_id,
+	    .table = t->state == UNW_FILE_READY ? t->id : 0,
+	    .state = t->state,
+	    .runtimes = t->runtimes,
+	};
+
+	for (uint32_t i = 0; i < t->nsegs && v.nsegs < UNW_FILE_SEGS; i++) {
+		const struct elf_segment *g = &t->segs[i];
+		uint64_t lo = g->offset & ~4095ULL;
+
+		v.segs[v.nsegs].lo = lo;
+		v.segs[v.nsegs].span = g->filesz + (g->offset - lo);
+		v.segs[v.nsegs++].delta = (int64_t)(g->vaddr - g->offset);
+	}
+	if (bpf_map_update_elem(p->files_fd, &t->key, &v, BPF_ANY)) {
+		if (!t->published)
+			p->st.files_full++;
+		return;
+	}
+	p->st.files += !t->published;
+	t->published = true;
+	if (t->aliased && bpf_map_update_elem(p->files_fd, &t->alias, &v, BPF_ANY))
+		t->aliased = false; /* no room: asked for again */
+}
+
+/* Takes t's table from the walker (its file says state now) and frees its rows and id; t
+ * stays known, and is built again when asked for. */
+static void evict(struct table_pool *p, struct table_entry *t, enum unw_file_state state)
 {
 	struct unw_table empty = {0};
 
+	t->state = state;
+	publish(p, t); /* first: no walk starts with the id once it is reused */
 	bpf_map_update_elem(p->tables_fd, &t->id, &empty, BPF_ANY);
 	extent_give(p, t->first, t->count);
 	chunks_put(p, t->first, t->count);
 	p->by_id[t->id] = NULL;
 	p->st.rows_used -= t->count;
-	p->st.evicted++;
 	t->id = t->first = t->count = 0;
 }
 
-static struct table_entry *oldest_unused(struct table_pool *p)
+/* When t was last used: by a description (its release) or by the walker. */
+static uint64_t last_use(const struct table_pool *p, const struct table_entry *t)
+{
+	uint64_t walker = t->id < p->max_tables ? p->used[t->id] : 0;
+
+	return walker > t->released ? walker : t->released;
+}
+
+/* The table no description holds that was used least recently, and not within busy_ns
+ * before now; NULL when there is none. */
+static struct table_entry *oldest_unused(struct table_pool *p, uint64_t now, uint64_t busy_ns)
 {
 	struct table_entry *best = NULL;
+	uint64_t best_use = 0;
 
 	for (uint32_t i = 1; i < p->max_tables; i++) {
 		struct table_entry *t = p->by_id[i];
+		uint64_t use = t ? last_use(p, t) : 0;
 
-		if (t && !t->refs && (!best || t->released < best->released))
-			best = t;
+		if (!t || t->refs || now - use < busy_ns || (best && use >= best_use))
+			continue;
+		best = t;
+		best_use = use;
 	}
 	return best;
 }
@@ -398,14 +474,16 @@ static struct table_entry *oldest_unused(struct table_pool *p)
 /* Finds room for count rows, evicting unused tables as needed. Returns first or -1. */
 static int64_t make_room(struct table_pool *p, uint32_t count)
 {
+	uint64_t now = now_ns();
 	int64_t first;
 	struct table_entry *victim;
 
 	while ((first = extent_take(p, count)) < 0) {
-		victim = oldest_unused(p);
+		victim = oldest_unused(p, now, TABLE_POOL_BUSY_S * 1000000000ULL);
 		if (!victim)
 			return -1;
-		evict(p, victim);
+		evict(p, victim, UNW_FILE_EVICTED);
+		p->st.evicted++;
 	}
 	return first;
 }
@@ -419,104 +497,172 @@ static uint32_t free_id(const struct table_pool *p)
 	return 0;
 }
 
+/* A table's rows as they go into the pool: compact when every row fits. */
+struct pool_rows {
+	const struct unwind_row *rows;
+	uint32_t n; /* pool rows */
+	struct unwind_row *own;
+	uint32_t flags; /* UNW_TABLE_* */
+};
+
+static int pool_rows(const struct unwind_table *ut, struct pool_rows *pr)
+{
+	int err = unwind_rows__compact(ut->rows, ut->nrows, &pr->own);
+
+	*pr = (struct pool_rows){.rows = ut->rows, .n = ut->nrows, .own = pr->own};
+	if (err == -ERANGE)
+		return 0;
+	if (err)
+		return err;
+	pr->rows = pr->own;
+	pr->n = (ut->nrows + 1) / 2;
+	pr->flags = UNW_TABLE_COMPACT;
+	return 0;
+}
+
+/* Copies the rows, then their page index, into the pool from first on. */
+static int table_write(struct table_pool *p, uint32_t first, const struct pool_rows *pr,
+		       const struct row_index *ix)
+{
+	int err = rows_write(p, first, pr->rows, pr->n);
+
+	if (!err && ix->nrows)
+		err = rows_write(p, first + pr->n, ix->rows, ix->nrows);
+	return err;
+}
+
+/* An id for t, evicting the least recently used table when all are taken. */
+static int take_id(struct table_pool *p, struct table_entry *t)
+{
+	struct table_entry *victim;
+
+	t->id = free_id(p);
+	if (t->id)
+		return 0;
+	victim = oldest_unused(p, now_ns(), TABLE_POOL_BUSY_S * 1000000000ULL);
+	if (!victim)
+		return -ENOSPC;
+	evict(p, victim, UNW_FILE_EVICTED);
+	p->st.evicted++;
+	t->id = free_id(p);
+	return t->id ? 0 : -ENOSPC;
+}
+
+/* Finds the room for t's total rows and makes their chunks; -ENOSPC when it did not fit
+ * (a chunk the kernel cannot allocate is a table that did not fit). */
+static int place(struct table_pool *p, struct table_entry *t, uint32_t total)
+{
+	int64_t first;
+	int err;
+
+	t->need = total;
+	err = total > p->max_rows ? -ENOSPC : take_id(p, t);
+	first = err ? -1 : make_room(p, total);
+	if (first < 0) {
+		t->id = 0;
+		return -ENOSPC;
+	}
+	err = chunks_get(p, first, total);
+	if (err) {
+		extent_give(p, first, total);
+		t->id = 0;
+		return -ENOSPC;
+	}
+	t->first = first;
+	t->count = total;
+	return 0;
+}
+
+/* A table compiled, not yet in the pool: what the build does without the pool's lock. */
+struct compiled {
+	struct unwind_table ut;
+	struct row_index ix;
+	struct pool_rows pr;
+	uint32_t ngo; /* rows from a Go pclntab */
+	uint32_t nsegs;
+	struct elf_segment segs[TABLE_MAX_SEGMENTS]; /* executable ones */
+};
+
+static void compiled_free(struct compiled *c)
+{
+	free(c->pr.own);
+	row_index__free(&c->ix);
+	unwind_table__free(&c->ut);
+}
+
 /* Keeps the executable segments: only code is unwound, and only executable mappings are
  * described (a read-only segment can share the code's first page: lld does that). */
-static int read_segments(const struct elf_file *e, struct table_entry *t)
+static int read_segments(const struct elf_file *e, struct compiled *c)
 {
 	const struct elf_segment *segs;
 	size_t n;
 
 	segs = elf_file__segments(e, &n);
-	for (size_t i = 0; i < n && t->nsegs < TABLE_MAX_SEGMENTS; i++)
+	for (size_t i = 0; i < n && c->nsegs < TABLE_MAX_SEGMENTS; i++)
 		if (segs[i].flags & PF_X)
-			t->segs[t->nsegs++] = segs[i];
-	return t->nsegs ? 0 : -ENOEXEC;
+			c->segs[c->nsegs++] = segs[i];
+	return c->nsegs ? 0 : -ENOEXEC;
 }
 
-/* Copies the rows, then their page index, into the pool from first on. */
-static int table_write(struct table_pool *p, uint32_t first, const struct unwind_table *ut,
-		       const struct row_index *ix)
+/* Compiles the CFI of the file open as e (and on fd, for Go's pclntab) into c, its page
+ * index and its pool form: the slow part of a build, which touches no pool state. A
+ * stop (cancel) is heeded throughout. 0, -ENODATA (no CFI: frame pointers there), or
+ * another negative errno. */
+static int compile(const struct elf_file *e, int fd, const bool *cancel, struct compiled *c)
 {
-	int err = rows_write(p, first, ut->rows, ut->nrows);
+	int err = read_segments(e, c);
 
-	if (!err && ix->nrows)
-		err = rows_write(p, first + ut->nrows, ix->rows, ix->nrows);
+	if (!err)
+		err = unwind_table__build_elf(e, NULL, cancel, &c->ut);
+	/* Go code has no CFI of its own: rows from its pclntab (needs the file's fd). */
+	if (!err && fd >= 0)
+		err = unwind_table__add_go(&c->ut, fd, cancel, &c->ngo);
+	if (!err)
+		err = c->ut.nrows ? row_index__build(c->ut.rows, c->ut.nrows, &c->ix) : -ENODATA;
+	if (!err)
+		err = pool_rows(&c->ut, &c->pr);
+	if (!err && cancel__requested(cancel))
+		err = -ECANCELED;
 	return err;
 }
 
-/* Compiles f's CFI and copies the rows and their page index into the pool; publishes the
- * table. t->count is what it takes of the pool: the rows and the index. A stop (cancel)
- * is heeded until the pool is touched: past that point the rest (chunks, copy, publish)
- * is short, and undoing it would cost the same grace periods as finishing it. */
-static int build(struct table_pool *p, struct table_entry *t, const struct elf_file *e, int fd,
-		 const bool *cancel)
+/* Copies a compiled table's rows and page index into the pool and publishes it as t.
+ * t->count is what it takes of the pool: the rows and the index. Under the lock; past
+ * the cancel point (the rest is short, and undoing it would cost the same RCU grace
+ * periods as finishing it). */
+static int install(struct table_pool *p, struct table_entry *t, struct compiled *c)
 {
-	struct unwind_table ut = {0};
-	struct row_index ix = {0};
 	struct unw_table pub;
-	uint32_t ngo = 0, total;
-	int64_t first;
-	int err;
+	int err = place(p, t, c->pr.n + c->ix.nrows);
 
-	err = unwind_table__build_elf(e, NULL, cancel, &ut);
-	/* Go code has no CFI of its own: rows from its pclntab (needs the file's fd). */
-	if (!err && fd >= 0)
-		err = unwind_table__add_go(&ut, fd, cancel, &ngo);
-	if (err) {
-		unwind_table__free(&ut);
-		return err;
-	}
-	p->st.go_tables += ngo > 0;
-	err = ut.nrows ? row_index__build(ut.rows, ut.nrows, &ix) : -ENODATA;
-	if (!err && cancel__requested(cancel))
-		err = -ECANCELED;
+	if (err == -ENOSPC)
+		p->st.no_room++;
 	if (err)
-		goto out; /* -ENODATA: no CFI, frame pointers there */
-	total = ut.nrows + ix.nrows;
-	err = -ENOSPC;
-	if (total > p->max_rows)
-		goto out;
-	t->id = free_id(p);
-	if (!t->id) {
-		struct table_entry *victim = oldest_unused(p);
-
-		if (!victim)
-			goto out;
-		evict(p, victim);
-		t->id = free_id(p);
-	}
-	first = make_room(p, total);
-	if (first < 0) {
-		t->id = 0;
-		p->st.no_room++;
-		goto out;
-	}
-	/* A chunk the kernel cannot allocate is a table that did not fit. */
-	err = chunks_get(p, first, total);
-	if (err) {
-		extent_give(p, first, total);
-		t->id = 0;
-		p->st.no_room++;
-		goto out;
-	}
-	t->first = first;
-	t->count = total;
-	err = table_write(p, t->first, &ut, &ix);
-	pub = (struct unw_table){t->first, ut.nrows, ix.pages, ix.base};
+		return err;
+	memcpy(t->segs, c->segs, sizeof(c->segs));
+	t->nsegs = c->nsegs;
+	err = table_write(p, t->first, &c->pr, &c->ix);
+	pub = (struct unw_table){
+	    .first = t->first,
+	    .count = c->ut.nrows,
+	    .pages = c->ix.pages,
+	    .base = c->ix.base,
+	    .index = t->first + c->pr.n,
+	    .flags = c->pr.flags,
+	};
 	if (!err)
 		err = bpf_map_update_elem(p->tables_fd, &t->id, &pub, BPF_ANY) ? -errno : 0;
 	if (err) {
 		extent_give(p, t->first, t->count);
 		chunks_put(p, t->first, t->count);
 		t->id = t->first = t->count = 0;
-		goto out;
+		return err;
 	}
 	p->by_id[t->id] = t;
 	p->st.rows_used += t->count;
-out:
-	row_index__free(&ix);
-	unwind_table__free(&ut);
-	return err;
+	p->st.compact += c->pr.flags != 0;
+	p->st.go_tables += c->ngo > 0;
+	return 0;
 }
 
 static struct table_entry *entry_for(struct table_pool *p, uint32_t file_id)
@@ -539,22 +685,9 @@ static struct table_entry *entry_for(struct table_pool *p, uint32_t file_id)
 	return p->by_file[file_id];
 }
 
-/* Reads the file's segments and builds its table; 0 or a negative errno. */
-static int table_build(struct table_pool *p, struct table_entry *t, const struct elf_file *e,
-		       int fd, const bool *cancel)
-{
-	uint64_t t0 = now_ns();
-	int err;
-
-	err = read_segments(e, t);
-	if (!err)
-		err = build(p, t, e, fd, cancel);
-	p->st.build_ns += now_ns() - t0;
-	return err;
-}
-
-/* A cancelled build leaves t as it was, neither built nor failed: the next acquire
- * builds it (nothing of it reached the pool or BPF). */
+/* What a build's end makes of t: built, failed (no CFI, unreadable), did not fit (tried
+ * again later), or cancelled (left as it was, neither built nor failed: the next acquire
+ * builds it; nothing of it reached the pool or BPF). */
 static void build_done(struct table_pool *p, struct table_entry *t, const char *path, int err)
 {
 	if (err == -ECANCELED) {
@@ -563,63 +696,195 @@ static void build_done(struct table_pool *p, struct table_entry *t, const char *
 		return;
 	}
 	t->err = -err;
+	t->state = err == -ENOSPC ? UNW_FILE_NO_ROOM : err ? UNW_FILE_NO_CFI : UNW_FILE_READY;
+	if (err == -ENOSPC)
+		t->failed_at = now_ns();
 	if (t->err) {
 		p->st.failed++;
 		pr_debug("no unwind table for %s: %s", path, strerror(t->err));
 	} else {
 		p->st.built++;
 	}
+	publish(p, t);
+}
+
+/* Rows a table could have now: the free ones and those of tables an eviction may take. */
+static uint64_t room(const struct table_pool *p, uint64_t now)
+{
+	uint64_t rows = 0;
+
+	for (size_t i = 0; i < p->nfree; i++)
+		rows += p->free[i].count;
+	for (uint32_t i = 1; i < p->max_tables; i++) {
+		const struct table_entry *t = p->by_id[i];
+
+		if (t && !t->refs && now - last_use(p, t) >= TABLE_POOL_BUSY_S * 1000000000ULL)
+			rows += t->count;
+	}
+	return rows;
+}
+
+/* table_pool__wants, under the lock. */
+static bool wants(const struct table_pool *p, const struct table_entry *t, uint64_t now)
+{
+	if (!t || (!t->id && !t->err))
+		return true;
+	if (t->err == ENOSPC && now - t->failed_at >= TABLE_POOL_RETRY_S * 1000000000ULL &&
+	    room(p, now) >= t->need)
+		return true;
+	return !t->published;
+}
+
+bool table_pool__wants(struct table_pool *p, const struct table_entry *t, uint64_t now)
+{
+	bool w;
+
+	pthread_mutex_lock(&p->lock);
+	w = wants(p, t, now);
+	pthread_mutex_unlock(&p->lock);
+	return w;
+}
+
+struct table_entry *table_pool__hold(struct table_pool *p, struct table_entry *t)
+{
+	pthread_mutex_lock(&p->lock);
+	if (t)
+		t->refs++;
+	pthread_mutex_unlock(&p->lock);
+	return t;
+}
+
+struct table_entry *table_pool__find(struct table_pool *p, uint32_t file_id)
+{
+	struct table_entry *t;
+
+	pthread_mutex_lock(&p->lock);
+	t = file_id < p->by_file_cap ? p->by_file[file_id] : NULL;
+	pthread_mutex_unlock(&p->lock);
+	return t;
+}
+
+/* The kernel's identity of f (file_tables' key): /proc/PID/maps gave its device as major
+ * and minor numbers, which the kernel keeps as major << 20 | minor. */
+static struct unw_file_key file_key(const struct file_entry *f)
+{
+	return (struct unw_file_key){
+	    .dev = (uint64_t)major(f->dev) << 20 | minor(f->dev),
+	    .ino = f->ino,
+	};
+}
+
+void table_pool__alias(struct table_pool *p, const struct file_entry *f,
+		       const struct unw_file_key *key)
+{
+	struct unw_file_key own = file_key(f);
+	struct table_entry *t;
+
+	if (own.dev == key->dev && own.ino == key->ino)
+		return;
+	pthread_mutex_lock(&p->lock);
+	t = entry_for(p, f->id);
+	if (t && !(t->aliased && t->alias.dev == key->dev && t->alias.ino == key->ino)) {
+		t->alias = *key;
+		t->aliased = true;
+		p->st.aliases++;
+		if (t->published)
+			publish(p, t);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Under the lock: t, f's entry, with one more reference and the runtimes that claim the
+ * file now, published when that changed. True when it must be built (open: f can be
+ * read). */
+static bool acquire_begin(struct table_pool *p, struct table_entry *t, const struct file_entry *f,
+			  bool open, uint32_t runtimes)
+{
+	bool claims = false;
+
+	t->refs++;
+	if (!t->published)
+		t->key = file_key(f);
+	if (t->runtimes != runtimes) {
+		t->runtimes = runtimes;
+		claims = t->published;
+	}
+	if (!wants(p, t, now_ns()) || !open) {
+		if (claims)
+			publish(p, t);
+		return false;
+	}
+	t->err = 0;
+	if (t->id) {
+		publish(p, t);
+		return false;
+	}
+	return true;
 }
 
 struct table_entry *table_pool__acquire_elf(struct table_pool *p, struct file_entry *f,
-					    const struct elf_file *e, const bool *cancel)
+					    const struct elf_file *e, uint32_t runtimes,
+					    const bool *cancel)
 {
 	static struct table_entry unusable = {.err = ENOMEM};
-	struct table_entry *t = entry_for(p, f->id);
 	struct elf_file *own = NULL;
+	struct compiled c = {0};
+	struct table_entry *t;
+	uint64_t t0 = now_ns();
+	bool build;
+	int err;
 
+	pthread_mutex_lock(&p->lock);
+	t = entry_for(p, f->id);
+	build = t && acquire_begin(p, t, f, e || f->fd >= 0, runtimes);
+	pthread_mutex_unlock(&p->lock);
 	if (!t)
 		return &unusable;
-	t->refs++;
-	if (t->id || t->err)
+	if (!build)
 		return t;
-	if (!e && f->fd < 0) {
-		t->err = EBADF;
-		return t;
-	}
 	if (!e && !(e = own = elf_file__open(f->fd)))
-		build_done(p, t, f->path, -errno);
+		err = -errno;
 	else
-		build_done(p, t, f->path, table_build(p, t, e, f->fd, cancel));
+		err = compile(e, f->fd, cancel, &c);
+	pthread_mutex_lock(&p->lock);
+	if (!err)
+		err = install(p, t, &c);
+	p->st.build_ns += now_ns() - t0;
+	build_done(p, t, f->path, err);
+	pthread_mutex_unlock(&p->lock);
+	compiled_free(&c);
 	elf_file__free(own);
 	return t;
 }
 
 void table_pool__expire(struct table_pool *p, uint64_t now, uint64_t idle_ns)
 {
+	pthread_mutex_lock(&p->lock);
 	for (uint32_t i = 1; i < p->max_tables; i++) {
 		struct table_entry *t = p->by_id[i];
 
-		if (t && !t->refs && now - t->released >= idle_ns) {
-			evict(p, t);
-			p->st.evicted--; /* not for room: counted apart */
+		if (t && !t->refs && now - last_use(p, t) >= idle_ns) {
+			evict(p, t, UNW_FILE_EXPIRED);
 			p->st.expired++;
 		}
 	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 struct table_entry *table_pool__acquire(struct table_pool *p, struct file_entry *f,
-					const bool *cancel)
+					uint32_t runtimes, const bool *cancel)
 {
-	return table_pool__acquire_elf(p, f, NULL, cancel);
+	return table_pool__acquire_elf(p, f, NULL, runtimes, cancel);
 }
 
 void table_pool__release(struct table_pool *p, struct table_entry *t)
 {
-	if (!t || !t->refs)
+	if (!t)
 		return;
-	if (--t->refs == 0)
+	pthread_mutex_lock(&p->lock);
+	if (t->refs && --t->refs == 0)
 		t->released = now_ns();
+	pthread_mutex_unlock(&p->lock);
 }
 
 bool table_entry__vaddr_bias(const struct table_entry *t, uint64_t start, uint64_t pgoff,
@@ -628,7 +893,9 @@ bool table_entry__vaddr_bias(const struct table_entry *t, uint64_t start, uint64
 	return elf_segments__vaddr_bias(t->segs, t->nsegs, start, pgoff, bias);
 }
 
-void table_pool__stats(const struct table_pool *p, struct table_pool_stats *out)
+void table_pool__stats(struct table_pool *p, struct table_pool_stats *out)
 {
+	pthread_mutex_lock(&p->lock);
 	*out = p->st;
+	pthread_mutex_unlock(&p->lock);
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The process tracker: a thread that describes processes to the in-kernel walkers
- * (executable mappings with file ids, biases, unwind tables and the runtimes' markers
- * in pid_to_mappings, and what each runtime keeps for the process).
- * It learns of processes from an initial /proc scan and from the notices BPF sends
- * (unknown process, unknown mapping, exec, exit), and never blocks the sample path. */
+/* The process tracker: a thread that makes the tables of the files processes map exist
+ * (file_tables, through the table pool) and describes to the in-kernel walkers the
+ * processes a runtime claims something of (executable mappings with file ids, biases,
+ * unwind tables and the runtimes' markers in pid_to_mappings, and what each runtime
+ * keeps for the process). It learns of processes and files from an initial /proc scan
+ * and from the notices BPF sends (a file without a table, a runtime's file or JIT code
+ * in a process without a description, an unknown mapping of a described one, exec,
+ * exit), and never blocks the sample path. */
 #ifndef EBPROF_TRACKER_H
 #define EBPROF_TRACKER_H
 
@@ -11,13 +14,17 @@
 
 #include "interp/runtime.h"
 #include "proc/proc.h"
+#include "sample.h"
 #include "unwind/tables.h"
 
 struct tracker;
 
 struct tracker_stats {
-	uint64_t described; /* process descriptions written */
-	uint64_t vanished;  /* processes gone before they could be described */
+	uint64_t looked;    /* processes whose maps were read */
+	uint64_t described; /* process descriptions written (a runtime claims part of it) */
+	uint64_t damped;    /* notices about a process looked at within the last second */
+	uint64_t preempted; /* builds the scan queued that gave way to a sample's */
+	uint64_t vanished;  /* processes gone before they could be looked at */
 	uint64_t exits;
 	uint64_t queue_full; /* requests dropped because the queue was full */
 	uint64_t too_many_mappings;
@@ -35,8 +42,8 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
  * a few hundred FDEs, a chunk being made, or a runtime's walker being verified (a BPF
  * verification cannot be interrupted). */
 void tracker__stop(struct tracker *t);
-/* Queues a notice from BPF (enum record_type); cheap, callable from the sample path. */
-void tracker__notice(struct tracker *t, uint32_t type, uint32_t pid);
+/* Queues a notice from BPF; cheap, callable from the sample path. */
+void tracker__notice(struct tracker *t, const struct notice_record *n);
 void tracker__stats(struct tracker *t, struct tracker_stats *out);
 
 #endif

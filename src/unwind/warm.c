@@ -274,6 +274,18 @@ static bool is_elf(const char *path)
 	return elf;
 }
 
+/* Frees what the search held; returns its error (the list is emptied on one). */
+static int finder_end(struct finder *fd)
+{
+	for (size_t i = 0; i < fd->nown; i++)
+		free(fd->own[i].path);
+	for (size_t i = 0; i < fd->ndirs; i++)
+		free(fd->dirs[i]);
+	if (fd->err)
+		warm__free(fd->l);
+	return fd->err;
+}
+
 int warm__find(const char *file, struct warm_list *out)
 {
 	struct finder fd = {.l = out};
@@ -290,13 +302,37 @@ int warm__find(const char *file, struct warm_list *out)
 	for (size_t i = 0; i < out->n && !fd.err; i++)
 		read_file(&fd, i);
 out:
-	for (size_t i = 0; i < fd.nown; i++)
-		free(fd.own[i].path);
-	for (size_t i = 0; i < fd.ndirs; i++)
-		free(fd.dirs[i]);
-	if (fd.err)
-		warm__free(out);
-	return fd.err;
+	return finder_end(&fd);
+}
+
+/* Libraries nearly every process of a Linux host maps. */
+static const char *const common_libs[] = {"libc.so.6", "libm.so.6", "libstdc++.so.6",
+					  "libgcc_s.so.1"};
+
+int warm__common(struct warm_list *out)
+{
+	struct finder fd = {.l = out};
+	int file;
+
+	out->n = 0;
+	if (!read_own(&fd) || !read_dirs(&fd)) {
+		fd.err = -ENOMEM;
+		goto out;
+	}
+	/* The dynamic loader: ebprof's own interpreter is the host's. */
+	file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (file >= 0) {
+		struct elf_file *e = elf_file__open(file);
+
+		if (e)
+			read_interp(&fd, elf_file__elf(e), file);
+		elf_file__free(e);
+		close(file);
+	}
+	for (size_t i = 0; i < sizeof(common_libs) / sizeof(common_libs[0]) && !fd.err; i++)
+		add_library(&fd, common_libs[i]);
+out:
+	return finder_end(&fd);
 }
 
 void warm__free(struct warm_list *l)

@@ -27,6 +27,10 @@ struct warm_list {
  * slash). Not an ELF file (a script), or not found: out stays empty, and that is no
  * error. Returns 0 or -ENOMEM. */
 int warm__find(const char *file, struct warm_list *out);
+/* Fills out with the files nearly every process of the host maps: the dynamic loader
+ * (ebprof's own), libc, libm, libstdc++ and libgcc_s, as ld.so would find them; those
+ * missing are left out. Returns 0 or -ENOMEM. */
+int warm__common(struct warm_list *out);
 void warm__free(struct warm_list *l);
 
 /* Exposed for tests: the executable execvp would run for file with PATH path (NULL: the

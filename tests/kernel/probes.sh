@@ -23,7 +23,7 @@ if ! "$EBPROF" check | grep -q '^cookies *yes'; then
 	"$EBPROF" record -d 1 -o "$TMP/usdt" --probe "usdt:$T:ebprof:tick" >/dev/null 2>"$TMP/err"
 	check probes_usdt_refused "$(head -1 "$TMP/err")" \
 		grep -q 'USDT probe in a position-independent binary or library needs Linux 5.15' "$TMP/err"
-	"$EBPROF" record -o "$ret" --probe "uretprobe:$T:probe_leaf" -- "$T" $CALLS 3 300 \
+	"$EBPROF" record -o "$ret" --probe "uretprobe:$T:probe_leaf" -- "$T" $CALLS 3 0 \
 		>/dev/null 2>"$TMP/err"
 	rc=$?
 	check probes_ret_exit "exit $rc: $(head -3 "$TMP/err")" [ $rc -eq 0 ]
@@ -36,7 +36,7 @@ if ! "$EBPROF" check | grep -q '^cookies *yes'; then
 fi
 "$EBPROF" record -o "$TMP/out" --probe "uprobe:$T:probe_leaf" "${together[@]}" \
 	--probe tracepoint:sched:sched_process_fork \
-	-- "$T" $CALLS 3 300 >"$TMP/stdout" 2>"$TMP/err"
+	-- "$T" $CALLS 3 0 >"$TMP/stdout" 2>"$TMP/err"
 rc=$?
 check probes_exit "exit $rc: $(head -3 "$TMP/err")" [ $rc -eq 0 ]
 

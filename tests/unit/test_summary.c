@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The end-of-run summary: values in their units, the top functions, and the causes of
- * cut stacks: said only when at least 1 % of the samples lack their root, one line per
- * cause of at least 1 % of the samples taken, largest first, each with its remedy. */
+ * cut stacks: said only when at least 1 % of the samples lack their root (any with -v),
+ * one line per cause BPF counted for at least 1 % of the samples taken, largest first,
+ * each with its remedy, the rest summed (each on its line with -v). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,78 +52,96 @@ static char *printed(void (*fn)(FILE *, void *), void *arg)
 
 struct cut_args {
 	const struct report *r;
-	const uint64_t *causes;
-	uint64_t taken;
+	const uint64_t *counters;
+	bool all;
 };
 
 static void print_cut(FILE *f, void *arg)
 {
 	struct cut_args *a = arg;
 
-	summary__print_cut(a->r, a->causes, a->taken, f);
+	summary__print_cut(a->r, a->counters, a->all, f);
 }
 
-static void test_causes_from_counters(void)
-{
-	uint64_t ctr[CTR__COUNT] = {0}, causes[CAUSE__COUNT];
-
-	ctr[CTR_BAD_FRAME] = 7;
-	ctr[CTR_UNKNOWN_PID] = 11;
-	ctr[CTR_TAIL_CALLS_OUT] = 3;
-	summary__causes_from_counters(ctr, causes);
-	CHECK(causes[CAUSE_BAD_FRAME] == 7);
-	CHECK(causes[CAUSE_UNDESCRIBED] == 11);
-	CHECK(causes[CAUSE_HANDOVERS] == 3);
-	CHECK(causes[CAUSE_READ_FAULT] == 0);
-}
-
-/* 39 % cut: the share, then the causes of >= 1 %, largest first, each with a remedy. */
+/* 39 % cut: the share, then the causes BPF counted of >= 1 %, largest first, each with
+ * its remedy, and the rest summed. */
 static void test_dominant_causes_largest_first(void)
 {
 	struct report_stack st[2];
 	struct report r = report_of(st, 1927, 746);
-	uint64_t causes[CAUSE__COUNT] = {0};
-	struct cut_args a = {&r, causes, 1927};
-	char *out, *bad, *undescribed;
+	uint64_t c[CTR__COUNT] = {0};
+	struct cut_args a = {&r, c, false};
+	char *out, *cfi, *file;
 
-	causes[CAUSE_BAD_FRAME] = 728;
-	causes[CAUSE_UNDESCRIBED] = 1000;
-	causes[CAUSE_READ_FAULT] = 5; /* under 1 %: not said */
+	c[CTR_SAMPLES] = 1927;
+	c[CTR_CUT_FIRST + CUT_NO_CFI] = 141;
+	c[CTR_CUT_FIRST + CUT_NEW_FILE] = 600;
+	c[CTR_CUT_FIRST + CUT_NO_ROW] = 5; /* under 1 %: summed */
 	out = printed(print_cut, &a);
 	CHECK(out != NULL);
 	if (!out)
 		return;
 	fprintf(stderr, "%s", out);
 	CHECK(strstr(out, "746 of 1927 samples (39 %)") != NULL);
-	bad = strstr(out, "728 stacks cut at a caller");
-	undescribed = strstr(out, "1000 samples of processes ebprof had not described yet");
-	CHECK(bad && undescribed && undescribed < bad);
-	CHECK(bad && strstr(bad, ": code with neither unwind tables nor frame pointers"));
-	CHECK(!strstr(out, "could not be read"));
+	cfi = strstr(out, "\n    141 in code with neither unwind tables nor frame pointers");
+	file = strstr(out, "\n    600 in files met before their unwind tables were built: ");
+	CHECK(cfi && file && file < cfi);
+	CHECK(cfi && strstr(cfi, ": build it with"));
+	CHECK(strstr(out, "\n    5 for 1 other cause (-v lists them)\n") != NULL);
+	CHECK(!strstr(out, "hand-written assembly"));
 	free(out);
 }
 
+/* -v: every counted cause on its own line, nothing summed. */
+static void test_verbose_lists_every_cause(void)
+{
+	struct report_stack st[2];
+	struct report r = report_of(st, 1000, 100);
+	uint64_t c[CTR__COUNT] = {0};
+	struct cut_args a = {&r, c, true};
+	char *out;
+
+	c[CTR_SAMPLES] = 1000;
+	c[CTR_CUT_FIRST + CUT_NEW_FILE] = 95;
+	c[CTR_CUT_FIRST + CUT_DEPTH] = 3;
+	c[CTR_CUT_FIRST + CUT_STACK] = 2;
+	out = printed(print_cut, &a);
+	CHECK(out && strstr(out, "\n    3 deeper than"));
+	CHECK(out && strstr(out, "\n    2 where the stack could not be read"));
+	CHECK(out && !strstr(out, "other cause"));
+	free(out);
+}
+
+/* Under 1 % cut: nothing said, unless -v asks. */
 static void test_quiet_when_stacks_are_whole(void)
 {
 	struct report_stack st[2];
 	struct report r = report_of(st, 1000, 9); /* 0.9 % */
-	uint64_t causes[CAUSE__COUNT] = {[CAUSE_BAD_FRAME] = 500};
-	struct cut_args a = {&r, causes, 1000};
+	uint64_t c[CTR__COUNT] = {[CTR_SAMPLES] = 1000, [CTR_CUT_FIRST + CUT_NO_CFI] = 9};
+	struct cut_args a = {&r, c, false};
 	char *out = printed(print_cut, &a);
 
 	CHECK(out && out[0] == '\0');
 	free(out);
+	a.all = true;
+	out = printed(print_cut, &a);
+	CHECK(out && strstr(out, "9 of 1000 samples") && strstr(out, "\n    9 in code with"));
+	free(out);
 }
 
+/* The causes are the per-sample counts only: the unwinder's other counters (-v prints
+ * them) explain nothing here. */
 static void test_cut_without_a_counted_cause(void)
 {
 	struct report_stack st[2];
 	struct report r = report_of(st, 100, 50);
-	uint64_t causes[CAUSE__COUNT] = {0};
-	struct cut_args a = {&r, causes, 100};
+	uint64_t c[CTR__COUNT] = {
+	    [CTR_SAMPLES] = 100, [CTR_BAD_FRAME] = 50, [CTR_UNKNOWN_PID] = 50};
+	struct cut_args a = {&r, c, false};
 	char *out = printed(print_cut, &a);
 
 	CHECK(out && strstr(out, "50 of 100 samples (50 %)") && strstr(out, "-v"));
+	CHECK(out && !strstr(out, "\n    50 "));
 	free(out);
 }
 
@@ -153,8 +172,8 @@ static void test_top_without_samples_prints_nothing(void)
 
 int main(void)
 {
-	RUN_TEST(test_causes_from_counters);
 	RUN_TEST(test_dominant_causes_largest_first);
+	RUN_TEST(test_verbose_lists_every_cause);
 	RUN_TEST(test_quiet_when_stacks_are_whole);
 	RUN_TEST(test_cut_without_a_counted_cause);
 	RUN_TEST(test_units);

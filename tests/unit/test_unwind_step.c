@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The BPF unwinder's per-frame rules (bpf/unwind_step.h), compiled as host C with the
  * helpers replaced: user memory is a simulated stack, the row pool an array. */
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
 #include "unwind.h"
+#include "unwind/compact.h"
 #include "unwind/row_index.h"
 
 static uint8_t stack_mem[4096];
@@ -138,24 +141,27 @@ static void test_end_and_faults(void)
 static void test_find_row(void)
 {
 	pool_len = 0;
+	struct unw_table t = {.first = 1, .count = 10};
+
 	pool[pool_len++] = row(0, UNW_CFA_NONE, 0, 0, 0); /* another table's row */
 	for (uint32_t pc = 0x1000; pc < 0x1000 + 10 * 0x10; pc += 0x10)
 		pool[pool_len++] = row(pc, UNW_CFA_SP, pc - 0x1000 + 8, 0, 0);
-	CHECK(unw_find_row(1, 0, 10, 0xfff) == -1);
-	CHECK(unw_find_row(1, 0, 10, 0x1000) == 1);
-	CHECK(unw_find_row(1, 0, 10, 0x100f) == 1);
-	CHECK(unw_find_row(1, 0, 10, 0x1010) == 2);
-	CHECK(unw_find_row(1, 0, 10, 0x1095) == 10);
+	CHECK(unw_find_row(&t, 0, 10, 0xfff) == -1);
+	CHECK(unw_find_row(&t, 0, 10, 0x1000) == 0);
+	CHECK(unw_find_row(&t, 0, 10, 0x100f) == 0);
+	CHECK(unw_find_row(&t, 0, 10, 0x1010) == 1);
+	CHECK(unw_find_row(&t, 0, 10, 0x1095) == 9);
 	{
 		struct unw_search us;
 
-		CHECK(unw_find_row_unrolled(&us, 1, 0, 10, 0x1095) == 10);
-		CHECK(unw_find_row_unrolled(&us, 1, 0, 10, 0x1010) == 2);
-		CHECK(unw_find_row_unrolled(&us, 1, 0, 10, 0xfff) == -1);
+		CHECK(unw_find_row_unrolled(&us, &t, 0, 10, 0x1095) == 9);
+		CHECK(unw_find_row_unrolled(&us, &t, 0, 10, 0x1010) == 1);
+		CHECK(unw_find_row_unrolled(&us, &t, 0, 10, 0xfff) == -1);
 	}
-	CHECK(unw_find_row(1, 0, 10, 0xffffffff) == 10);
-	CHECK(unw_find_row(1, 0, 0, 0x1000) == -1);
-	CHECK(unw_find_row(5, 0, 100, 0x1050) == -1 || unw_find_row(5, 0, 100, 0x1050) >= 5);
+	CHECK(unw_find_row(&t, 0, 10, 0xffffffff) == 9);
+	CHECK(unw_find_row(&t, 0, 0, 0x1000) == -1);
+	t.first = 5;
+	CHECK(unw_find_row(&t, 0, 100, 0x1050) == -1); /* a row past the pool ends the search */
 }
 
 /* The row of vpc through the table's page index, as the BPF search finds it. */
@@ -167,8 +173,8 @@ static long indexed_find(const struct unw_table *t, uint32_t vpc, int unrolled)
 	unw_row_window(t, vpc, &lo, &hi);
 	CHECK(lo <= hi && hi <= t->count);
 	if (unrolled)
-		return unw_find_row_unrolled(&us, t->first, lo, hi, vpc);
-	return unw_find_row(t->first, lo, hi, vpc);
+		return unw_find_row_unrolled(&us, t, lo, hi, vpc);
+	return unw_find_row(t, lo, hi, vpc);
 }
 
 /* Rows with gaps of several KiB, pages with many rows, a row on a page's first byte: the
@@ -198,8 +204,9 @@ static void test_page_index(void)
 	t.count = n;
 	t.pages = ix.pages;
 	t.base = ix.base;
+	t.index = t.first + n;
 	for (uint32_t vpc = 0x3f000; vpc < pc + 0x3000; vpc += 7) {
-		long want = unw_find_row(t.first, 0, n, vpc);
+		long want = unw_find_row(&t, 0, n, vpc);
 		uint32_t lo, hi;
 
 		CHECK(indexed_find(&t, vpc, 0) == want);
@@ -208,19 +215,101 @@ static void test_page_index(void)
 		narrowed += hi - lo <= 64;
 	}
 	for (uint32_t i = 0; i < n; i++) { /* every row's own first byte */
-		CHECK(indexed_find(&t, rows[i].pc, 0) == t.first + i ||
+		CHECK(indexed_find(&t, rows[i].pc, 0) == i ||
 		      rows[i + 1 < n ? i + 1 : i].pc == rows[i].pc);
 	}
 	CHECK(narrowed > 0);
 	/* An index entry that makes no sense (past the rows) falls back to the whole table. */
 	((uint32_t *)&pool[t.first + n])[3] = n + 5; /* page 1's end */
 	CHECK(indexed_find(&t, (ix.base + 1) << UNW_INDEX_SHIFT, 0) ==
-	      unw_find_row(t.first, 0, n, (ix.base + 1) << UNW_INDEX_SHIFT));
+	      unw_find_row(&t, 0, n, (ix.base + 1) << UNW_INDEX_SHIFT));
 	row_index__free(&ix);
 	/* Small tables, and rows out of order, get no index. */
 	CHECK(row_index__build(rows, 10, &ix) == 0 && ix.pages == 0 && !ix.rows);
 	rows[5].pc = 1;
 	CHECK(row_index__build(rows, n, &ix) == 0 && ix.pages == 0 && !ix.rows);
+}
+
+/* Every kind of row survives the compact form, as BPF expands it (unw_read_row); rows
+ * the form cannot hold are refused, and a table of compact rows searches the same. */
+static void test_compact_rows(void)
+{
+	static const struct unwind_row fit[] = {
+	    {.pc = 0x1000, .cfa_kind = UNW_CFA_SP, .cfa_off = 8, .ra_off = -8},
+	    {.pc = 0x1004,
+	     .cfa_kind = UNW_CFA_SP,
+	     .cfa_off = 280592,
+	     .fp_rule = UNW_FP_AT_CFA,
+	     .fp_off = -16,
+	     .ra_off = -8},
+	    {.pc = 0x1010,
+	     .cfa_kind = UNW_CFA_FP,
+	     .cfa_off = 16,
+	     .fp_rule = UNW_FP_AT_CFA,
+	     .fp_off = -1024,
+	     .ra_off = -8},
+	    {.pc = 0x1020, .cfa_kind = UNW_CFA_PLT, .cfa_off = 8, .fp_off = 11, .ra_off = -8},
+	    {.pc = 0x1030,
+	     .cfa_kind = UNW_CFA_SP,
+	     .cfa_off = -64,
+	     .fp_rule = UNW_FP_UNDEF,
+	     .ra_off = -8},
+	    {.pc = 0x1040, .cfa_kind = UNW_CFA_SIGNAL},
+	    {.pc = 0x1050, .cfa_kind = UNW_CFA_END},
+	    {.pc = 0x1060, .cfa_kind = UNW_CFA_NONE},
+	    {.pc = 0xfffffff0,
+	     .cfa_kind = UNW_CFA_SP,
+	     .cfa_off = 8,
+	     .fp_rule = UNW_FP_SAME,
+	     .ra_off = -8},
+	};
+	static const struct unwind_row misfit[] = {
+	    {.cfa_kind = UNW_CFA_SP, .cfa_off = 12, .ra_off = -8},	/* not 8-aligned */
+	    {.cfa_kind = UNW_CFA_SP, .cfa_off = 8 << 18, .ra_off = -8}, /* too far */
+	    {.cfa_kind = UNW_CFA_SP, .cfa_off = 8, .ra_off = -16},	/* another ra slot */
+	    {.cfa_kind = UNW_CFA_SP,
+	     .cfa_off = 8,
+	     .fp_rule = UNW_FP_AT_CFA,
+	     .fp_off = -20,
+	     .ra_off = -8},
+	    {.cfa_kind = UNW_CFA_SP,
+	     .cfa_off = 8,
+	     .fp_rule = UNW_FP_AT_CFA,
+	     .fp_off = 1024,
+	     .ra_off = -8},
+	    {.cfa_kind = 9},
+	    {.cfa_kind = UNW_CFA_SP, .cfa_off = 0, .ra_off = -8, .ra_rule = UNW_RA_LR}, /* in x30 */
+	};
+	uint32_t n = sizeof(fit) / sizeof(fit[0]);
+	struct unw_table t = {.first = 2, .count = n, .flags = UNW_TABLE_COMPACT};
+	struct unwind_row *packed = NULL, got;
+	struct unwind_row_compact c;
+
+	memset(&got, 0xa5, sizeof(got)); /* every field of got must be unw_read_row's */
+
+	for (size_t i = 0; i < sizeof(misfit) / sizeof(misfit[0]); i++)
+		CHECK(!unwind_row__compact(&misfit[i], &c));
+	CHECK(unwind_rows__compact(misfit, 6, &packed) == -ERANGE && !packed);
+	CHECK(unwind_rows__compact(fit, n, &packed) == 0);
+	memset(pool, 0, sizeof(pool));
+	memcpy(&pool[t.first], packed, (n + 1) / 2 * sizeof(pool[0]));
+	pool_len = t.first + (n + 1) / 2;
+	free(packed);
+	for (uint32_t i = 0; i < n; i++) {
+		struct unwind_row want = fit[i];
+
+		CHECK(unw_read_row(&t, i, &got) == 0);
+		if (want.cfa_kind > UNW_CFA_PLT) /* only the kind counts there */
+			want = (struct unwind_row){
+			    .pc = want.pc, .cfa_kind = want.cfa_kind, .ra_off = -8};
+		else if (want.fp_rule != UNW_FP_AT_CFA && want.cfa_kind != UNW_CFA_PLT)
+			want.fp_off = 0;
+		CHECK(memcmp(&got, &want, sizeof(got)) == 0);
+		CHECK(unw_find_row(&t, 0, n, fit[i].pc) == i);
+		CHECK(unw_find_row(&t, 0, n, fit[i].pc + 1) == i);
+	}
+	CHECK(unw_find_row(&t, 0, n, 0xfff) == -1);
+	CHECK(unw_read_row(&t, 2 * (uint32_t)(sizeof(pool) / sizeof(pool[0])), &got) == -1);
 }
 
 static void test_find_mapping(void)
@@ -280,6 +369,7 @@ int main(void)
 	RUN_TEST(test_end_and_faults);
 	RUN_TEST(test_find_row);
 	RUN_TEST(test_page_index);
+	RUN_TEST(test_compact_rows);
 	RUN_TEST(test_find_mapping);
 	RUN_TEST(test_fp_step);
 	HARNESS_EXIT();

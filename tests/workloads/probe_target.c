@@ -4,9 +4,9 @@
  * after DELAY ms main -> probe_outer -> probe_leaf CALLS times, then FORKS forks (for a
  * sched_process_fork tracepoint), and one USDT probe hit per call (ebprof:tick) when
  * <sys/sdt.h> is there. Built without frame pointers, so the stacks come from the CFI
- * unwinder. ebprof describes a process when it execs, but the libraries ld.so maps next
- * only once an event meets them: the warm-up hit does that, and the delay lets their
- * tables be built before the counted calls.
+ * unwinder, whose tables of this binary and its libraries `record -- CMD` builds before
+ * it runs: the tests need no delay (DELAY_MS 0), and the warm-up call shows what a
+ * process's first event gets.
  * Usage: probe_target CALLS FORKS [DELAY_MS] */
 #include <stdio.h>
 #include <stdlib.h>
