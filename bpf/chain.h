@@ -19,6 +19,10 @@ enum walk_finish {
 	WALK_FINISH_KEEP,     /* off-CPU: kept in off_cpu_pending until the thread runs */
 };
 
+/* Words of the walk state a walker without bpf_loop keeps its process's description in
+ * (the largest: HotSpot's struct hs_proc). */
+#define WALK_DESC_WORDS 24
+
 /* The walk across tail calls. Only the walker running touches it. */
 struct walk_state {
 	struct unw_regs regs; /* the user frame the next walker starts at */
@@ -47,11 +51,15 @@ struct walk_state {
 	__u32 nmaps;
 	__u64 proc_addr;
 	union {
-		__u64 search[14];
+		__u64 search[WALK_DESC_WORDS];
 		/* Once the in-order walk is over, the searches are dead: a deferred runtime's
 		 * walker without bpf_loop copies its process's description here, where its
 		 * global function (no pointers either) finds it without a map lookup. */
-		__u64 deferred[14];
+		__u64 deferred[WALK_DESC_WORDS];
+		/* So are they while a walking runtime's walker has the registers (the native
+		 * walker starts both searches afresh at each frame): that walker without
+		 * bpf_loop keeps its process's description here the same way. */
+		__u64 walking[WALK_DESC_WORDS];
 	};
 };
 
