@@ -2,8 +2,9 @@
 /* The HotSpot walker, a walking runtime of the chain (bpf/chain.h): the native walker
  * hands it the registers when a pc enters the JVM's code cache (marked UNW_MARK_WALK by
  * hotspot.c); it records the interpreted, compiled and stub frames there in
- * place, one bpf_loop() iteration each (hotspot_step.h), and hands the registers
- * back to the native walker when the pc leaves the code cache (JVM C++, JNI code, libc). */
+ * place (hotspot_step.h), one bpf_loop() iteration each, or before 5.17 one call of
+ * hs_frame, and hands the registers back to the native walker when the pc leaves the code
+ * cache (JVM C++, JNI code, libc). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "chain.bpf.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The V8 walker, a walking runtime of the chain (bpf/chain.h): the native walker hands it
  * the registers when a pc enters V8's code (the embedded builtins and the JIT's anonymous
- * executable memory, marked UNW_MARK_WALK by v8.c); it records the JavaScript
- * and stub frames there in place by frame pointer, one bpf_loop() iteration each
- * (v8_step.h), and hands the registers back when the pc leaves V8's code (Node's
- * C++, libuv, a native addon, libz). */
+ * executable memory, marked UNW_MARK_WALK by v8.c); it records the JavaScript and stub
+ * frames there in place by frame pointer (v8_step.h), one bpf_loop() iteration each, or
+ * before 5.17 one call of v8_frame, and hands the registers back when the pc leaves V8's
+ * code (Node's C++, libuv, a native addon, libz). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
