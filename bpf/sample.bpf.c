@@ -18,6 +18,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set before load: nonzero makes only the processes in profiled_pids count. */
 const volatile __u32 filter_pids = 0;
+/* Set before load: nonzero makes only the tasks of the groups in profiled_cgroups count
+ * (--cgroup, --container), whatever process they are; with filter_pids, both must hold. */
+const volatile __u32 filter_cgroups = 0;
 /* Follow fork() of profiled processes (for "-- CMD" and its children). */
 const volatile __u32 follow_children = 0;
 /* Samples wake userspace only once this many bytes wait (a quarter of the ring),
@@ -44,6 +47,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } profiled_pids SEC(".maps");
+
+/* The cgroup v2 groups to profile when filter_cgroups is set, by the id
+ * bpf_get_current_cgroup_id gives: each --cgroup group and every group below it, which
+ * userspace adds as they appear (src/proc/cgroup.h: CGROUP_MAX_GROUPS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} profiled_cgroups SEC(".maps");
 
 /* Which rows of the pool belong to which table. */
 struct {
@@ -107,8 +120,16 @@ static __always_inline const struct unwind_row *pool_row(__u32 idx)
 					     (__u64)(i) * sizeof(struct unw_mapping)))
 #include "unwind_step.h"
 
+/* Whether the current task's event counts: pid is its process. */
 static __always_inline int wanted(__u32 pid)
 {
+	__u64 group;
+
+	if (filter_cgroups) {
+		group = bpf_get_current_cgroup_id();
+		if (!bpf_map_lookup_elem(&profiled_cgroups, &group))
+			return 0;
+	}
 	if (!filter_pids)
 		return 1;
 	return bpf_map_lookup_elem(&profiled_pids, &pid) != NULL;
@@ -537,6 +558,7 @@ static __noinline struct chain_slot *collect(void *ctx, __u32 event, struct unw_
 	r->value = 1; /* off-CPU time and allocations set their own */
 	r->alloc_ptr = 0;
 	r->alloc_size = 0;
+	r->cgroup_id = bpf_get_current_cgroup_id();
 	r->pid = id >> 32;
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();

@@ -80,6 +80,7 @@ struct sample_record {
 			* allocation the bytes it stands for (0: userspace weighs it) */
 	__u64 alloc_ptr;  /* allocations: the block, 0 when its free will not be reported */
 	__u64 alloc_size; /* allocations: the bytes the program asked for */
+	__u64 cgroup_id;  /* the task's cgroup v2 group (bpf_get_current_cgroup_id) */
 	__u32 cpu;
 	__u32 flags; /* SAMPLE_F_* */
 	__u16 kstack_len;

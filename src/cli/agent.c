@@ -246,6 +246,7 @@ static int lookup_process(void *ctx, uint32_t pid, struct otlp_process *out)
 	    .exe_name = p->exe_name,
 	    .exe_path = p->exe_path,
 	    .container_id = p->container_id,
+	    .pod_uid = p->pod_uid,
 	    .service_name = p->service_name,
 	};
 	return 0;

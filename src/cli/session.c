@@ -134,6 +134,26 @@ void session_opts__free(struct session_opts *o)
 	o->nprobes = 0;
 	free(o->pids);
 	o->pids = NULL;
+	free(o->cgroups);
+	o->cgroups = NULL;
+	o->ncgroups = 0;
+}
+
+static int add_cgroup(struct session_opts *o, bool container, const char *arg)
+{
+	struct cgroup_arg *a;
+
+	if (!arg[0]) {
+		pr_err("%s: give a %s", container ? "--container" : "--cgroup",
+		       container ? "container id" : "cgroup path");
+		return -EINVAL;
+	}
+	a = realloc(o->cgroups, (o->ncgroups + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a[o->ncgroups++] = (struct cgroup_arg){.container = container, .text = arg};
+	o->cgroups = a;
+	return 0;
 }
 
 int session_opts__parse(struct session_opts *o, int c, const char *arg)
@@ -174,6 +194,10 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	case SESSION_OPT_NO_INLINE:
 		o->no_inline = true;
 		return 0;
+	case SESSION_OPT_CGROUP:
+		return add_cgroup(o, false, arg);
+	case SESSION_OPT_CONTAINER:
+		return add_cgroup(o, true, arg);
 	case SESSION_OPT_DEBUG_CACHE:
 		if (!arg[0]) {
 			pr_err("--debug-cache: give a directory, or 'off'");
@@ -301,6 +325,24 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* The processes the tracker describes first: the listed ones, none for a command (it
+ * is described when it execs), those in the --cgroup groups, else all (NULL). *pids
+ * is so->pids or malloc'd. */
+static int first_scan(struct session *s, const struct session_opts *o,
+		      const struct sampler_opts *so, uint32_t **pids, size_t *n)
+{
+	*pids = (uint32_t *)so->pids;
+	*n = o->cmd ? 0 : so->npids;
+	if (so->pids || !o->ncgroups)
+		return 0;
+	if (cgroup_filter__pids(&s->cgroups, pids, n))
+		return -ENOMEM;
+	/* An empty group: nothing to describe now, not everything. */
+	if (!*pids && !(*pids = malloc(sizeof(**pids))))
+		return -ENOMEM;
+	return 0;
+}
+
 /* Every program goes through one loader: verification runs concurrently, and nothing
  * is attached unless every program loaded. */
 static int load_programs(struct session *s, const struct session_opts *o,
@@ -313,6 +355,8 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	};
 	struct warm_list warm = {0};
 	struct sampler_maps maps;
+	uint32_t *scan;
+	size_t nscan;
 	struct bpf_images imgs;
 	char btf[4096];
 	int err;
@@ -356,8 +400,12 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	/* A runtime the command loads by dlopen has its walker verified before it runs. */
 	if (warm.n)
 		runtime_set__expect_command(s->runtimes, warm.f[0].path);
-	s->native =
-	    native__start(&maps, &s->procs, s->runtimes, so->pids, o->cmd ? 0 : so->npids, &warm);
+	err = first_scan(s, o, so, &scan, &nscan);
+	if (err)
+		return err;
+	s->native = native__start(&maps, &s->procs, s->runtimes, scan, nscan, &warm);
+	if (scan != so->pids)
+		free(scan);
 	warm__free(&warm);
 	if (!s->native)
 		return -errno;
@@ -505,6 +553,12 @@ static int start(struct session *s, const struct session_opts *o)
 	if (err)
 		return err;
 	so.off_cpu_event = s->off_cpu_event;
+	err = cgroup_filter__init(&s->cgroups, o->cgroups, o->ncgroups);
+	if (err)
+		return err;
+	so.filter_cgroups = o->ncgroups > 0;
+	so.cgroups = s->cgroups.ids;
+	so.ncgroups = s->cgroups.nids;
 
 	err = start_alloc(s, o);
 	if (err)
@@ -561,6 +615,11 @@ struct session *session__start(const struct session_opts *o)
 	s->profile.by_cpu = o->by_cpu;
 	s->profile.keep_times = o->keep_times;
 	ingest__init(&s->ingest, &s->procs, &s->profile);
+	/* A recording's samples say their group and container (pprof labels); the agent's
+	 * resource already says the container. */
+	cgroup_names__init(&s->cgroup_names, NULL);
+	if (!o->continuous)
+		s->ingest.cgroups = &s->cgroup_names;
 	/* Read while the programs are verified: it costs the end of a short recording
 	 * hundreds of milliseconds otherwise. Failing to start the thread is not fatal. */
 	s->ksyms_loading = ksyms__load_start("/proc/kallsyms");
@@ -577,8 +636,15 @@ struct session *session__start(const struct session_opts *o)
 	return s;
 }
 
+static int allow_cgroup(void *ctx, uint64_t id)
+{
+	return sampler__allow_cgroup(ctx, id);
+}
+
 int session__poll(struct session *s, int timeout_ms)
 {
+	cgroup_filter__refresh(&s->cgroups, session__clock_ns(CLOCK_MONOTONIC), allow_cgroup,
+			       s->sampler);
 	return sampler__poll(s->sampler, timeout_ms);
 }
 
@@ -661,6 +727,8 @@ void session__free(struct session *s)
 	sampler__free(s->sampler);
 	alloc__free(s->alloc);
 	loader__free(s->loader);
+	cgroup_filter__free(&s->cgroups);
+	cgroup_names__free(&s->cgroup_names);
 	spawn__abort(&s->child);
 	profile__free(&s->profile);
 	proc_table__free(&s->procs);

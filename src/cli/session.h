@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "alloc/alloc.h"
+#include "cli/cgroups.h"
+#include "proc/cgroup_names.h"
 #include "cli/spawn.h"
 #include "loader/loader.h"
 #include "profile/frame_source.h"
@@ -25,6 +27,8 @@ struct session_opts {
 	unsigned long freq;
 	uint32_t *pids; /* only these processes (NULL: the whole system); malloc'd */
 	size_t npids;
+	struct cgroup_arg *cgroups; /* --cgroup / --container: only these groups; malloc'd */
+	size_t ncgroups;
 	char **cmd;		/* start this command and profile it and its children */
 	uint64_t ringbuf;	/* 0: sized from the CPUs, the rate and ringbuf_seconds */
 	double ringbuf_seconds; /* of every CPU's samples at 4 KiB each the default holds */
@@ -56,6 +60,8 @@ enum session_opt {
 	SESSION_OPT_NO_LINES,
 	SESSION_OPT_NO_INLINE,
 	SESSION_OPT_DEBUG_CACHE,
+	SESSION_OPT_CGROUP,
+	SESSION_OPT_CONTAINER,
 	SESSION_OPT__END,
 };
 /* clang-format off */
@@ -73,41 +79,50 @@ enum session_opt {
 	{"off-cpu", optional_argument, NULL, SESSION_OPT_OFF_CPU},          \
 	{"no-lines", no_argument, NULL, SESSION_OPT_NO_LINES},              \
 	{"no-inline", no_argument, NULL, SESSION_OPT_NO_INLINE},            \
-	{"debug-cache", required_argument, NULL, SESSION_OPT_DEBUG_CACHE}
+	{"debug-cache", required_argument, NULL, SESSION_OPT_DEBUG_CACHE},   \
+	{"cgroup", required_argument, NULL, SESSION_OPT_CGROUP},            \
+	{"container", required_argument, NULL, SESSION_OPT_CONTAINER}
 /* clang-format on */
 /* The help of the flags every profiling verb takes, in words true of both; each verb
  * adds its own (record's allocation flags speak of its command, the agent's of
  * processes started with the library). */
-#define SESSION_HELP                                                                          \
-	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n" \
-	"      --ringbuf SIZE   BPF ring buffer, a power of two (default: sized from the\n"   \
-	"                       CPUs and the rate, from 256K to 64M; 8M at least with\n"      \
-	"                       events)\n"                                                    \
-	"      --unwind-memory SIZE\n"                                                        \
-	"                       kernel memory for unwind tables (default 32M); when full,\n"  \
-	"                       tables no process uses are evicted\n"                         \
-	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"        \
-	"                       ebprof may use; 1 loads them one by one). A runtime's\n"      \
-	"                       walker (see 'runtimes' below) is verified only once\n"        \
-	"                       a process of it is found\n"                                   \
-	"      --load-order O   'longest' (default: most expensive first, by the costs\n"     \
-	"                       measured on earlier runs) or 'build' (as declared)\n"         \
-	"      --probe SPEC     also collect stacks on an event, as a profile of its own\n"   \
-	"                       (repeatable): uprobe:PATH:SYMBOL[+OFFSET],\n"                 \
-	"                       uretprobe:PATH:SYMBOL, tracepoint:CATEGORY:NAME,\n"           \
-	"                       usdt:PATH:PROVIDER:NAME\n"                                    \
-	"      --off-cpu[=RATE] also profile the time threads spend blocked, by the stack\n"  \
-	"                       where they blocked; RATE (0.001-1 or 0.1%%-100%%, default\n"  \
-	"                       1) is the share of blocks sampled, each scaled by 1/RATE\n"   \
-	"      --no-lines       name native frames from symbol tables only: no DWARF,\n"      \
-	"                       so no source lines and no inlined functions\n"                \
-	"      --no-inline      source lines, but not the functions inlined into others\n"    \
-	"      --debug-cache DIR\n"                                                           \
-	"                       where debug files with compressed DWARF are kept inflated,\n" \
-	"                       by build id, so no run inflates them again (default\n"        \
-	"                       /var/cache/ebprof/debug, at most 512M: the copies used\n"     \
-	"                       longest ago go first); 'off': inflate them in memory\n"       \
-	"  -v, --verbose        debug output, including libbpf's and the verifier's, and\n"   \
+#define SESSION_HELP                                                                           \
+	"  -p, --pid PIDS       only these processes (comma-separated), with their threads\n"  \
+	"      --cgroup PATH    only the tasks of this cgroup v2 group and the groups below\n" \
+	"                       it, those that join or are made later included (repeatable;\n" \
+	"                       a directory, or a path as /proc/PID/cgroup shows it); with\n"  \
+	"                       -p, both must hold\n"                                          \
+	"      --container ID   only this container's tasks: its group, found by the id (or\n" \
+	"                       its first 4+ hex digits) in the group's name, as Docker,\n"    \
+	"                       containerd, CRI-O and Podman name them (repeatable)\n"         \
+	"      --ringbuf SIZE   BPF ring buffer, a power of two (default: sized from the\n"    \
+	"                       CPUs and the rate, from 256K to 64M; 8M at least with\n"       \
+	"                       events)\n"                                                     \
+	"      --unwind-memory SIZE\n"                                                         \
+	"                       kernel memory for unwind tables (default 32M); when full,\n"   \
+	"                       tables no process uses are evicted\n"                          \
+	"      --load-jobs N    verify BPF programs on N threads (default: the CPUs\n"         \
+	"                       ebprof may use; 1 loads them one by one). A runtime's\n"       \
+	"                       walker (see 'runtimes' below) is verified only once\n"         \
+	"                       a process of it is found\n"                                    \
+	"      --load-order O   'longest' (default: most expensive first, by the costs\n"      \
+	"                       measured on earlier runs) or 'build' (as declared)\n"          \
+	"      --probe SPEC     also collect stacks on an event, as a profile of its own\n"    \
+	"                       (repeatable): uprobe:PATH:SYMBOL[+OFFSET],\n"                  \
+	"                       uretprobe:PATH:SYMBOL, tracepoint:CATEGORY:NAME,\n"            \
+	"                       usdt:PATH:PROVIDER:NAME\n"                                     \
+	"      --off-cpu[=RATE] also profile the time threads spend blocked, by the stack\n"   \
+	"                       where they blocked; RATE (0.001-1 or 0.1%%-100%%, default\n"   \
+	"                       1) is the share of blocks sampled, each scaled by 1/RATE\n"    \
+	"      --no-lines       name native frames from symbol tables only: no DWARF,\n"       \
+	"                       so no source lines and no inlined functions\n"                 \
+	"      --no-inline      source lines, but not the functions inlined into others\n"     \
+	"      --debug-cache DIR\n"                                                            \
+	"                       where debug files with compressed DWARF are kept inflated,\n"  \
+	"                       by build id, so no run inflates them again (default\n"         \
+	"                       /var/cache/ebprof/debug, at most 512M: the copies used\n"      \
+	"                       longest ago go first); 'off': inflate them in memory\n"        \
+	"  -v, --verbose        debug output, including libbpf's and the verifier's, and\n"    \
 	"                       the cost of every program verified, at start or later\n"
 /* -F's text, with the verb's default rate. */
 #define SESSION_HELP_FREQ                                                                    \
@@ -140,7 +155,7 @@ void session_opts__fit_rate(struct session_opts *o);
 int session__bad_option(int c, char **argv);
 /* The help's closing lines: the runtimes whose frames ebprof names, from the registry. */
 void session__print_runtimes(FILE *out);
-/* Frees what parsing allocated (pids, probes). */
+/* Frees what parsing allocated (pids, probes, groups). */
 void session_opts__free(struct session_opts *o);
 
 struct sampler;
@@ -156,7 +171,9 @@ struct session {
 	struct sampler *sampler;
 	struct loader *loader;
 	struct native_unwinder *native;
-	struct runtime_set *runtimes;  /* language runtimes: processes described, frames named */
+	struct runtime_set *runtimes;	  /* language runtimes: processes described, frames named */
+	struct cgroup_filter cgroups;	  /* --cgroup / --container */
+	struct cgroup_names cgroup_names; /* samples' groups named, for record's labels */
 	struct frame_source frames;    /* the runtimes' frames, as ingest and reports take them */
 	struct debuginfod *debuginfod; /* NULL unless DEBUGINFOD_URLS is set */
 	struct spawn child;

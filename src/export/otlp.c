@@ -808,6 +808,7 @@ static int enc__resource_attrs(struct enc *e, const struct report_stack *s, stru
 				 is_set(p.exe_name) ? p.exe_name : s->comm);
 	err = err ?: enc__kv_str(e, kvs, "process.executable.path", p.exe_path);
 	err = err ?: enc__kv_str(e, kvs, "container.id", p.container_id);
+	err = err ?: enc__kv_str(e, kvs, "k8s.pod.uid", p.pod_uid);
 	err = err ?: enc__kv_str(e, kvs, "host.name", o->host_name);
 	service = is_set(p.service_name)    ? p.service_name
 		  : is_set(o->service_name) ? o->service_name

@@ -27,6 +27,7 @@ struct otlp_process {
 	const char *exe_name;	  /* process.executable.name: basename of /proc/PID/exe */
 	const char *exe_path;	  /* process.executable.path */
 	const char *container_id; /* container.id */
+	const char *pod_uid;	  /* k8s.pod.uid */
 	const char *service_name; /* service.name, when the process names its own */
 };
 

@@ -148,8 +148,27 @@ static int add_pid(struct sampler *s, uint32_t pid)
 	return 0;
 }
 
+int sampler__allow_cgroup(struct sampler *s, uint64_t id)
+{
+	uint8_t one = 1;
+
+	if (bpf_map__update_elem(s->skel->maps.profiled_cgroups, &id, sizeof(id), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 static int fill_filter(struct sampler *s, const struct sampler_opts *o)
 {
+	for (size_t i = 0; i < o->ncgroups; i++) {
+		int err = sampler__allow_cgroup(s, o->cgroups[i]);
+
+		if (err) {
+			pr_err("adding cgroup %llu to the filter: %s",
+			       (unsigned long long)o->cgroups[i], strerror(-err));
+			return err;
+		}
+	}
 	for (size_t i = 0; i < o->npids; i++) {
 		int err = add_pid(s, o->pids[i]);
 
@@ -280,6 +299,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 		return err;
 	}
 	s->skel->rodata->filter_pids = o->pids != NULL;
+	s->skel->rodata->filter_cgroups = o->filter_cgroups;
 	s->skel->rodata->follow_children = o->follow_children;
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	s->skel->rodata->off_cpu_event = o->off_cpu_event;
@@ -292,6 +312,8 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	/* Without a filter the map is never read: do not pay 1.25 MiB for it. */
 	if (!err && !o->pids)
 		err = bpf_map__set_max_entries(s->skel->maps.profiled_pids, 1);
+	if (!err && !o->filter_cgroups)
+		err = bpf_map__set_max_entries(s->skel->maps.profiled_cgroups, 1);
 	if (!err && o->unwind_rows)
 		err = size_row_pool(s, o->unwind_rows);
 	if (!err)

@@ -22,6 +22,11 @@ struct sampler_opts {
 	unsigned int freq_hz;
 	const uint32_t *pids; /* only these processes (NULL: all) */
 	size_t npids;
+	/* Only the tasks of these cgroup v2 groups (by id) and those sampler__allow_cgroup
+	 * adds later, when filter_cgroups is set; with pids, both must hold. */
+	bool filter_cgroups;
+	const uint64_t *cgroups;
+	size_t ncgroups;
 	/* Allocation profiling (src/alloc): load the marker programs of libebprof-alloc.so,
 	 * or the kernel-only allocator probes with their mean sampling distance. */
 	bool alloc_markers;
@@ -58,6 +63,9 @@ int sampler__prepare(struct sampler **out, const struct sampler_opts *opts, stru
  * probes, off-CPU tracking and a perf event per online CPU. Returns 0 or a negative errno (logged); on failure the
  * caller frees the sampler, which detaches whatever was attached. */
 int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx);
+/* With filter_cgroups: also profile the tasks of group id (a group made after the
+ * start, below a --cgroup one). 0, or a negative errno (-E2BIG: the map is full). */
+int sampler__allow_cgroup(struct sampler *s, uint64_t id);
 /* After sampler__start: attaches the loaded '?' uprobe program prog to func in the ELF
  * file path, in process pid (-1: every process that maps the file), with the cookie the
  * program reads. The link lives until sampler__stop. Returns 0 or a negative errno,

@@ -2,6 +2,7 @@
 /* Per-process resource facts for exporters, from /proc/PID/{exe,stat,cgroup,environ}.
  * Every read tolerates a process that is gone: what could not be read stays NULL. */
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,6 +33,7 @@ static void info_free(struct proc_info *p)
 	free(p->exe_path);
 	free(p->exe_name);
 	free(p->container_id);
+	free(p->pod_uid);
 	free(p->service_name);
 	free(p);
 }
@@ -113,16 +115,48 @@ int proc_info__container_id(const char *cgroup, char out[65])
 	return 0;
 }
 
-static char *read_container_id(const struct proc_info_cache *c, uint32_t pid)
+/* Whether s starts with a uuid whose groups are separated by sep. */
+static bool is_uuid(const char *s, char sep)
 {
-	char *buf = NULL, id[65];
-	int err;
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+		unsigned char c = (unsigned char)s[i];
 
-	if (read_small(c, pid, "cgroup", &buf) < 0)
-		return NULL;
-	err = proc_info__container_id(buf, id);
+		if (dash ? c != (unsigned char)sep : !isxdigit(c) || isupper(c))
+			return false;
+	}
+	return true;
+}
+
+int proc_info__pod_uid(const char *cgroup, char out[37])
+{
+	const char *p = cgroup, *found = NULL;
+
+	while ((p = strstr(p, "pod"))) {
+		p += 3;
+		if (strnlen(p, 36) == 36 && (is_uuid(p, '-') || is_uuid(p, '_')))
+			found = p;
+	}
+	if (!found)
+		return -ENOENT;
+	for (int i = 0; i < 36; i++)
+		out[i] = found[i] == '_' ? '-' : found[i];
+	out[36] = '\0';
+	return 0;
+}
+
+/* The container id and pod uid in the process's /proc/PID/cgroup. */
+static void read_cgroup_ids(const struct proc_info_cache *c, struct proc_info *p)
+{
+	char *buf = NULL, id[65], uid[37];
+
+	if (read_small(c, p->pid, "cgroup", &buf) < 0)
+		return;
+	if (!proc_info__container_id(buf, id))
+		p->container_id = strdup(id);
+	if (!proc_info__pod_uid(buf, uid))
+		p->pod_uid = strdup(uid);
 	free(buf);
-	return err ? NULL : strdup(id);
 }
 
 /* The process's own OTEL_SERVICE_NAME, from its NUL-separated environment. */
@@ -162,7 +196,7 @@ static int fill(const struct proc_info_cache *c, struct proc_info *p, const char
 	p->exe_path = read_exe(c, p->pid);
 	base = p->exe_path ? strrchr(p->exe_path, '/') : NULL;
 	p->exe_name = strdup(base ? base + 1 : (comm ? comm : ""));
-	p->container_id = read_container_id(c, p->pid);
+	read_cgroup_ids(c, p);
 	p->service_name = read_service_name(c, p->pid);
 	return p->exe_name ? 0 : -ENOMEM;
 }

@@ -17,6 +17,7 @@ struct proc_info {
 	char *exe_path;	      /* NULL when unreadable (kernel thread, gone) */
 	char *exe_name;	      /* basename of exe_path, else the process name */
 	char *container_id;   /* NULL outside containers */
+	char *pod_uid;	      /* the Kubernetes pod's uid; NULL outside pods */
 	char *service_name;   /* the process's own OTEL_SERVICE_NAME, else NULL */
 };
 
@@ -38,5 +39,10 @@ void proc_info_cache__age(struct proc_info_cache *c);
  * (docker-ID.scope, /docker/ID, cri-containerd-ID.scope, crio-ID, libpod-ID). Writes
  * it NUL-terminated into out[65]; returns 0, or -ENOENT when there is none. */
 int proc_info__container_id(const char *cgroup, char out[65]);
+/* The Kubernetes pod uid in a cgroup path or /proc/PID/cgroup text: the last "pod"
+ * followed by a uuid, written with dashes (the cgroupfs driver's
+ * /kubepods/burstable/podUID/) or underscores (the systemd driver's
+ * kubepods-burstable-podUID.slice). Writes it with dashes into out[37]; 0 or -ENOENT. */
+int proc_info__pod_uid(const char *cgroup, char out[37]);
 
 #endif

@@ -6,6 +6,7 @@
  * frames are spliced in at the activations they belong to. */
 #include <string.h>
 
+#include "proc/cgroup_names.h"
 #include "profile/frame_source.h"
 #include "profile/ingest.h"
 
@@ -120,12 +121,12 @@ static unsigned int add_user(struct ingest *in, struct stack *s, unsigned int at
 }
 
 /* The labels a runtime's walker appended after the in-order part (frames flagged
- * UF_LABEL, consecutive), as the id of their set in the profile; 0 for none. */
-static uint32_t add_labels(struct ingest *in, const struct sample_record *r)
+ * UF_LABEL, consecutive) into labels (at most max); how many. */
+static unsigned int runtime_labels(struct ingest *in, const struct sample_record *r,
+				   struct label *labels, unsigned int max)
 {
 	unsigned int n = r->ustack_len < UNW_MAX_FRAMES ? r->ustack_len : UNW_MAX_FRAMES;
-	unsigned int i = r->ustack_inorder < n ? r->ustack_inorder : n, first, nl;
-	struct label labels[LABELS_MAX];
+	unsigned int i = r->ustack_inorder < n ? r->ustack_inorder : n, first;
 
 	while (i < n && !(UF_IS_RUNTIME(r->ustack[i].file_id) && (r->ustack[i].pad & UF_LABEL)))
 		i++;
@@ -134,13 +135,40 @@ static uint32_t add_labels(struct ingest *in, const struct sample_record *r)
 	     r->ustack[i].file_id == r->ustack[first].file_id;
 	     i++)
 		;
-	if (i == first)
+	if (i == first || !in->frames || !in->frames->labels)
 		return 0;
-	if (!in->frames || !in->frames->labels)
+	return in->frames->labels(in->frames->ctx, r->pid, &r->ustack[first], i - first, labels,
+				  max);
+}
+
+/* The sample's group, as "cgroup" (its path), "container.id" when its name carries one
+ * and "k8s.pod.uid" when its path does; none for the root group. How many labels, at most max. */
+static unsigned int cgroup_labels(struct ingest *in, const struct sample_record *r, uint64_t now_ns,
+				  struct label *labels, unsigned int max)
+{
+	const struct cgroup_name *g;
+	unsigned int n = 0;
+
+	if (!in->cgroups || !(g = cgroup_names__get(in->cgroups, r->cgroup_id, now_ns)))
 		return 0;
-	nl = in->frames->labels(in->frames->ctx, r->pid, &r->ustack[first], i - first, labels,
-				LABELS_MAX);
-	return label_sets__intern(&in->profile->labels, labels, nl);
+	if (n < max)
+		labels[n++] = (struct label){"cgroup", g->path};
+	if (n < max && g->container_id[0])
+		labels[n++] = (struct label){"container.id", g->container_id};
+	if (n < max && g->pod_uid[0])
+		labels[n++] = (struct label){"k8s.pod.uid", g->pod_uid};
+	return n;
+}
+
+/* The sample's labels (a runtime's, then its group's) as the id of their set in the
+ * profile; 0 for none. */
+static uint32_t add_labels(struct ingest *in, const struct sample_record *r, uint64_t now_ns)
+{
+	struct label labels[LABELS_MAX];
+	unsigned int n = runtime_labels(in, r, labels, LABELS_MAX);
+
+	n += cgroup_labels(in, r, now_ns, labels + n, LABELS_MAX - n);
+	return n ? label_sets__intern(&in->profile->labels, labels, n) : 0;
 }
 
 /* Leaves out the innermost user frames that share the innermost one's file (resolved
@@ -195,7 +223,7 @@ int ingest__event(struct ingest *in, const struct sample_record *r, uint64_t now
 		if (in->trim_innermost_file)
 			user = trim_innermost_file(s, n, user);
 		n += user;
-		s->labels = add_labels(in, r);
+		s->labels = add_labels(in, r, now_ns);
 	}
 	s->nframes = n;
 	return profile__add(in->profile, s, values, r->time_ns + in->mono_to_unix_ns);

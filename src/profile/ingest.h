@@ -13,12 +13,16 @@
 
 struct frame_source;
 
+struct cgroup_names;
+
 struct ingest {
 	struct proc_table *procs;
 	struct profile *profile;
 	const struct frame_source *frames; /* runtimes' frames; NULL: they stay unknown */
-	uint64_t unmapped_frames;	   /* user addresses outside every known mapping */
-	uint64_t mono_to_unix_ns;	   /* added to BPF's CLOCK_MONOTONIC times */
+	/* Names samples' cgroups as the labels "cgroup" and "container.id"; NULL: none. */
+	struct cgroup_names *cgroups;
+	uint64_t unmapped_frames; /* user addresses outside every known mapping */
+	uint64_t mono_to_unix_ns; /* added to BPF's CLOCK_MONOTONIC times */
 	/* Leave out the innermost user frames that share the innermost one's file (the
 	 * allocation library's marker, sampler and malloc wrapper). */
 	bool trim_innermost_file;

@@ -12,8 +12,9 @@
 #include "util/hmap.h"
 
 #define LABELS_MAX 8 /* labels of one sample (the rest are counted dropped); REPORT_MAX_LABELS */
-#define LABEL_KEY_MAX 64	  /* bytes of a key; longer ones are cut */
-#define LABEL_VALUE_MAX 128	  /* bytes of a value; longer ones are cut */
+#define LABEL_KEY_MAX 64 /* bytes of a key; longer ones are cut */
+#define LABEL_VALUE_MAX \
+	256 /* bytes of a value (a Kubernetes cgroup path fits); longer ones are cut */
 #define LABEL_SETS_MAX (1u << 16) /* distinct sets held; then samples go without labels */
 
 struct label {

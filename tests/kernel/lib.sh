@@ -68,11 +68,15 @@ secs() { awk -v n="$1" -v k="$TIME_SCALE" 'BEGIN { print n * k }'; }
 pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 
 # wait_sampling PID: waits (up to 60 s) until process PID, an ebprof recording, holds a
-# perf event: the sampler opens and attaches one per CPU at once, so from then on it
-# samples, however long a loaded machine took to verify its programs.
+# perf event and a BPF program: the sampler opens and attaches one event per CPU once its
+# programs are loaded, so from then on it samples, however long a loaded machine took to
+# verify them. A perf event alone is not enough: the start-up check (cli/host.c) opens
+# one for a moment before anything is loaded.
 wait_sampling() {
+	local fds
 	for _ in $(seq 600); do
-		ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'perf_event\]' && return 0
+		fds=$(ls -l /proc/"$1"/fd 2>/dev/null)
+		grep -q 'perf_event\]' <<<"$fds" && grep -q 'bpf-prog' <<<"$fds" && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -102,7 +106,7 @@ track_bpf() {
 }
 
 # bpf_gone NAME: PASS when every object the tracked runs of ebprof created is gone (within
-# ten seconds: see tests/leaks/bpf_gone.c), else FAIL naming what is left and who holds it. Nothing logged is a FAIL too: every
+# thirty seconds: see tests/leaks/bpf_gone.c), else FAIL naming what is left and who holds it. Nothing logged is a FAIL too: every
 # test that checks has ebprof load something.
 bpf_gone() {
 	local out

@@ -154,8 +154,11 @@ static int lookup(void *ctx, uint32_t pid, struct otlp_process *out)
 	if (pid != 100)
 		return -ESRCH;
 	snprintf(path, sizeof(path), "/usr/bin/app"); /* reused: the encoder must copy */
-	*out = (struct otlp_process){
-	    .exe_name = "app", .exe_path = path, .container_id = "c0ffee", .service_name = NULL};
+	*out = (struct otlp_process){.exe_name = "app",
+				     .exe_path = path,
+				     .container_id = "c0ffee",
+				     .pod_uid = "0a1b2c3d-1111-2222-3333-444455556666",
+				     .service_name = NULL};
 	return 0;
 }
 
@@ -477,6 +480,7 @@ static void test_resource_attributes(void)
 	CHECK(resource_str_is(app, "process.executable.name", "app"));
 	CHECK(resource_str_is(app, "process.executable.path", "/usr/bin/app"));
 	CHECK(resource_str_is(app, "container.id", "c0ffee"));
+	CHECK(resource_str_is(app, "k8s.pod.uid", "0a1b2c3d-1111-2222-3333-444455556666"));
 	CHECK(resource_str_is(app, "host.name", "testhost"));
 	CHECK(resource_str_is(app, "service.name", "app"));
 	CHECK(resource_str_is(app, "deployment.environment.name", "test"));
@@ -486,6 +490,7 @@ static void test_resource_attributes(void)
 	/* The comm, as the semantic conventions allow when the executable is unknown. */
 	CHECK(resource_str_is(db, "process.executable.name", "db"));
 	CHECK(resource_attr(db, "container.id") == NULL);
+	CHECK(resource_attr(db, "k8s.pod.uid") == NULL);
 	CHECK(resource_str_is(db, "service.name", "db")); /* comm, when nothing else is known */
 	CHECK(resource_str_is(db, "host.name", "testhost"));
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests of the per-process resource facts: container ids from the cgroup layouts
- * of the common runtimes, and /proc reads of a live child and of a vanished pid. */
+/* Unit tests of the per-process resource facts: container ids and pod uids from the
+ * cgroup layouts of the common runtimes, and /proc reads of a live child and of a vanished pid. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -41,6 +41,34 @@ static void test_container_ids(void)
 		  out) == -ENOENT);
 }
 
+#define UID "0a1b2c3d-1111-2222-3333-444455556666"
+
+static void test_pod_uids(void)
+{
+	static const char *const layouts[] = {
+	    /* cgroupfs driver, and systemd's with underscores */
+	    "0::/kubepods/besteffort/pod" UID "/crio-" ID ".scope\n",
+	    "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+	    "0a1b2c3d_1111_2222_3333_444455556666.slice/cri-containerd-" ID ".scope\n",
+	    "/kubepods.slice/kubepods-pod" UID ".slice",
+	};
+	char out[37];
+
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		memset(out, 0, sizeof(out));
+		CHECK(proc_info__pod_uid(layouts[i], out) == 0);
+		CHECK(strcmp(out, UID) == 0);
+	}
+	/* Not pods: Docker, a cut uuid, mixed separators, upper case, no "pod" before. */
+	CHECK(proc_info__pod_uid("0::/system.slice/docker-" ID ".scope\n", out) == -ENOENT);
+	CHECK(proc_info__pod_uid("0::/kubepods/pod0a1b2c3d-1111-2222-3333-4444", out) == -ENOENT);
+	CHECK(proc_info__pod_uid("0::/kubepods/pod0a1b2c3d-1111_2222-3333-444455556666/", out) ==
+	      -ENOENT);
+	CHECK(proc_info__pod_uid("0::/kubepods/pod0A1B2C3D-1111-2222-3333-444455556666/", out) ==
+	      -ENOENT);
+	CHECK(proc_info__pod_uid("0::/kubepods/" UID "/", out) == -ENOENT);
+}
+
 /* A child with its own OTEL_SERVICE_NAME, read while it lives and after it is gone. */
 static void test_live_and_gone(void)
 {
@@ -78,6 +106,7 @@ static void test_live_and_gone(void)
 int main(void)
 {
 	RUN_TEST(test_container_ids);
+	RUN_TEST(test_pod_uids);
 	RUN_TEST(test_live_and_gone);
 	HARNESS_EXIT();
 }
