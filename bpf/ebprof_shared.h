@@ -51,6 +51,7 @@ enum walker {
 	WALKER_PHP,	   /* PHP: execute_ex activations -> PHP frames; opcache JIT code */
 	WALKER_PERL,	   /* Perl: runops activations -> subs from the context stack */
 	WALKER_RUBY,	   /* CRuby: VM activations -> Ruby frames; steps over YJIT's code */
+	WALKER_BEAM, /* Erlang/BEAM: walks the JIT's code by the Erlang stack's return addresses */
 	WALKER__COUNT,
 };
 

@@ -42,6 +42,7 @@ struct record_opts {
 	double seconds; /* 0: until interrupted (or the command exits) */
 	bool seconds_set;
 	const char *outdir;
+	enum report_root root; /* --root */
 };
 
 static void usage(FILE *out)
@@ -67,7 +68,11 @@ static void usage(FILE *out)
 	    "                       command exits; 0: until Ctrl-C); with -p, the recording\n"
 	    "                       also ends once every process has exited\n"
 	    "  -o, --output DIR     output directory (default ./ebprof-out), created if "
-	    "needed\n" SESSION_HELP
+	    "needed\n"
+	    "      --root WHAT      what roots the folded stacks and the flame graph: 'comm'\n"
+	    "                       (default: the process's name), 'pid' (comm-PID) or\n"
+	    "                       'container' (12 digits of the container id, or 'host',\n"
+	    "                       above the process's name)\n" SESSION_HELP
 	    "      --alloc[=MEAN]   also profile allocations: COMMAND runs with\n"
 	    "                       libebprof-alloc.so preloaded, which samples one allocation\n"
 	    "                       per MEAN bytes on average (default 512K); profiles\n"
@@ -93,12 +98,34 @@ static void usage(FILE *out)
 	session__print_runtimes(out);
 }
 
+/* record's own long-only flags, numbered after the shared ones. */
+enum { OPT_ROOT = SESSION_OPT__END };
+
+static int parse_root(const char *arg, enum report_root *root)
+{
+	static const char *const names[] = {
+	    [REPORT_ROOT_COMM] = "comm",
+	    [REPORT_ROOT_PID] = "pid",
+	    [REPORT_ROOT_CONTAINER] = "container",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(arg, names[i]) == 0) {
+			*root = (enum report_root)i;
+			return 0;
+		}
+	}
+	pr_err("--root: '%s' is not comm, pid or container", arg);
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 	    SESSION_LONGOPTS,
 	    {"duration", required_argument, NULL, 'd'},
 	    {"output", required_argument, NULL, 'o'},
+	    {"root", required_argument, NULL, OPT_ROOT},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -117,6 +144,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'o':
 			o->outdir = optarg;
+			break;
+		case OPT_ROOT:
+			err = parse_root(optarg, &o->root);
 			break;
 		case 'h':
 			usage(stdout);
@@ -530,6 +560,7 @@ static int finish(struct session *rec, const struct record_opts *o, struct outdi
 		pr_err("building the report: %s", strerror(errno));
 		return -ENOMEM;
 	}
+	r->root = o->root;
 	startup__mark(EXIT_REPORTED);
 	t1 = thread_cpu_ns();
 	cpu.report_ns += t1 - t0;

@@ -265,6 +265,18 @@ static uint32_t frame_kind(const struct report_frame *f)
 }
 
 /* The name of a label set's node: "{key=value, key=value}", keys sorted. */
+/* fg_tree__intern of a string that does not outlive the call: a new name is copied. */
+static int fg_tree__intern_copy(struct fg_tree *t, const char *s, uint32_t *id)
+{
+	uint32_t before = t->nnames;
+	int err = fg_tree__intern(t, s, id);
+
+	if (err || t->nnames == before)
+		return err;
+	t->names[*id] = arena_strdup(&t->arena, s);
+	return t->names[*id] ? 0 : -ENOMEM;
+}
+
 static const char *labels_name(struct fg_tree *t, const struct report_stack *s)
 {
 	size_t len = 3;
@@ -296,22 +308,26 @@ static uint64_t stack_count(const struct report *r, const struct report_stack *s
 	return s->values[0];
 }
 
-/* Adds one stack: its process, "[truncated]" if the root is missing, then its frames
+/* Adds one stack: its root (its process; report.root may put its pid in the process's
+ * name or its container above it), "[truncated]" if the root is missing, then its frames
  * outermost first (report stacks are leaf first). Line j of frame f has the name id
  * names[first_name[f] + j]. */
 static int fg_tree__add_stack(struct fg_tree *t, const struct report *r, const uint32_t *names,
 			      const uint32_t *first_name, const struct report_stack *s)
 {
-	const char *comm = s->comm && s->comm[0] ? s->comm : "[unknown]";
+	char roots[REPORT_ROOTS_MAX][REPORT_ROOT_LEN];
+	unsigned int nroots = report_stack_roots(s, r->root, roots);
 	struct fg_amount w = {report_stack_weight(r, s), stack_count(r, s)};
 	uint32_t node = 0, name;
-	int err;
+	int err = 0;
 
 	t->nodes[0].value += w.weight;
 	t->nodes[0].count += w.count;
-	err = fg_tree__intern(t, comm, &name);
-	if (!err)
-		err = fg_tree__descend(t, &node, name, FG_PROCESS, w);
+	for (unsigned int i = 0; !err && i < nroots; i++) {
+		err = fg_tree__intern_copy(t, roots[i], &name);
+		if (!err)
+			err = fg_tree__descend(t, &node, name, FG_PROCESS, w);
+	}
 	if (!err && s->nlabels) { /* below the process: zooming on it shows only those samples */
 		const char *labels = labels_name(t, s);
 

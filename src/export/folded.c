@@ -33,21 +33,29 @@ static void put_name(FILE *f, const char *name)
 		fputc(*name == ';' ? ':' : (*name == '\n' ? ' ' : *name), f);
 }
 
-/* EBPROF_FOLDED_PID=1 writes "comm-PID" where the comm goes, as stackcollapse-perf.pl's
- * --pid does: the suite records many processes of one program at once and reads each
- * one's stacks apart (tests/kernel/lib.sh: batch_stacks). */
-static bool with_pid(void)
+/* The report's root; EBPROF_FOLDED_PID=1 makes comm's "comm-PID", as record --root pid:
+ * the suite records many processes of one program at once and reads each one's stacks
+ * apart (tests/kernel/lib.sh: batch_stacks). */
+static enum report_root root_mode(const struct report *r)
 {
 	const char *v = getenv("EBPROF_FOLDED_PID");
 
-	return v && v[0] && strcmp(v, "0") != 0;
+	if (r->root == REPORT_ROOT_COMM && v && v[0] && strcmp(v, "0") != 0)
+		return REPORT_ROOT_PID;
+	return r->root;
 }
 
-static void print_stack(FILE *f, const struct report *r, const struct report_stack *s, bool pid)
+static void print_stack(FILE *f, const struct report *r, const struct report_stack *s,
+			enum report_root mode)
 {
-	put_name(f, s->comm[0] ? s->comm : "[unknown]");
-	if (pid)
-		fprintf(f, "-%u", s->pid);
+	char roots[REPORT_ROOTS_MAX][REPORT_ROOT_LEN];
+	unsigned int n = report_stack_roots(s, mode, roots);
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (i)
+			fputc(';', f);
+		put_name(f, roots[i]);
+	}
 	if (s->truncated)
 		fputs(";[truncated]", f);
 	for (uint32_t i = s->nframes; i-- > 0;) {
@@ -69,7 +77,7 @@ static int merge(const struct report *r, struct hmap *lines, struct arena *a, ui
 {
 	char *buf = NULL;
 	size_t len = 0;
-	bool pid = with_pid();
+	enum report_root mode = root_mode(r);
 	FILE *mem;
 
 	for (size_t i = 0; i < r->nstacks; i++) {
@@ -82,7 +90,7 @@ static int merge(const struct report *r, struct hmap *lines, struct arena *a, ui
 		mem = open_memstream(&buf, &len);
 		if (!mem)
 			return -ENOMEM;
-		print_stack(mem, r, &r->stacks[i], pid);
+		print_stack(mem, r, &r->stacks[i], mode);
 		if (fclose(mem))
 			return -ENOMEM;
 		h = hash_bytes(buf, len, 0);

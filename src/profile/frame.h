@@ -18,6 +18,7 @@ enum frame_kind {
 	FRAME_PHP,     /* addr is the line, the name "Class::method (file.php:LINE)" */
 	FRAME_PERL,    /* addr is the line, the name "Package::sub (file.pl:LINE)" */
 	FRAME_RUBY,    /* addr is the line, the name "Owner#method (file.rb:LINE)" */
+	FRAME_BEAM,    /* addr is the line, the name "module:function/arity (file.erl:LINE)" */
 	FRAME_KIND__COUNT,
 };
 

@@ -104,8 +104,16 @@ struct report_stack {
 	const struct report_label *labels; /* sorted by key, keys unique */
 };
 
+/* What roots a stack in the text outputs (folded stacks, the flame graph). */
+enum report_root {
+	REPORT_ROOT_COMM,      /* its process's name */
+	REPORT_ROOT_PID,       /* "comm-PID", as stackcollapse-perf.pl --pid writes it */
+	REPORT_ROOT_CONTAINER, /* its container (12 digits of container.id; "host") above comm */
+};
+
 struct report {
-	uint64_t period_ns; /* one sample stands for this much CPU time: 1e9 / Hz */
+	uint64_t period_ns;    /* one sample stands for this much CPU time: 1e9 / Hz */
+	enum report_root root; /* set by the caller before writing; REPORT_ROOT_COMM: 0 */
 	size_t nevents;
 	const struct report_event *events; /* events[0] is "cpu" */
 	uint64_t start_unix_ns;		   /* wall-clock time the recording started */

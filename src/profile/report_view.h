@@ -21,6 +21,13 @@ static inline uint64_t report_stack_weight(const struct report *r, const struct 
 	return n && n <= REPORT_MAX_VALUES ? s->values[n - 1] : s->count;
 }
 
+#define REPORT_ROOTS_MAX 2
+#define REPORT_ROOT_LEN 64
+
+/* The names of stack s's root under mode, outermost first, into roots; how many. */
+unsigned int report_stack_roots(const struct report_stack *s, enum report_root mode,
+				char roots[REPORT_ROOTS_MAX][REPORT_ROOT_LEN]);
+
 struct report_view {
 	struct report r; /* events[0] is the event; stacks point into r's source */
 	struct report_stack *stacks;

@@ -125,6 +125,17 @@ others $out ms with them" \
 	fi
 fi
 
+# --root container: every stack rooted at its container, the process's name below.
+if case_selected cgroup_root; then
+	record cgroup_root --root container --cgroup "$base" &&
+		check cgroup_root "roots other than the two containers': \
+$(cut -d';' -f1,2 "$TMP/cgroup_root/stacks.folded" | sort | uniq -c | paste -sd,)" \
+			bash -c "grep -q '^${id1:0:12};fp_chain;' '$TMP/cgroup_root/stacks.folded' &&
+				grep -q '^${id2:0:12};syscall_loop;' '$TMP/cgroup_root/stacks.folded' &&
+				! grep -Ev '^(${id1:0:12};fp_chain|${id2:0:12};syscall_loop);' \
+					'$TMP/cgroup_root/stacks.folded'"
+fi
+
 # A group made after the start, and a process moved into it: both found (the groups are
 # walked again every second; the check in BPF is per event).
 if case_selected cgroup_late; then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Folded-stack writer: exact lines for a known report (root first, kernel frames with
  * "_[k]", equal lines of different threads merged, truncated stacks marked, separators
- * in names neutralised), and a clean failure on an unwritable path. */
+ * in names neutralised), the roots of --root, and a clean failure on an unwritable path. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +95,44 @@ static void test_lines(void)
 	rmdir(dir);
 }
 
+/* --root pid puts each process's pid in its root; --root container puts the container
+ * (12 digits of its container.id label, or "host") above the process. */
+static void test_roots(void)
+{
+	static const struct report_label in_container[] = {
+	    {"cgroup", "/system.slice/docker-3f4e2d1c0b9a8f7e.scope"},
+	    {"container.id", "3f4e2d1c0b9a8f7e6d5c4b3a29181706f5e4d3c2b1a098f7e6d5c4b3a2918170"},
+	};
+	struct report_stack st[] = {stacks[0], stacks[2]};
+	struct report r = rep;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	st[1].pid = 7;
+	st[1].nlabels = 2;
+	st[1].labels = in_container;
+	r.stacks = st;
+	r.nstacks = 2;
+	r.root = REPORT_ROOT_PID;
+	mem = open_memstream(&buf, &len);
+	CHECK(mem && folded__fprint(&r, mem) == 0);
+	if (mem)
+		fclose(mem);
+	CHECK(buf && strstr(buf, "demo-1;main;work;leaf 5\n") != NULL);
+	CHECK(buf && strstr(buf, "demo-7;main;work;do_syscall_64_[k] 4\n") != NULL);
+	free(buf);
+	buf = NULL;
+	r.root = REPORT_ROOT_CONTAINER;
+	mem = open_memstream(&buf, &len);
+	CHECK(mem && folded__fprint(&r, mem) == 0);
+	if (mem)
+		fclose(mem);
+	CHECK(buf && strstr(buf, "host;demo;main;work;leaf 5\n") != NULL);
+	CHECK(buf && strstr(buf, "3f4e2d1c0b9a;demo;main;work;do_syscall_64_[k] 4\n") != NULL);
+	free(buf);
+}
+
 /* A native frame with DWARF lines is its inline chain, outermost first, the inlined
  * functions marked; the rest of the stack is unchanged. */
 static const struct report_line chain[] = {
@@ -150,6 +188,7 @@ int main(void)
 {
 	RUN_TEST(test_lines);
 	RUN_TEST(test_inline_chain);
+	RUN_TEST(test_roots);
 	RUN_TEST(test_unwritable);
 	HARNESS_EXIT();
 }

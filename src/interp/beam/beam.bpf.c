@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BEAM walker, a walking runtime of the chain (bpf/chain.h): the native walker hands
+ * it the registers when a pc enters the JIT's code (the executable view of its memfd,
+ * marked UNW_MARK_WALK by beam.c). At the sample's own pc the stack pointer is the
+ * Erlang process's stack pointer: the walker records the pc, then scans that stack for
+ * continuation pointers (beam_step.h), one chunk of words per bpf_loop() iteration, up to
+ * the process's first frame; a scan that does not reach it is dropped, the pc kept.
+ * Reached from native code instead (a BIF, a NIF, the VM's C code called by JIT code),
+ * the stack pointer is the scheduler's C stack: the one JIT frame is recorded and the
+ * stack ends there. The scheduler's native frames below the Erlang stack are not walked. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "chain.bpf.h"
+#include "beam_step.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Erlang VMs userspace has described. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct beam_proc);
+} pid_to_beam SEC(".maps");
+
+CHAIN_COUNTERS(beam_counters, beam_count, BEAM_CTR__COUNT);
+
+/* The chunk of the Erlang stack being scanned, per CPU: too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[BEAM_CHUNK_WORDS]);
+} beam_chunk SEC(".maps");
+
+struct beam_walk {
+	struct chain_slot *s;
+	const struct beam_proc *p;
+	__u64 *chunk;
+	__u64 sp;
+	__u32 bottom; /* the scan reached the process's first frame */
+	__u32 full;   /* frames found past the record's last slot */
+};
+
+static __always_inline void beam_frame(struct sample_record *r, __u64 addr, __u32 how)
+{
+	__u32 n = r->ustack_len;
+	struct user_frame *uf;
+
+	if (n >= UNW_MAX_FRAMES)
+		return;
+	/* The compiler drops a mask it can prove idle; the verifier needs it. */
+	asm volatile("%0 &= 255" : "+r"(n));
+	uf = &r->ustack[n];
+	uf->addr = addr;
+	uf->file_id = UF_RUNTIME_FILE(WALKER_BEAM);
+	uf->pad = how;
+	r->ustack_len = n + 1;
+}
+
+/* bpf_loop() callback: one word of the Erlang stack, its chunk read when it starts one.
+ * One word per iteration keeps the body the verifier checks small. */
+static long beam_word_cb(__u32 i, void *arg)
+{
+	struct beam_walk *w = arg;
+	struct sample_record *r = &w->s->r;
+	__u32 at = i & (BEAM_CHUNK_WORDS - 1);
+	int kind;
+
+	if (!at && read_user(w->chunk, BEAM_CHUNK_WORDS * 8, w->sp + (__u64)i * 8))
+		return 1;
+	kind = beam_word_kind(w->p, w->chunk[at]);
+	if (kind == BEAM_WORD_BOTTOM) {
+		w->bottom = 1;
+		return 1;
+	}
+	if (kind != BEAM_WORD_CP)
+		return 0;
+	if (r->ustack_len >= UNW_MAX_FRAMES)
+		w->full = 1; /* the scan goes on: only its bottom makes the frames right */
+	else
+		beam_frame(r, w->chunk[at], BEAM_FRAME_RETURN);
+	return 0;
+}
+
+/* The Erlang part of the stack ends here. */
+static __always_inline int beam_cut(void *ctx, const struct chain c, struct chain_slot *s,
+				    __u32 counter, __u32 stop)
+{
+	if (counter < BEAM_CTR__COUNT)
+		beam_count(counter);
+	chain_stack_ends(s, stop);
+	return chain_next(ctx, c, s, chain_deferred(&s->w));
+}
+
+static __always_inline int beam_walk(void *ctx, const struct chain c)
+{
+	struct chain_slot *s = chain_slot(c);
+	struct beam_walk w = {};
+	__u32 leaf, zero = 0;
+
+	if (!s)
+		return 0;
+	w.p = bpf_map_lookup_elem(&pid_to_beam, &s->w.pid);
+	if (!w.p || !w.p->normal_exit) {
+		/* The JIT's code is claimed but this VM not described (it was starting when
+		 * last looked at): ask the tracker for another look. */
+		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
+		return beam_cut(ctx, c, s, BEAM_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
+	}
+	if (!beam_in_code(w.p, s->w.regs.pc))
+		return beam_cut(ctx, c, s, BEAM_CTR_NO_PROGRESS, UNW_STEP_BAD_FRAME);
+	beam_count(BEAM_CTR_WALKS);
+	if (!s->w.regs.pc_exact) {
+		beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_RETURN);
+		return beam_cut(ctx, c, s, BEAM_CTR_FROM_NATIVE, UNW_STEP_BAD_FRAME);
+	}
+	beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_EXACT);
+	leaf = s->r.ustack_len;
+	w.chunk = bpf_map_lookup_elem(&beam_chunk, &zero);
+	if (!w.chunk)
+		return beam_cut(ctx, c, s, BEAM_CTR__COUNT, UNW_STEP_BAD_FRAME);
+	w.s = s;
+	w.sp = s->w.regs.sp;
+	bpf_loop(BEAM_SCAN_WORDS, beam_word_cb, &w, 0);
+	if (!w.bottom) {
+		/* Not known to be an Erlang stack, or too deep to check: the pc alone. */
+		s->r.ustack_len = leaf;
+		return beam_cut(ctx, c, s, BEAM_CTR_NO_BOTTOM, UNW_STEP_BAD_FRAME);
+	}
+	if (w.full) {
+		s->r.flags |= SAMPLE_F_USER_TRUNCATED;
+		beam_count(BEAM_CTR_FULL);
+	}
+	return beam_cut(ctx, c, s, BEAM_CTR__COUNT, UNW_STEP_END);
+}
+EBPROF_WALKER(beam_walk)

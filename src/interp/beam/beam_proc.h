@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* What the BEAM walker knows of one Erlang VM (map pid_to_beam, written by beam.c from
+ * the VM's own GDB JIT records), and how its frames travel in a struct user_frame.
+ * Fixed-width and pointer-free: both sides compile it. */
+#ifndef EBPROF_BEAM_PROC_H
+#define EBPROF_BEAM_PROC_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* The JIT's code: the executable view of its memfd, or with +JPperf (single-mapped
+ * code for perf) its anonymous executable regions. */
+#define BEAM_MAX_RANGES 8
+/* The Erlang stack is read BEAM_CHUNK_WORDS words at a time, at most BEAM_SCAN_WORDS
+ * words: 64 KiB of stack, past which a process's frames are cut (counted). */
+#define BEAM_CHUNK_WORDS 64
+#define BEAM_SCAN_WORDS 8192
+
+struct beam_range {
+	__u64 low, high;
+};
+
+struct beam_proc {
+	struct beam_range range[BEAM_MAX_RANGES];
+	__u32 nranges;
+	__u32 frame_layout; /* erts_frame_layout: 0 return addresses only, 1 with rbp */
+	/* The continuation pointer every process's stack ends with (beam_normal_exit's
+	 * value): the scan stops there, and only a scan that reached it is kept. */
+	__u64 normal_exit;
+};
+
+/* What the walker could not do, per CPU (map beam_counters, printed by beam.c). */
+enum beam_counter {
+	BEAM_CTR_WALKS,	      /* hand-overs into the JIT's code */
+	BEAM_CTR_NO_PROC,     /* a marked pc in a process with no description: stack cut */
+	BEAM_CTR_FROM_NATIVE, /* reached from native code (a BIF, NIF or the VM): its caller
+				 is on the C stack, the Erlang stack unknown: cut after it */
+	BEAM_CTR_NO_BOTTOM,   /* the scan ended short of the process's bottom frame (a deep
+				 stack, an unreadable one, or not an Erlang stack): leaf kept */
+	BEAM_CTR_FULL,	      /* the record's frames ran out: the stack is truncated */
+	BEAM_CTR_NO_PROGRESS, /* handed a pc it does not own: stack cut */
+	BEAM_CTR__COUNT,
+};
+
+/* A BEAM frame in struct user_frame (file_id = the runtime's id): addr is a code address
+ * of the JIT; pad says whether it is a return address (named at addr - 1) or the pc the
+ * sample interrupted. */
+#define BEAM_FRAME_RETURN 1u
+#define BEAM_FRAME_EXACT 2u
+
+#endif

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Erlang frames in mixed stacks on the OTP releases the runtime roots hold with the JIT
+# (scripts/runtimes.sh: OTP 25 on bookworm, 27 on trixie), each with the JIT's default
+# frame layout and with frame pointers (+JPperf true): one recording runs
+# tests/workloads/beam/chain.erl in the four VMs at once, each compiled as a module of
+# its own (chain_LABEL). Asserted per VM: its process is said once with its frame layout;
+# >= 90 % of the samples reaching leaf/3 carry spin -> outer -> middle -> leaf, the leaf's
+# line included, from the process's first frame (the scan reached it). Over the four VMs:
+# >= 90 % of the samples in a module another process loads again every 200 ms carry its
+# name. OTP 23 (bullseye) has no JIT: said once, native stacks kept. A root missing is a
+# SKIP. `ebprof agent` sends an OTP 27 VM's chain as OTLP frames of type beam. Samples
+# inside term_to_binary keep the one JIT frame that called it (not asserted:
+# the Erlang callers of a BIF are not walked yet, src/interp/beam/README.md).
+. "$(dirname "$0")/lib.sh"
+
+WL=tests/workloads/beam
+SECS=${BEAM_TEST_SECONDS:-4}
+# LABEL:ROOT:ERL:FLAGS
+VMS=("25:$ROOTS/bookworm:/usr/bin/erl:" "25fp:$ROOTS/bookworm:/usr/bin/erl:+JPperf true"
+	"27:$ROOTS/trixie:/usr/bin/erl:" "27fp:$ROOTS/trixie:/usr/bin/erl:+JPperf true")
+OTP23=$ROOTS/bullseye/usr/bin/erl
+
+hot_line=$(grep -n '% HOT$' "$WL/hot.erl" | cut -d: -f1)
+hot_head=$(grep -n '^work(' "$WL/hot.erl" | head -1 | cut -d: -f1)
+leaf_line=$(grep -n '% LEAF$' "$WL/chain.erl" | cut -d: -f1)
+# The VM's line for the clause selection a self-call jumps back to: leaf/3's first line.
+head_line=$(grep -n '^leaf(' "$WL/chain.erl" | head -1 | cut -d: -f1)
+
+# build LABEL ROOT: chain_LABEL.beam compiled in ROOT's /tmp; sets RDIR.
+build() {
+	local l=$1 root=$2
+	root_dir "$root" beam
+	sed "s/^-module(chain)\./-module(chain_$l)./" "$WL/chain.erl" >"$DIR/chain_$l.erl"
+	sed "s/^-module(hot)\./-module(chain_${l}_hot)./" "$WL/hot.erl" >"$DIR/chain_${l}_hot.erl"
+	chmod 755 "$DIR"
+	(in_root "$root" /usr/bin/erlc -o "$RDIR" "$RDIR/chain_$l.erl" "$RDIR/chain_${l}_hot.erl") \
+		>"$DIR/erlc.log" 2>&1
+}
+
+present=()
+cmd=""
+for spec in "${VMS[@]}"; do
+	IFS=: read -r label root erl flags <<<"$spec"
+	if [ ! -x "$root$erl" ]; then
+		echo "SKIP beam_$label: no $root$erl (scripts/runtimes.sh makes it)"
+		continue
+	fi
+	if ! build "$label" "$root" || [ ! -f "$DIR/chain_$label.beam" ]; then
+		fail "beam_$label" "erlc failed: $(head -3 "$DIR/erlc.log" | tr '\n' ' ')"
+		continue
+	fi
+	present+=("$label:$root")
+	cmd+="(in_root '$root' '$erl' -noshell +S 2 $flags -pa '$RDIR' -run chain_$label main $SECS) & "
+done
+if [ -x "$OTP23" ]; then
+	build 23 "$ROOTS/bullseye"
+	cmd+="(in_root '$ROOTS/bullseye' /usr/bin/erl -noshell -pa '$RDIR' -run chain_23 main 1) & "
+fi
+[ -n "$cmd" ] || exit 0
+
+OUT=$TMP/out
+touch "$TMP/stamp"
+"$EBPROF" record -F 199 -o "$OUT" -- bash -c "$(declare -f in_root); ${cmd}wait" \
+	>"$OUT.stdout" 2>"$OUT.stderr"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	fail beam_record "record failed, $(how_ended "$rc" "$OUT.stderr")"
+	exit 0
+fi
+F=$OUT/stacks.folded
+# +JPperf true writes the JIT's symbols for perf into the roots' /tmp: gone with the test.
+for spec in "${present[@]}"; do
+	IFS=: read -r l root <<<"$spec"
+	find "$root/tmp" -maxdepth 1 \( -name 'jit-*.dump' -o -name 'perf-*.map' \) -newer "$TMP/stamp" \
+		-delete 2>/dev/null
+done
+
+leaf="(;[^;]*)* [0-9]+$" # what follows the leaf: native frames, the count
+for spec in "${present[@]}"; do
+	IFS=: read -r l root <<<"$spec"
+	m="chain_$l"
+	f="$m\\.erl"
+	fp=without
+	[ "$l" != "${l%fp}" ] && fp=with
+	said=$(grep -cE "^ebprof: beam: pid [0-9]+ runs Erlang/OTP ${l%fp}, JIT frames $fp frame pointers" "$OUT.stderr")
+	check "beam_${l}_discovery" "ebprof said $said times that an OTP ${l%fp} VM runs $fp frame pointers, want 1" \
+		test "$said" -eq 1
+	expect "beam_${l}_chain" "$F" "spin -> outer -> middle -> leaf at line $leaf_line (or its head, $head_line), from the first frame" \
+		"^[^;]*;$m:spin/1 \($f:[0-9]+\);$m:outer/1 \($f:[0-9]+\);$m:middle/1 \($f:[0-9]+\);$m:leaf/3 \($f:($head_line|$leaf_line)\)$leaf" \
+		";$m:leaf/3 " 40
+done
+# Reloaded every 200 ms while sampled, in every VM: frames in the module keep their name
+# and line, each version's code read from the VM's records once it is loaded. Counted over
+# the four VMs: how much CPU the module's two processes get between loads varies.
+c="chain_[0-9a-z]+"
+expect beam_reload "$F" "hot_loop -> work, the module reloaded meanwhile" \
+	"^[^;]*;$c:hot_loop/1 \($c\.erl:[0-9]+\);${c}_hot:work/1 \(${c}_hot\.erl:$hot_line\)$leaf|^[^;]*;$c:hot_loop/1 \($c\.erl:[0-9]+\);${c}_hot:work/1 \(${c}_hot\.erl:$hot_head\)$leaf" \
+	";${c}_hot:work/1 |;$c:hot_loop/1 [^;]*;\[beam: unknown code\]" 20
+said=$(grep -cE "^ebprof: beam: .*bullseye.* is Erlang/OTP 23 without the JIT" "$OUT.stderr")
+if [ -x "$OTP23" ]; then
+	check beam_23_said "ebprof said OTP 23's interpreter $said times, want 1" test "$said" -eq 1
+fi
+
+# `ebprof agent` sends an OTP 27 VM's Erlang frames over OTLP as frames of type beam.
+otlp() {
+	local root=$ROOTS/trixie pid
+	if [ ! -x "$root/usr/bin/erl" ]; then
+		echo "SKIP beam_otlp: no $root/usr/bin/erl (scripts/runtimes.sh makes it)"
+		return
+	fi
+	build 27otlp "$root" || return
+	(in_root "$root" /usr/bin/erl -noshell +S 2 -pa "$RDIR" -run chain_27otlp main 30 \
+		>/dev/null 2>&1) &
+	pid=$!
+	agent_sends beam_otlp "$pid" beam 'chain_27otlp:leaf/3' 'chain_27otlp:middle/1' \
+		'chain_27otlp:outer/1' 'chain_27otlp:spin/1'
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+}
+otlp
