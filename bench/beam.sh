@@ -4,9 +4,10 @@
 # every program of a CPU sample's chain, with the BEAM walker and without it
 # (EBPROF_RUNTIMES=none: the native walker alone); (2) the BPF cost of one sample of a
 # BEAM process whose stack is DEPTH Erlang frames deep (bench/beam/deep.erl, run in a
-# runtime root's OTP 25 by bench/beam/run.sh), with and without the BEAM walker, all in
+# runtime root's OTP 25 by bench/beam/run.sh), with and without the BEAM walker, each with
+# bpf_loop and unrolled as on kernels before 5.17 (EBPROF_KERNEL_LACKS=bpf_loop), all in
 # one run (bench/walker_lib.sh). Run as root:
-#   sudo bench/beam.sh                        # about 3 minutes
+#   sudo bench/beam.sh                        # about 5 minutes
 #   sudo BEAMBENCH_REPEAT=1 bench/beam.sh     # quick check
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NAME=beam
@@ -24,6 +25,7 @@ make -s -C "$ROOT" all >"$TMP/build.log" 2>&1 || die "make failed: $(tail -3 "$T
 declare -A BIN=([beam]=$ROOT/build/ebprof [native]=$ROOT/build/ebprof)
 declare -A ENVS=([beam]=EBPROF_RUNTIMES=beam [native]=EBPROF_RUNTIMES=none)
 ARMS="native beam"
+bench_unrolled native beam # the walkers of kernels without bpf_loop
 
 arm_name() {
 	case $1 in

@@ -4,8 +4,9 @@
 # of every program of a CPU sample's chain, with the HotSpot walker and without it
 # (EBPROF_RUNTIMES=none: the native walker alone); (2) the BPF cost of one sample of a
 # JVM whose Java stack is DEPTH frames deep (bench/hotspot/Deep.java), with and without
-# the HotSpot walker, all in one run (bench/walker_lib.sh). Run as root:
-#   sudo bench/hotspot.sh                     # about 3 minutes
+# the HotSpot walker, each with bpf_loop and unrolled as on kernels before 5.17
+# (EBPROF_KERNEL_LACKS=bpf_loop), all in one run (bench/walker_lib.sh). Run as root:
+#   sudo bench/hotspot.sh                     # about 6 minutes
 #   sudo HSBENCH_REPEAT=1 bench/hotspot.sh    # quick check
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NAME=hotspot
@@ -26,6 +27,7 @@ make -s -C "$ROOT" all >"$TMP/build.log" 2>&1 || die "make failed: $(tail -3 "$T
 declare -A BIN=([hotspot]=$ROOT/build/ebprof [native]=$ROOT/build/ebprof)
 declare -A ENVS=([hotspot]=EBPROF_RUNTIMES=hotspot [native]=EBPROF_RUNTIMES=none)
 ARMS="native hotspot"
+bench_unrolled native hotspot # the walkers of kernels without bpf_loop
 
 arm_name() {
 	case $1 in
@@ -34,5 +36,5 @@ arm_name() {
 	esac
 }
 
-bench_verify
+bench_verify_running 1 120
 bench_cost

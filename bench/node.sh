@@ -4,8 +4,9 @@
 # every program of a CPU sample's chain, with the V8 walker and without it
 # (EBPROF_RUNTIMES=none: the native walker alone); (2) the BPF cost of one sample of a
 # Node.js process whose JavaScript stack is DEPTH frames deep (bench/node/deep.js), with
-# and without the V8 walker, all in one run (bench/walker_lib.sh). Run as root:
-#   sudo bench/node.sh                      # about 2 minutes
+# and without the V8 walker, each with bpf_loop and unrolled as on kernels before 5.17
+# (EBPROF_KERNEL_LACKS=bpf_loop), all in one run (bench/walker_lib.sh). Run as root:
+#   sudo bench/node.sh                      # about 4 minutes
 #   sudo V8BENCH_REPEAT=1 bench/node.sh     # quick check
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NAME=node
@@ -24,6 +25,7 @@ make -s -C "$ROOT" all >"$TMP/build.log" 2>&1 || die "make failed: $(tail -3 "$T
 declare -A BIN=([v8]=$ROOT/build/ebprof [native]=$ROOT/build/ebprof)
 declare -A ENVS=([v8]=EBPROF_RUNTIMES=v8 [native]=EBPROF_RUNTIMES=none)
 ARMS="native v8"
+bench_unrolled native v8 # the walkers of kernels without bpf_loop
 
 arm_name() {
 	case $1 in
@@ -32,5 +34,5 @@ arm_name() {
 	esac
 }
 
-bench_verify
+bench_verify_running 1 120
 bench_cost

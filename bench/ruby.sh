@@ -41,12 +41,5 @@ arm_name() {
 	esac
 }
 
-# A ruby running meanwhile: the walker is verified once a Ruby process is found.
-"${WORKLOAD[@]}" 3 120 >/dev/null 2>&1 &
-RB=$!
-VERIFY_ARGS="-p $RB"
-sleep 2
-bench_verify
-kill "$RB" 2>/dev/null
-wait "$RB" 2>/dev/null || true
+bench_verify_running 3 120
 bench_cost

@@ -6,12 +6,14 @@
 #   NAME       the benchmark's name, for messages
 #   SECS REPEAT DEPTHS WARM   seconds per recording, repeats, depths, seconds before the
 #                             window opens (tables built, process described, JIT warm)
-#   ARMS, BIN[arm], ENVS[arm], arm_name ARM   what is compared (env runs ENVS before BIN)
+#   ARMS, BIN[arm], ENVS[arm], arm_name ARM   what is compared (env runs ENVS before BIN);
+#                             bench_unrolled ARM... adds each ARM's walkers without bpf_loop
 #   WORKLOAD   array: the command, to which DEPTH and SECS are appended
 #   NAMED_RE   regex of a folded stack whose runtime leaf is named
 #   DEPTH_LABEL  the results table's first column
 #   VERIFY_ARGS  optional: more options of part 1's recordings (-p PID: a process whose
-#                runtime the tracker must find within the second, on a busy host)
+#                runtime the tracker must find within the second, on a busy host;
+#                bench_verify_running sets it)
 # and calls bench_verify, then bench_cost. TMP and EP are the library's.
 set -euo pipefail
 
@@ -33,6 +35,26 @@ bench_cleanup() {
 	rm -rf "$TMP"
 }
 trap bench_cleanup EXIT
+
+# bench_unrolled ARM...: adds arm ARM_unrolled for each ARM, the same recording with
+# EBPROF_KERNEL_LACKS=bpf_loop: the walkers of kernels before 5.17, unrolled and
+# tail-calling themselves, beside the bpf_loop ones in one run. Its "vs native alone" is
+# against native_unrolled, so pass native too.
+bench_unrolled() {
+	local b
+	for b in "$@"; do
+		BIN[${b}_unrolled]=${BIN[$b]}
+		ENVS[${b}_unrolled]="${ENVS[$b]} EBPROF_KERNEL_LACKS=bpf_loop"
+		ARMS+=" ${b}_unrolled"
+	done
+}
+# arm_label ARM: arm_name's, or for an arm of bench_unrolled its arm's, marked.
+arm_label() {
+	case $1 in
+	*_unrolled) echo "$(arm_name "${1%_unrolled}"), unrolled" ;;
+	*) arm_name "$1" ;;
+	esac
+}
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -56,11 +78,24 @@ bench_verify() {
 		done
 		[ -s "$TMP/verify.$b" ] || die "no verifier figures from the $b arm"
 		for p in $(cut -d' ' -f1 "$TMP/verify.$b" | sort -u); do
-			printf '| %-28s | %-34s | %14s | %16s |\n' "$(arm_name $b)" "$p" \
+			printf '| %-28s | %-34s | %14s | %16s |\n' "$(arm_label $b)" "$p" \
 				"$(awk -v p="$p" '$1 == p { print $2 }' "$TMP/verify.$b" | median)" \
 				"$(awk -v p="$p" '$1 == p { print $3 }' "$TMP/verify.$b" | median)"
 		done
 	done
+}
+
+# bench_verify_running ARG...: bench_verify while WORKLOAD runs with ARG... (its DEPTH and
+# a long SECS) meanwhile: a runtime's walker is verified once its runtime is found (-p).
+bench_verify_running() {
+	local wl
+	"${WORKLOAD[@]}" "$@" >/dev/null 2>&1 &
+	wl=$!
+	VERIFY_ARGS="-p $wl"
+	sleep 2
+	bench_verify
+	kill "$wl" 2>/dev/null
+	wait "$wl" 2>/dev/null || true
 }
 
 prog_of() { # the id of EP's on_cpu_sample
@@ -142,10 +177,12 @@ bench_cost() {
 	printf '| %-12s | %-28s | %-16s | %-16s |\n' "$DEPTH_LABEL" arm "ns per sample" "vs native alone"
 	echo "|--------------|------------------------------|------------------|------------------|"
 	for d in $DEPTHS; do
-		n=$(awk -v d="$d" '$1 == d && $2 == "native" { print $3 }' "$TMP/cost" | median)
 		for b in $ARMS; do
+			base=native
+			[[ $b == *_unrolled ]] && base=native_unrolled
+			n=$(awk -v d="$d" -v b="$base" '$1 == d && $2 == b { print $3 }' "$TMP/cost" | median)
 			c=$(awk -v d="$d" -v b="$b" '$1 == d && $2 == b { print $3 }' "$TMP/cost" | median)
-			printf '| %-12s | %-28s | %-16s | %-16s |\n' "$d" "$(arm_name $b)" "$c" \
+			printf '| %-12s | %-28s | %-16s | %-16s |\n' "$d" "$(arm_label $b)" "$c" \
 				"$(awk -v n="$n" -v c="$c" 'BEGIN { if (n > 0) printf "%.2fx", c / n; else print "-" }')"
 		done
 	done

@@ -172,6 +172,23 @@ static __always_inline int chain_next(void *ctx, const struct chain c, struct ch
 	return -1;
 }
 
+/* Calls fn(i, ctx) for i < n until it returns nonzero: with bpf_loop, or, when unrolled
+ * (a constant: kernels without bpf_loop, before 5.17), in a loop the compiler unrolls up
+ * to max (a constant, n's bound). Only for short loops: an unrolled body is verified
+ * once per iteration, where a walker's frames take a global function (py_frame). */
+#define CHAIN_LOOP(unrolled, n, max, fn, ctx)                                  \
+	do {                                                                   \
+		if (unrolled) {                                                \
+			_Pragma("unroll") for (__u32 _i = 0; _i < (max); _i++) \
+			{                                                      \
+				if (_i >= (n) || fn(_i, ctx))                  \
+					break;                                 \
+			}                                                      \
+		} else {                                                       \
+			bpf_loop((n), fn, ctx, 0);                             \
+		}                                                              \
+	} while (0)
+
 /* The next deferred runtime still pending, else WALKER_SUBMIT. Unrolled: a dozen
  * compares, where a bit-scan loop would need bpf_loop on every kernel. */
 static __always_inline __u32 chain_deferred(const struct walk_state *w)

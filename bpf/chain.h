@@ -31,6 +31,10 @@ struct vma_walk {
 	__u64 pivots[VMA_WALK_PIVOTS];
 };
 
+/* Words of the walk state a walker without bpf_loop keeps its process's description in
+ * (the largest: HotSpot's struct hs_proc). */
+#define WALK_DESC_WORDS 24
+
 /* The walk across tail calls. Only the walker running touches it. */
 struct walk_state {
 	struct unw_regs regs; /* the user frame the next walker starts at */
@@ -70,11 +74,15 @@ struct walk_state {
 	struct unw_mapping cur;
 	struct unwind_row row;
 	union {
-		__u64 search[15];
+		__u64 search[WALK_DESC_WORDS];
 		/* Once the in-order walk is over, the searches are dead: a deferred runtime's
 		 * walker without bpf_loop copies its process's description here, where its
 		 * global function (no pointers either) finds it without a map lookup. */
-		__u64 deferred[14];
+		__u64 deferred[WALK_DESC_WORDS];
+		/* So are they while a walking runtime's walker has the registers (the native
+		 * walker starts both searches afresh at each frame): that walker without
+		 * bpf_loop keeps its process's description here the same way. */
+		__u64 walking[WALK_DESC_WORDS];
 	};
 };
 

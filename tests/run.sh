@@ -95,6 +95,20 @@ fi
 # which means the running kernel's test.
 vm_tests="unit/test_loader kernel/record_command kernel/unwind kernel/python kernel/probes
 	kernel/teardown"
+# With EBPROF_VM_RUNTIMES=1, the walking runtimes' chains too, in the kernel without
+# bpf_loop (5.10, whose walkers are unrolled and tail-call themselves) and the oldest with it
+# (6.1), one version each (EBPROF_TEST_VERSIONS, EBPROF_GO_VERSIONS below). Opt-in: under
+# TCG their batches (several JVMs, Node or Go processes at once on 2 emulated CPUs) pass or
+# not with the host's load, on both kernels, bpf_loop or not, and Go's do not pass yet
+# (tests/README.md).
+vm_runtime_tests="kernel/hotspot kernel/node kernel/go"
+vm_runtime_kernels="5.10 6.1"
+vm_tests_of() { # vm_tests_of K: the tests of kernel K's guest
+	echo "$vm_tests"
+	[ "${EBPROF_VM_RUNTIMES:-0}" = 1 ] && [[ " $vm_runtime_kernels " == *" $1 "* ]] &&
+		echo "$vm_runtime_tests"
+	return 0
+}
 vm_selected() { # vm_selected NAME: as selected, counting only patterns naming vm- tests
 	local p
 	[ ${#patterns[@]} -eq 0 ] && return 0
@@ -121,11 +135,12 @@ arm64_cases='^(record_command|unwind_c_qsort|unwind_cpp_sort|unwind_signal|unwin
 # run_vm K [arm64]: the selected tests of kernel K (or of the arm64 guest) in one guest;
 # prints their results (and keeps the guest's summary line for the end).
 run_vm() {
-	local k=$1 arch=${2:-amd64} tag=vm-$1 build=$BUILD tests=$vm_tests cases= qemu=qemu-system-x86_64
+	local k=$1 arch=${2:-amd64} tag=vm-$1 build=$BUILD tests=$(vm_tests_of "$1") cases= qemu=qemu-system-x86_64
 	local want names out rc refusal start=$SECONDS
+	local versions=${EBPROF_TEST_VERSIONS:-'^(hotspot_17|node_18)$'} go=${EBPROF_GO_VERSIONS:-go1.24}
 	if [ "$arch" = arm64 ]; then
 		tag=vm-arm64 build=build-arm64 tests=$arm64_tests qemu=qemu-system-aarch64
-		cases=${EBPROF_TEST_CASES:-$arm64_cases}
+		cases=${EBPROF_TEST_CASES:-$arm64_cases} versions=${EBPROF_TEST_VERSIONS:-} go=
 	fi
 	want=($(vm_want "$tag" "$tests"))
 	names=("${want[@]/#/$tag/}")
@@ -138,9 +153,16 @@ run_vm() {
 		printf "SKIP %s: no $build/ebprof (make ARCH=$arch all unit-bins workloads)\n" "${names[@]}"
 		return 0
 	fi
+	# The Go workloads are built here, where the Go build cache can be written: the
+	# guest sees the checkout's copy but keeps what it writes to itself.
+	if [[ " ${want[*]} " == *" kernel/go "* ]]; then
+		EBPROF_GO_VERSIONS=$go BUILD=$build tests/workloads/go/build.sh >/dev/null
+	fi
 	# In the guest: ebprof's own verdict on the kernel first, then the tests one by one,
-	# with one CPython (Debian's) of the two: emulated, a recording takes 10 to 30 s.
+	# with one CPython (Debian's) of the two, one JDK, one Node and one Go: emulated, a
+	# recording takes 10 to 30 s.
 	out=$(BUILD=$build EBPROF_TEST_TRIXIE=0 EBPROF_TEST_CASES=$cases \
+		EBPROF_TEST_VERSIONS=$versions EBPROF_GO_VERSIONS=$go \
 		scripts/vm.sh --arch "$arch" "$k" -- bash -c '"$BUILD"/ebprof check >/tmp/check 2>&1 ||
 		{ echo "REFUSED $(uname -r): $(sed -n "s/^[a-z_]*  *no  *//p" /tmp/check | paste -sd";")"; exit 0; }
 		tests/run.sh -j 1 "$@"' vm $(printf "^%s$ " "${want[@]}"))
@@ -171,7 +193,7 @@ for k in $(scripts/kernels.sh list); do
 		vm_selected "vm-$k/" &&
 			echo "SKIP vm-$k: EBPROF_VM_MATRIX=0 leaves the kernel matrix out" |
 			tee -a "$log"
-	elif [ -n "$(vm_want "vm-$k")" ]; then
+	elif [ -n "$(vm_want "vm-$k" "$(vm_tests_of "$k")")" ]; then
 		queue+=("vm-$k")
 		lane[vm-$k]=vm
 		cmd[vm-$k]="run_vm $k"

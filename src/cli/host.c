@@ -113,19 +113,22 @@ static int feature(bool has, const char *name, const char *since, const char *wi
 	return has ? 0 : -ENOTSUP;
 }
 
-/* What recording without bpf_loop does, from the registry: "native and <each runtime with
- * an unrolled walker> walkers unrolled, tail-calling themselves; <what each other lacks>". */
+/* What recording without bpf_loop does, from the registry: "native, <each runtime with an
+ * unrolled walker> walkers unrolled, tail-calling themselves; <what each other lacks>". */
 static void without_bpf_loop(char *buf, size_t len)
 {
 	const struct runtime_ops *r;
-	size_t at, unrolled = 0;
+	size_t at, unrolled = 0, total = 0;
 	bool first = true;
 
+	for (size_t i = 0; (r = runtime_registry__get(i)); i++)
+		total += !r->floor.bpf_loop;
 	at = (size_t)snprintf(buf, len, "native");
 	for (size_t i = 0; (r = runtime_registry__get(i)) && at < len; i++) {
 		if (!r->floor.bpf_loop) {
-			at += (size_t)snprintf(buf + at, len - at, " and %s", r->title);
 			unrolled++;
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       unrolled == total ? " and " : ", ", r->title);
 		}
 	}
 	if (at < len)

@@ -10,7 +10,7 @@
 # EBPROF_GO_VERSIONS='go1.19 go1.24' limits the versions.
 . "$(dirname "$0")/lib.sh"
 
-SECS=${GO_TEST_SECONDS:-3}
+SECS=$(secs "${GO_TEST_SECONDS:-3}")
 SRC=tests/workloads/go
 line() { grep -n "// line:$2\$" "$SRC/$1/main.go" | cut -d: -f1; }
 PARSE=$(line chain parse)

@@ -13,9 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/java
-WARM=${HOTSPOT_WARMUP_SECONDS:-4}
+WARM=$(secs "${HOTSPOT_WARMUP_SECONDS:-4}")
 SAMPLES=${HOTSPOT_SAMPLES:-150}
-SECS=${HOTSPOT_TEST_SECONDS:-5}
+SECS=$(secs "${HOTSPOT_TEST_SECONDS:-5}")
 INSPECT=$BUILD/tests/hotspot_inspect
 WALK=$BUILD/tests/hotspot_walk
 # LABEL:ROOT:JAVA (ROOT empty: the host)

@@ -296,12 +296,18 @@ expect() {
 }
 
 # runtime_suites PREFIX SUITE SPEC...: SUITE LABEL ROOT PATH for each SPEC "LABEL:ROOT:PATH"
-# (ROOT empty: the host) whose program is there; a SKIP line for each that is not.
+# (ROOT empty: the host) whose program is there; a SKIP line for each that is not, or
+# whose PREFIX_LABEL EBPROF_TEST_VERSIONS (an extended regular expression; the kernel
+# matrix runs one version of each runtime) leaves out.
 runtime_suites() {
 	local prefix=$1 suite=$2 spec label root path
 	shift 2
 	for spec in "$@"; do
 		IFS=: read -r label root path <<<"$spec"
+		if [ -n "${EBPROF_TEST_VERSIONS:-}" ] && ! [[ ${prefix}_$label =~ $EBPROF_TEST_VERSIONS ]]; then
+			echo "SKIP ${prefix}_$label: EBPROF_TEST_VERSIONS leaves it out"
+			continue
+		fi
 		if [ -n "$root" ] && [ ! -x "$root$path" ]; then
 			echo "SKIP ${prefix}_$label: no $root$path (scripts/install-deps.sh test makes it)"
 			continue

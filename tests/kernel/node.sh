@@ -14,7 +14,7 @@ WL=tests/workloads/node
 # A node started with extra CA certificates parses them all first (a CI image's setting):
 # a second of CPU each, for workloads that open no connection.
 unset NODE_EXTRA_CA_CERTS
-SECS=${NODE_TEST_SECONDS:-8}
+SECS=$(secs "${NODE_TEST_SECONDS:-8}")
 # LABEL:ROOT:NODE (ROOT empty: the host)
 NODES=("12:$ROOTS/bullseye:/usr/bin/node" "18:$ROOTS/bookworm:/usr/bin/node"
 	"20:$ROOTS/trixie:/usr/bin/node")

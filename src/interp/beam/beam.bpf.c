@@ -3,7 +3,8 @@
  * it the registers when a pc enters the JIT's code (the executable view of its memfd,
  * marked UNW_MARK_WALK by beam.c). At the sample's own pc the stack pointer is the
  * Erlang process's stack pointer: the walker records the pc, then scans that stack for
- * continuation pointers (beam_step.h), one chunk of words per bpf_loop() iteration, up to
+ * continuation pointers (beam_step.h), a word per bpf_loop() iteration (before 5.17 a
+ * call of beam_word), reading a chunk of words at a time, up to
  * the process's first frame; a scan that does not reach it is dropped, the pc kept.
  * Reached from native code instead (a BIF, a NIF, the VM's C code called by JIT code),
  * the stack pointer is the scheduler's C stack: the one JIT frame is recorded and the
@@ -94,29 +95,63 @@ static __always_inline int beam_cut(void *ctx, const struct chain c, struct chai
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
+/* The walk's start, the same with bpf_loop or without: the VM's description (NULL when
+ * the stack was cut, *ret what to return then) and the leaf frame recorded. */
+static __always_inline const struct beam_proc *beam_start(void *ctx, const struct chain c,
+							  struct chain_slot *s, int *ret)
+{
+	const struct beam_proc *p = bpf_map_lookup_elem(&pid_to_beam, &s->w.pid);
+
+	if (!p || !p->normal_exit) {
+		/* The JIT's code is claimed but this VM not described (it was starting when
+		 * last looked at): ask the tracker for another look. */
+		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
+		*ret = beam_cut(ctx, c, s, BEAM_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
+		return NULL;
+	}
+	if (!beam_in_code(p, s->w.regs.pc)) {
+		*ret = beam_cut(ctx, c, s, BEAM_CTR_NO_PROGRESS, UNW_STEP_BAD_FRAME);
+		return NULL;
+	}
+	beam_count(BEAM_CTR_WALKS);
+	if (!s->w.regs.pc_exact) {
+		beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_RETURN);
+		*ret = beam_cut(ctx, c, s, BEAM_CTR_FROM_NATIVE, UNW_STEP_BAD_FRAME);
+		return NULL;
+	}
+	beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_EXACT);
+	return p;
+}
+
+/* The scan is over: the frames found kept when it reached the bottom, else the leaf's
+ * pc alone (the record cut back to leaf frames). */
+static __always_inline int beam_scanned(void *ctx, const struct chain c, struct chain_slot *s,
+					__u32 leaf, __u32 bottom, __u32 full)
+{
+	if (!bottom) {
+		/* Not known to be an Erlang stack, or too deep to check: the pc alone. */
+		s->r.ustack_len = leaf;
+		return beam_cut(ctx, c, s, BEAM_CTR_NO_BOTTOM, UNW_STEP_BAD_FRAME);
+	}
+	if (full) {
+		s->r.flags |= SAMPLE_F_USER_TRUNCATED;
+		beam_count(BEAM_CTR_FULL);
+	}
+	return beam_cut(ctx, c, s, BEAM_CTR__COUNT, UNW_STEP_END);
+}
+
 static __always_inline int beam_walk(void *ctx, const struct chain c)
 {
 	struct chain_slot *s = chain_slot(c);
 	struct beam_walk w = {};
 	__u32 leaf, zero = 0;
+	int ret = 0;
 
 	if (!s)
 		return 0;
-	w.p = bpf_map_lookup_elem(&pid_to_beam, &s->w.pid);
-	if (!w.p || !w.p->normal_exit) {
-		/* The JIT's code is claimed but this VM not described (it was starting when
-		 * last looked at): ask the tracker for another look. */
-		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
-		return beam_cut(ctx, c, s, BEAM_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
-	}
-	if (!beam_in_code(w.p, s->w.regs.pc))
-		return beam_cut(ctx, c, s, BEAM_CTR_NO_PROGRESS, UNW_STEP_BAD_FRAME);
-	beam_count(BEAM_CTR_WALKS);
-	if (!s->w.regs.pc_exact) {
-		beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_RETURN);
-		return beam_cut(ctx, c, s, BEAM_CTR_FROM_NATIVE, UNW_STEP_BAD_FRAME);
-	}
-	beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_EXACT);
+	w.p = beam_start(ctx, c, s, &ret);
+	if (!w.p)
+		return ret;
 	leaf = s->r.ustack_len;
 	w.chunk = bpf_map_lookup_elem(&beam_chunk, &zero);
 	if (!w.chunk)
@@ -124,15 +159,90 @@ static __always_inline int beam_walk(void *ctx, const struct chain c)
 	w.s = s;
 	w.sp = s->w.regs.sp;
 	bpf_loop(BEAM_SCAN_WORDS, beam_word_cb, &w, 0);
-	if (!w.bottom) {
-		/* Not known to be an Erlang stack, or too deep to check: the pc alone. */
-		s->r.ustack_len = leaf;
-		return beam_cut(ctx, c, s, BEAM_CTR_NO_BOTTOM, UNW_STEP_BAD_FRAME);
-	}
-	if (w.full) {
-		s->r.flags |= SAMPLE_F_USER_TRUNCATED;
-		beam_count(BEAM_CTR_FULL);
-	}
-	return beam_cut(ctx, c, s, BEAM_CTR__COUNT, UNW_STEP_END);
+	return beam_scanned(ctx, c, s, leaf, w.bottom, w.full);
 }
 EBPROF_WALKER(beam_walk)
+
+/* Words per program of the walker without bpf_loop: BEAM_SCAN_WORDS in 8 programs. */
+#define BEAM_WORDS_PER_CALL 1024
+
+/* The scan across the walker's own tail calls (walk_state.rt). */
+struct beam_resume {
+	__u32 words; /* scanned so far */
+	__u32 leaf;  /* the record's length after the leaf frame */
+	__u32 bottom, full;
+	__u32 started;
+};
+
+_Static_assert(sizeof(struct beam_resume) <= sizeof(((struct walk_state *)0)->rt),
+	       "the walk state keeps the BEAM scan");
+_Static_assert(sizeof(struct beam_proc) <= sizeof(((struct walk_state *)0)->walking),
+	       "the walk state holds the VM's description");
+
+/* One word of the scan without bpf_loop, for the walk of scratch slot slot: 1 when the
+ * scan stops. Its stack pointer is the walk state's, its progress in rt (beam_resume),
+ * the beam_proc in walking. A global function, as native_frame and py_frame: verified
+ * once (before 5.12 one takes no pointers, so it looks its slot and chunk up itself). */
+__noinline int beam_word(__u32 slot)
+{
+	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
+	__u32 zero = 0;
+	__u64 *chunk = bpf_map_lookup_elem(&beam_chunk, &zero);
+	struct beam_resume *rs;
+	struct beam_walk w = {};
+	long stop;
+
+	if (!s || !chunk)
+		return 1;
+	rs = (struct beam_resume *)s->w.rt;
+	w.s = s;
+	w.p = (const struct beam_proc *)s->w.walking;
+	w.chunk = chunk;
+	w.sp = s->w.regs.sp;
+	w.full = rs->full;
+	stop = beam_word_cb(rs->words, &w);
+	rs->words++;
+	rs->bottom = w.bottom;
+	rs->full = w.full;
+	return stop ? 1 : 0;
+}
+
+/* The BEAM walker for kernels without bpf_loop (before 5.17): BEAM_WORDS_PER_CALL calls
+ * of beam_word, then a tail call to itself while the scan goes on, up to the same
+ * BEAM_SCAN_WORDS words as with bpf_loop. */
+static __always_inline int beam_walk_unrolled(void *ctx, const struct chain c)
+{
+	struct chain_slot *s = chain_slot(c);
+	const struct beam_proc *p;
+	struct beam_resume *rs;
+	__u32 stop = 0, leaf, bottom, full;
+	int ret = 0;
+
+	if (!s)
+		return 0;
+	rs = (struct beam_resume *)s->w.rt;
+	if (!rs->started) {
+		p = beam_start(ctx, c, s, &ret);
+		if (!p)
+			return ret;
+		rs->leaf = s->r.ustack_len;
+		rs->started = 1;
+	} else {
+		p = bpf_map_lookup_elem(&pid_to_beam, &s->w.pid);
+	}
+	if (!p) {
+		__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+		return beam_cut(ctx, c, s, BEAM_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
+	}
+	__builtin_memcpy(s->w.walking, p, sizeof(*p));
+	for (__u32 i = 0; i < BEAM_WORDS_PER_CALL && !stop; i++)
+		stop = beam_word(c.slot);
+	if (!stop && rs->words < BEAM_SCAN_WORDS)
+		return chain_next(ctx, c, s, WALKER_BEAM);
+	leaf = rs->leaf;
+	bottom = rs->bottom;
+	full = rs->full;
+	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	return beam_scanned(ctx, c, s, leaf, bottom, full);
+}
+EBPROF_WALKER(beam_walk_unrolled)

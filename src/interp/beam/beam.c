@@ -467,7 +467,8 @@ const struct runtime_ops beam_runtime = {
 	    .colour = {250, 18, 50, 62, 8}, /* blue-violet: between PHP's indigo and V8's */
 	    .folded_suffix = "",
 	},
-    .floor = {.bpf_loop = true, .without = "Erlang frames stay native"},
+    /* Its walker has an unrolled variant, tail-calling itself. */
+    .floor = {.bpf_loop = false, .without = "Erlang frames stay native"},
     .bpf_elf = beam_elf,
     .bpf_walker = "beam_walk",
     .init = beam_init,

@@ -116,7 +116,7 @@ static long map_label(__u32 i, void *arg)
 	return 0;
 }
 
-static __always_inline int slice_labels(struct sample_record *r, __u64 lm)
+static __always_inline int slice_labels(struct sample_record *r, __u64 lm, int unrolled)
 {
 	struct go_labels_walk w = {.r = r};
 	struct go_string list; /* the slice's pointer and length (its cap follows) */
@@ -127,13 +127,13 @@ static __always_inline int slice_labels(struct sample_record *r, __u64 lm)
 	}
 	w.base = list.ptr;
 	w.len = list.len;
-	bpf_loop(GO_LABELS_MAX, slice_label, &w, 0);
+	CHAIN_LOOP(unrolled, GO_LABELS_MAX, GO_LABELS_MAX, slice_label, &w);
 	return w.n;
 }
 
 /* Up to 1.23: labelMap is map[string]string; the labels pointer points at the map
  * variable, which points at the hmap. Small maps have one or two buckets. */
-static __always_inline int map_labels(struct sample_record *r, __u64 lm)
+static __always_inline int map_labels(struct sample_record *r, __u64 lm, int unrolled)
 {
 	struct go_labels_walk w = {.r = r};
 	__u64 hmap = 0;
@@ -152,7 +152,8 @@ static __always_inline int map_labels(struct sample_record *r, __u64 lm)
 		go_count(GO_CTR_READ_FAULT);
 		return 0;
 	}
-	bpf_loop(b ? 2 * GO_BUCKET_SLOTS : GO_BUCKET_SLOTS, map_label, &w, 0);
+	CHAIN_LOOP(unrolled, b ? 2 * GO_BUCKET_SLOTS : GO_BUCKET_SLOTS,
+		   GO_MAP_BUCKETS_MAX * GO_BUCKET_SLOTS, map_label, &w);
 	return w.n;
 }
 
@@ -242,7 +243,10 @@ static __always_inline int cgo_cross(void *ctx, const struct chain c, struct cha
 	return chain_next(ctx, c, s, WALKER_NATIVE);
 }
 
-static __always_inline int go_walk(void *ctx, const struct chain c)
+/* The walker: crossing a stack switch when handed the registers, else the labels.
+ * unrolled (a constant): without bpf_loop (before 5.17), the label loops unrolled (at
+ * most GO_MAP_BUCKETS_MAX * GO_BUCKET_SLOTS slots, so no tail call to itself). */
+static __always_inline int go_walk_any(void *ctx, const struct chain c, int unrolled)
 {
 	struct chain_slot *s = chain_slot(c);
 	const struct go_proc *gp;
@@ -256,12 +260,22 @@ static __always_inline int go_walk(void *ctx, const struct chain c)
 		return cgo_cross(ctx, c, s, gp);
 	lm = gp && gp->labels_kind != GO_LABELS_NONE ? curg_labels(gp) : 0;
 	if (lm && gp->labels_kind == GO_LABELS_SLICE)
-		n = slice_labels(&s->r, lm);
+		n = slice_labels(&s->r, lm, unrolled);
 	else if (lm)
-		n = map_labels(&s->r, lm);
+		n = map_labels(&s->r, lm, unrolled);
 	if (n)
 		go_count(GO_CTR_LABELS);
 	return chain_done(ctx, c, s, WALKER_GO);
 }
 
+static __always_inline int go_walk(void *ctx, const struct chain c)
+{
+	return go_walk_any(ctx, c, 0);
+}
 EBPROF_WALKER(go_walk)
+
+static __always_inline int go_walk_unrolled(void *ctx, const struct chain c)
+{
+	return go_walk_any(ctx, c, 1);
+}
+EBPROF_WALKER(go_walk_unrolled)

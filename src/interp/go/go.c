@@ -491,7 +491,8 @@ const struct runtime_ops go_runtime = {
     .title = "Go",
     .walker = WALKER_GO,
     .frame_kind = FRAME_NATIVE, /* no frames of its own (no kind row): Go code is native */
-    .floor = {.bpf_loop = true, .without = "no Go labels"},
+    /* Its walker unrolls its label loops where bpf_loop is missing. */
+    .floor = {.bpf_loop = false, .without = "no Go labels"},
     .bpf_elf = go_elf,
     .bpf_walker = "go_walk",
     .init = go_init,

@@ -2,8 +2,9 @@
 /* The HotSpot walker, a walking runtime of the chain (bpf/chain.h): the native walker
  * hands it the registers when a pc enters the JVM's code cache (marked UNW_MARK_WALK by
  * hotspot.c); it records the interpreted, compiled and stub frames there in
- * place, one bpf_loop() iteration each (hotspot_step.h), and hands the registers
- * back to the native walker when the pc leaves the code cache (JVM C++, JNI code, libc). */
+ * place (hotspot_step.h), one bpf_loop() iteration each, or before 5.17 one call of
+ * hs_frame, and hands the registers back to the native walker when the pc leaves the code
+ * cache (JVM C++, JNI code, libc). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "chain.bpf.h"
@@ -85,6 +86,36 @@ static __always_inline int hs_cut(void *ctx, const struct chain c, struct chain_
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
+/* The code cache is claimed but not described (the JVM was still starting when it was
+ * last described): ask the tracker for another look, as an unknown mapping does. */
+static __always_inline int hs_no_proc(void *ctx, const struct chain c, struct chain_slot *s)
+{
+	notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
+	return hs_cut(ctx, c, s, HS_CTR_NO_PROC);
+}
+
+/* The walk in the code cache stopped (stop: enum hs_step, HS_STEP_NEXT when its bound
+ * ran out) after frames frames, the walk state's registers at the frame it stopped at:
+ * back to the native walker when the pc left the code cache, else the stack ends here. */
+static __always_inline int hs_walk_ends(void *ctx, const struct chain c, struct chain_slot *s,
+					__u32 stop, __u32 frames)
+{
+	if (stop == HS_STEP_LEAVE) {
+		/* Handed a pc it does not own: going back would bounce until the budget ends. */
+		if (!frames)
+			return hs_cut(ctx, c, s, HS_CTR_NO_PROGRESS);
+		s->w.regs.pc_exact = 0;
+		return chain_next(ctx, c, s, WALKER_NATIVE);
+	}
+	if (stop == HS_STEP_NO_BLOB)
+		return hs_cut(ctx, c, s, HS_CTR_NO_BLOB);
+	if (stop == HS_STEP_FAULT)
+		return hs_cut(ctx, c, s, HS_CTR_FAULT);
+	if (stop == HS_STEP_BAD)
+		return hs_cut(ctx, c, s, HS_CTR_BAD);
+	return hs_cut(ctx, c, s, HS_CTR_FULL);
+}
+
 static __always_inline int hotspot_walk(void *ctx, const struct chain c)
 {
 	struct chain_slot *s = chain_slot(c);
@@ -95,11 +126,9 @@ static __always_inline int hotspot_walk(void *ctx, const struct chain c)
 	if (!s)
 		return 0;
 	w.p = bpf_map_lookup_elem(&pid_to_hotspot, &s->w.pid);
-	/* The code cache is claimed but not described (the JVM was still starting when it
-	 * was last described): ask the tracker for another look, as an unknown mapping does. */
 	if (!w.p)
-		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
-	if (!w.p || !scratch)
+		return hs_no_proc(ctx, c, s);
+	if (!scratch)
 		return hs_cut(ctx, c, s, HS_CTR_NO_PROC);
 	hs_count(HS_CTR_WALKS);
 	w.s = s;
@@ -109,22 +138,94 @@ static __always_inline int hotspot_walk(void *ctx, const struct chain c)
 	w.regs.fp = s->w.regs.fp;
 	w.regs.pc_exact = s->w.regs.pc_exact;
 	bpf_loop(HS_MAX_JAVA_FRAMES, hs_frame_cb, &w, 0);
-	if (w.stop == HS_STEP_LEAVE) {
-		/* Handed a pc it does not own: going back would bounce until the budget ends. */
-		if (!w.frames)
-			return hs_cut(ctx, c, s, HS_CTR_NO_PROGRESS);
-		s->w.regs.pc = w.regs.pc;
-		s->w.regs.sp = w.regs.sp;
-		s->w.regs.fp = w.regs.fp;
-		s->w.regs.pc_exact = 0;
-		return chain_next(ctx, c, s, WALKER_NATIVE);
-	}
-	if (w.stop == HS_STEP_NO_BLOB)
-		return hs_cut(ctx, c, s, HS_CTR_NO_BLOB);
-	if (w.stop == HS_STEP_FAULT)
-		return hs_cut(ctx, c, s, HS_CTR_FAULT);
-	if (w.stop == HS_STEP_BAD)
-		return hs_cut(ctx, c, s, HS_CTR_BAD);
-	return hs_cut(ctx, c, s, HS_CTR_FULL);
+	s->w.regs.pc = w.regs.pc;
+	s->w.regs.sp = w.regs.sp;
+	s->w.regs.fp = w.regs.fp;
+	return hs_walk_ends(ctx, c, s, w.stop, w.frames);
 }
 EBPROF_WALKER(hotspot_walk)
+
+/* Frames per program of the walker without bpf_loop: HS_MAX_JAVA_FRAMES in 4 programs,
+ * as the native walker's 32. */
+#define HS_FRAMES_PER_CALL 32
+
+/* The walk across the walker's own tail calls (walk_state.rt). */
+struct hs_resume {
+	__u32 frames;
+	__u32 stop;
+	__u32 started;
+};
+
+_Static_assert(sizeof(struct hs_resume) <= sizeof(((struct walk_state *)0)->rt),
+	       "the walk state keeps the HotSpot walk");
+_Static_assert(sizeof(struct hs_proc) <= sizeof(((struct walk_state *)0)->walking),
+	       "the walk state holds the process's description");
+
+/* One HotSpot frame without bpf_loop, for the walk of scratch slot slot: 1 when the walk
+ * stops. Its registers are the walk state's, its frame count and stop in rt (hs_resume),
+ * the hs_proc in walking. A global function, as native_frame and py_frame: verified once
+ * (before 5.12 one takes no pointers, so it looks its slot and scratch up itself). */
+__noinline int hs_frame(__u32 slot)
+{
+	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
+	__u32 zero = 0;
+	struct hs_scratch *hs = bpf_map_lookup_elem(&hotspot_scratch, &zero);
+	struct hs_resume *rs;
+	struct hs_walk w = {};
+	long stop;
+
+	if (!s || !hs)
+		return 1;
+	rs = (struct hs_resume *)s->w.rt;
+	w.s = s;
+	w.p = (const struct hs_proc *)s->w.walking;
+	w.head = hs->head;
+	w.regs.pc = s->w.regs.pc;
+	w.regs.sp = s->w.regs.sp;
+	w.regs.fp = s->w.regs.fp;
+	w.regs.pc_exact = s->w.regs.pc_exact;
+	w.frames = rs->frames;
+	stop = hs_frame_cb(0, &w);
+	s->w.regs.pc = w.regs.pc;
+	s->w.regs.sp = w.regs.sp;
+	s->w.regs.fp = w.regs.fp;
+	s->w.regs.pc_exact = w.regs.pc_exact;
+	rs->frames = w.frames;
+	rs->stop = w.stop;
+	return stop ? 1 : 0;
+}
+
+/* The HotSpot walker for kernels without bpf_loop (before 5.17): HS_FRAMES_PER_CALL
+ * calls of hs_frame, then a tail call to itself while the walk goes on, up to
+ * HS_MAX_JAVA_FRAMES frames per hand-over as with bpf_loop. */
+static __always_inline int hotspot_walk_unrolled(void *ctx, const struct chain c)
+{
+	struct chain_slot *s = chain_slot(c);
+	const struct hs_proc *p;
+	struct hs_resume *rs;
+	__u32 stop = 0, frames;
+
+	if (!s)
+		return 0;
+	rs = (struct hs_resume *)s->w.rt;
+	p = bpf_map_lookup_elem(&pid_to_hotspot, &s->w.pid);
+	if (!p) {
+		__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+		return hs_no_proc(ctx, c, s);
+	}
+	__builtin_memcpy(s->w.walking, p, sizeof(*p));
+	if (!rs->started) {
+		hs_count(HS_CTR_WALKS);
+		rs->stop = HS_STEP_NEXT;
+		rs->started = 1;
+	}
+	for (__u32 i = 0; i < HS_FRAMES_PER_CALL && !stop; i++)
+		stop = hs_frame(c.slot);
+	if (!stop && rs->frames < HS_MAX_JAVA_FRAMES)
+		return chain_next(ctx, c, s, WALKER_HOTSPOT);
+	stop = rs->stop;
+	frames = rs->frames;
+	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	return hs_walk_ends(ctx, c, s, stop, frames);
+}
+EBPROF_WALKER(hotspot_walk_unrolled)

@@ -343,7 +343,8 @@ const struct runtime_ops hotspot_runtime = {
 	    .colour = {150, 25, 50, 55, 8}, /* teal: between unknown's green and kernel's blue */
 	    .folded_suffix = "",
 	},
-    .floor = {.bpf_loop = true, .without = "Java frames stay native"},
+    /* Its walker has an unrolled variant, tail-calling itself. */
+    .floor = {.bpf_loop = false, .without = "Java frames stay native"},
     .bpf_elf = hotspot_elf,
     .bpf_walker = "hotspot_walk",
     .init = hotspot_init,

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The V8 walker, a walking runtime of the chain (bpf/chain.h): the native walker hands it
  * the registers when a pc enters V8's code (the embedded builtins and the JIT's anonymous
- * executable memory, marked UNW_MARK_WALK by v8.c); it records the JavaScript
- * and stub frames there in place by frame pointer, one bpf_loop() iteration each
- * (v8_step.h), and hands the registers back when the pc leaves V8's code (Node's
- * C++, libuv, a native addon, libz). */
+ * executable memory, marked UNW_MARK_WALK by v8.c); it records the JavaScript and stub
+ * frames there in place by frame pointer (v8_step.h), one bpf_loop() iteration each, or
+ * before 5.17 one call of v8_frame, and hands the registers back when the pc leaves V8's
+ * code (Node's C++, libuv, a native addon, libz). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -87,17 +87,32 @@ static __always_inline int v8_cut(void *ctx, const struct chain c, struct chain_
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
+/* Where the current task's user registers were saved at kernel entry: the helper, or
+ * without bpf_loop (before 5.17; bpf_task_pt_regs is 5.15's) where the architecture
+ * keeps them, at the top of the task's kernel stack. */
+static __always_inline const void *v8_user_regs(int unrolled)
+{
+	struct task_struct *task;
+	void *stack;
+
+	if (!unrolled)
+		return (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	task = (struct task_struct *)bpf_get_current_task();
+	stack = BPF_CORE_READ(task, stack);
+	return stack ? ARCH_TASK_PT_REGS(stack) : NULL;
+}
+
 /* At the sample's innermost frame, when the interrupted user registers are the ones the
  * walk starts from: the interpreter's bytecode array and offset registers. */
 static __always_inline void v8_interp_regs(const struct chain_slot *s, const struct v8_proc *p,
-					   struct v8_regs *r)
+					   struct v8_regs *r, int unrolled)
 {
 	const void *regs;
 	__u64 pc = 0;
 
 	if (!p->interp_regs || s->r.ustack_len || !s->w.regs.pc_exact)
 		return;
-	regs = (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	regs = v8_user_regs(unrolled);
 	if (!regs ||
 	    bpf_probe_read_kernel(&pc, sizeof(pc), &ARCH_PC((const struct arch_regs *)regs)) ||
 	    pc != s->w.regs.pc)
@@ -108,6 +123,36 @@ static __always_inline void v8_interp_regs(const struct chain_slot *s, const str
 	bpf_probe_read_kernel(&r->bc_offset, 8, regs + (p->reg_bc_offset & 0x1f8));
 }
 
+/* V8's code is claimed but not described (Node was still starting when it was last
+ * described): ask the tracker for another look. */
+static __always_inline int v8_no_proc(void *ctx, const struct chain c, struct chain_slot *s)
+{
+	notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
+	return v8_cut(ctx, c, s, V8_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
+}
+
+/* The walk in V8's code stopped (stop: enum v8_step, V8_STEP_NEXT when its bound ran out)
+ * after frames frames, the walk state's registers at the frame it stopped at: back to
+ * the native walker when the pc left V8's code, else the stack ends here. */
+static __always_inline int v8_walk_ends(void *ctx, const struct chain c, struct chain_slot *s,
+					__u32 stop, __u32 frames)
+{
+	if (stop == V8_STEP_LEAVE) {
+		/* Handed a pc it does not own: going back would bounce until the budget ends. */
+		if (!frames)
+			return v8_cut(ctx, c, s, V8_CTR_NO_PROGRESS, UNW_STEP_BAD_FRAME);
+		s->w.regs.pc_exact = 0;
+		return chain_next(ctx, c, s, WALKER_NATIVE);
+	}
+	if (stop == V8_STEP_END)
+		return v8_cut(ctx, c, s, V8_CTR__COUNT, UNW_STEP_END);
+	if (stop == V8_STEP_FAULT)
+		return v8_cut(ctx, c, s, V8_CTR_FAULT, UNW_STEP_READ_FAULT);
+	if (stop == V8_STEP_BAD)
+		return v8_cut(ctx, c, s, V8_CTR_BAD, UNW_STEP_BAD_FRAME);
+	return v8_cut(ctx, c, s, V8_CTR_FULL, UNW_STEP_BAD_FRAME);
+}
+
 static __always_inline int v8_walk(void *ctx, const struct chain c)
 {
 	struct chain_slot *s = chain_slot(c);
@@ -116,35 +161,108 @@ static __always_inline int v8_walk(void *ctx, const struct chain c)
 	if (!s)
 		return 0;
 	w.p = bpf_map_lookup_elem(&pid_to_v8, &s->w.pid);
-	if (!w.p) {
-		/* V8's code is claimed but not described (Node was still starting when it
-		 * was last described): ask the tracker for another look. */
-		notice(RECORD_UNKNOWN_MAPPING, s->w.pid, s->w.regs.pc);
-		return v8_cut(ctx, c, s, V8_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
-	}
+	if (!w.p)
+		return v8_no_proc(ctx, c, s);
 	v8_count(V8_CTR_WALKS);
 	w.s = s;
 	w.regs.pc = s->w.regs.pc;
 	w.regs.sp = s->w.regs.sp;
 	w.regs.fp = s->w.regs.fp;
-	v8_interp_regs(s, w.p, &w.regs);
+	v8_interp_regs(s, w.p, &w.regs, 0);
 	bpf_loop(V8_MAX_JS_FRAMES, v8_frame_cb, &w, 0);
-	if (w.stop == V8_STEP_LEAVE) {
-		/* Handed a pc it does not own: going back would bounce until the budget ends. */
-		if (!w.frames)
-			return v8_cut(ctx, c, s, V8_CTR_NO_PROGRESS, UNW_STEP_BAD_FRAME);
-		s->w.regs.pc = w.regs.pc;
-		s->w.regs.sp = w.regs.sp;
-		s->w.regs.fp = w.regs.fp;
-		s->w.regs.pc_exact = 0;
-		return chain_next(ctx, c, s, WALKER_NATIVE);
-	}
-	if (w.stop == V8_STEP_END)
-		return v8_cut(ctx, c, s, V8_CTR__COUNT, UNW_STEP_END);
-	if (w.stop == V8_STEP_FAULT)
-		return v8_cut(ctx, c, s, V8_CTR_FAULT, UNW_STEP_READ_FAULT);
-	if (w.stop == V8_STEP_BAD)
-		return v8_cut(ctx, c, s, V8_CTR_BAD, UNW_STEP_BAD_FRAME);
-	return v8_cut(ctx, c, s, V8_CTR_FULL, UNW_STEP_BAD_FRAME);
+	s->w.regs.pc = w.regs.pc;
+	s->w.regs.sp = w.regs.sp;
+	s->w.regs.fp = w.regs.fp;
+	return v8_walk_ends(ctx, c, s, w.stop, w.frames);
 }
 EBPROF_WALKER(v8_walk)
+
+/* Frames per program of the walker without bpf_loop: V8_MAX_JS_FRAMES in 4 programs, as
+ * the native walker's 32. */
+#define V8_FRAMES_PER_CALL 32
+
+/* The walk across the walker's own tail calls (walk_state.rt): the interpreter's
+ * registers until the first frame has used them, and how the walk goes. */
+struct v8_resume {
+	__u64 bc_array;
+	__u64 bc_offset;
+	__u32 frames;
+	__u32 stop;
+	__u32 started;
+	__u32 pad;
+};
+
+_Static_assert(sizeof(struct v8_resume) <= sizeof(((struct walk_state *)0)->rt),
+	       "the walk state keeps the V8 walk");
+_Static_assert(sizeof(struct v8_proc) <= sizeof(((struct walk_state *)0)->walking),
+	       "the walk state holds the process's description");
+
+/* One V8 frame without bpf_loop, for the walk of scratch slot slot: 1 when the walk
+ * stops. Its registers are the walk state's, the rest of its state in rt (v8_resume), the
+ * v8_proc in walking. A global function, as native_frame and py_frame: verified once
+ * (before 5.12 one takes no pointers, so it looks its slot up itself). */
+__noinline int v8_frame(__u32 slot)
+{
+	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
+	struct v8_resume *rs;
+	struct v8_walk w = {};
+	long stop;
+
+	if (!s)
+		return 1;
+	rs = (struct v8_resume *)s->w.rt;
+	w.s = s;
+	w.p = (const struct v8_proc *)s->w.walking;
+	w.regs.pc = s->w.regs.pc;
+	w.regs.sp = s->w.regs.sp;
+	w.regs.fp = s->w.regs.fp;
+	w.regs.bc_array = rs->bc_array;
+	w.regs.bc_offset = rs->bc_offset;
+	w.frames = rs->frames;
+	stop = v8_frame_cb(0, &w);
+	s->w.regs.pc = w.regs.pc;
+	s->w.regs.sp = w.regs.sp;
+	s->w.regs.fp = w.regs.fp;
+	rs->bc_array = w.regs.bc_array;
+	rs->frames = w.frames;
+	rs->stop = w.stop;
+	return stop ? 1 : 0;
+}
+
+/* The V8 walker for kernels without bpf_loop (before 5.17): V8_FRAMES_PER_CALL calls of
+ * v8_frame, then a tail call to itself while the walk goes on, up to V8_MAX_JS_FRAMES
+ * frames per hand-over as with bpf_loop. */
+static __always_inline int v8_walk_unrolled(void *ctx, const struct chain c)
+{
+	struct chain_slot *s = chain_slot(c);
+	struct v8_regs r = {};
+	const struct v8_proc *p;
+	struct v8_resume *rs;
+	__u32 stop = 0, frames;
+
+	if (!s)
+		return 0;
+	rs = (struct v8_resume *)s->w.rt;
+	p = bpf_map_lookup_elem(&pid_to_v8, &s->w.pid);
+	if (!p) {
+		__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+		return v8_no_proc(ctx, c, s);
+	}
+	__builtin_memcpy(s->w.walking, p, sizeof(*p));
+	if (!rs->started) {
+		v8_count(V8_CTR_WALKS);
+		v8_interp_regs(s, p, &r, 1);
+		rs->bc_array = r.bc_array;
+		rs->bc_offset = r.bc_offset;
+		rs->started = 1;
+	}
+	for (__u32 i = 0; i < V8_FRAMES_PER_CALL && !stop; i++)
+		stop = v8_frame(c.slot);
+	if (!stop && rs->frames < V8_MAX_JS_FRAMES)
+		return chain_next(ctx, c, s, WALKER_V8);
+	stop = rs->stop;
+	frames = rs->frames;
+	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	return v8_walk_ends(ctx, c, s, stop, frames);
+}
+EBPROF_WALKER(v8_walk_unrolled)

@@ -696,7 +696,8 @@ const struct runtime_ops v8_runtime = {
 	    .folded_suffix = "",
 	    .label_path = true, /* a script's path tells apart the index.js of each package */
 	},
-    .floor = {.bpf_loop = true, .without = "Node.js frames stay native"},
+    /* Its walker has an unrolled variant, tail-calling itself. */
+    .floor = {.bpf_loop = false, .without = "Node.js frames stay native"},
     .bpf_elf = v8_elf,
     .bpf_walker = "v8_walk",
     .init = v8_init,
