@@ -97,6 +97,10 @@ static int copy_section(Elf *in, Elf_Scn *scn, size_t shstrndx, Elf *out, struct
 	name = elf_strptr(in, shstrndx, sh.sh_name);
 	if (!name)
 		return -EINVAL;
+	/* libelf lays sections out at their alignment and fills the gaps by writing: a
+	 * hostile 2^30 alignment, even of a section left empty, writes a gigabyte. */
+	if (sh.sh_addralign > COPY_ALIGN_MAX)
+		sh.sh_addralign = COPY_ALIGN_MAX;
 	if (sh.sh_type == SHT_NOBITS || !keeps(name, &sh, elf_ndxscn(scn) == shstrndx)) {
 		sh.sh_type = SHT_NOBITS;
 		sh.sh_flags &= ~(uint64_t)SHF_COMPRESSED;
@@ -115,7 +119,7 @@ static int copy_section(Elf *in, Elf_Scn *scn, size_t shstrndx, Elf *out, struct
 	src = elf_getdata(scn, NULL);
 	if (!src && sh.sh_size)
 		return -EINVAL;
-	if (sh.sh_addralign > COPY_ALIGN_MAX)
+	if (sh.sh_addralign > COPY_ALIGN_MAX) /* elf_compress read the header again */
 		sh.sh_addralign = COPY_ALIGN_MAX;
 	if (src) {
 		dst = elf_newdata(o);
