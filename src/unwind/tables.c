@@ -31,6 +31,7 @@
 #include "util/cancel.h"
 #include "util/clock.h"
 #include "util/crash.h"
+#include "util/hmap.h"
 #include "util/log.h"
 
 struct extent {
@@ -73,6 +74,7 @@ struct table_pool {
 	struct table_entry **by_file; /* index: file id */
 	uint32_t by_file_cap;
 	struct table_entry **by_id; /* index: table id; 0 unused */
+	struct hmap by_alias;	    /* the entries by their alias (table_pool__alias) */
 	struct extent *free;
 	size_t nfree, free_cap;
 	int files_fd;	      /* file_tables */
@@ -80,6 +82,18 @@ struct table_pool {
 	size_t used_len;      /* bytes mapped */
 	struct table_pool_stats st;
 };
+
+static int alias_eq(const void *entry, const void *key)
+{
+	const struct unw_file_key *a = &((const struct table_entry *)entry)->alias, *k = key;
+
+	return a->dev == k->dev && a->ino == k->ino;
+}
+
+static uint64_t alias_hash(const struct unw_file_key *key)
+{
+	return hash_bytes(key, sizeof(*key), 0);
+}
 
 /* Maps table_used read-only: the walker's times of use, read at every eviction. */
 static int map_used(struct table_pool *p, int fd, uint32_t n)
@@ -104,6 +118,7 @@ struct table_pool *table_pool__new(const struct table_pool_maps *maps)
 	if (!p)
 		return NULL;
 	pthread_mutex_init(&p->lock, NULL);
+	hmap_init(&p->by_alias, alias_eq);
 	p->chunks_fd = maps->chunks_fd;
 	p->nchunks = maps->nchunks;
 	p->chunk_shift = maps->chunk_shift;
@@ -144,6 +159,7 @@ void table_pool__free(struct table_pool *p)
 		if (p->chunks[i].job.running)
 			job_finish(p, i); /* then closed below */
 	}
+	hmap_free(&p->by_alias);
 	for (uint32_t i = 0; i < p->by_file_cap; i++)
 		free(p->by_file[i]);
 	for (uint32_t i = 0; i < p->nchunks; i++) {
@@ -774,6 +790,21 @@ static struct unw_file_key file_key(const struct file_entry *f)
 	};
 }
 
+/* Indexes t by key in place of its old alias. A key is one file's: another entry that
+ * had it (a file deleted, its inode reused) loses it. Without room to index it, the
+ * tracker reads the process's maps at the walker's notices instead: slower, the same. */
+static void alias_index(struct table_pool *p, struct table_entry *t, const struct unw_file_key *key)
+{
+	struct table_entry *had;
+
+	if (hmap_find(&p->by_alias, alias_hash(&t->alias), &t->alias) == t)
+		hmap_remove(&p->by_alias, alias_hash(&t->alias), &t->alias);
+	had = hmap_remove(&p->by_alias, alias_hash(key), key);
+	if (had)
+		had->aliased = false;
+	hmap_insert(&p->by_alias, alias_hash(key), t);
+}
+
 void table_pool__alias(struct table_pool *p, const struct file_entry *f,
 		       const struct unw_file_key *key)
 {
@@ -784,7 +815,8 @@ void table_pool__alias(struct table_pool *p, const struct file_entry *f,
 		return;
 	pthread_mutex_lock(&p->lock);
 	t = entry_for(p, f->id);
-	if (t && !(t->aliased && t->alias.dev == key->dev && t->alias.ino == key->ino)) {
+	if (t && !(t->aliased && alias_eq(t, key))) {
+		alias_index(p, t, key);
 		t->alias = *key;
 		t->aliased = true;
 		p->st.aliases++;
@@ -792,6 +824,19 @@ void table_pool__alias(struct table_pool *p, const struct file_entry *f,
 			publish(p, t);
 	}
 	pthread_mutex_unlock(&p->lock);
+}
+
+uint32_t table_pool__aliased(struct table_pool *p, const struct unw_file_key *key)
+{
+	struct table_entry *t;
+	uint32_t id = 0;
+
+	pthread_mutex_lock(&p->lock);
+	t = hmap_find(&p->by_alias, alias_hash(key), key);
+	if (t && t->aliased)
+		id = t->file_id;
+	pthread_mutex_unlock(&p->lock);
+	return id;
 }
 
 /* Under the lock: t, f's entry, with one more reference and the runtimes that claim the

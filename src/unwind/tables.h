@@ -91,6 +91,8 @@ struct table_entry *table_pool__find(struct table_pool *p, uint32_t file_id);
  * f's entry in file_tables goes under key too, now and whenever it changes. */
 void table_pool__alias(struct table_pool *p, const struct file_entry *f,
 		       const struct unw_file_key *key);
+/* The file whose entry is in file_tables under key as its alias; 0 when none is. */
+uint32_t table_pool__aliased(struct table_pool *p, const struct unw_file_key *key);
 /* Whether an acquire of t would do anything: build it (never built, evicted, dropped
  * unused, or it did not fit and TABLE_POOL_RETRY_S passed), or publish it. */
 bool table_pool__wants(struct table_pool *p, const struct table_entry *t, uint64_t now);

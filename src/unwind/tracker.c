@@ -42,6 +42,7 @@ struct request {
 	uint32_t pid;
 	uint64_t addr;
 	struct unw_file_key file;
+	uint64_t at; /* when it was queued */
 };
 
 /* What the tracker holds for a described process: its table references. */
@@ -51,10 +52,13 @@ struct held {
 	struct table_entry **tables;
 };
 
-/* When a process was last looked at. */
+/* When a process was last looked at, and last for a notice of a file: a look begun
+ * after a notice was queued saw at least what the notice says. */
 struct looked {
 	uint32_t pid;
 	uint64_t at;
+	uint64_t file_at;
+	struct unw_file_key file;
 };
 
 /* A file whose table waits to be built. */
@@ -134,7 +138,7 @@ void tracker__notice(struct tracker *t, const struct notice_record *n)
 		t->st.queue_full++;
 	} else {
 		t->queue[(t->head + t->len++) % QUEUE_LEN] =
-		    (struct request){n->type, n->pid, n->addr, n->file};
+		    (struct request){n->type, n->pid, n->addr, n->file, now_ns()};
 		pthread_cond_signal(&t->wake);
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -386,12 +390,17 @@ static void undescribe(struct tracker *t, uint32_t pid)
 	release_held(t, pid);
 }
 
-static void note_look(struct tracker *t, uint32_t pid, uint64_t now)
+/* notice: the notice of a file the look is for, or NULL. */
+static void note_look(struct tracker *t, uint32_t pid, uint64_t now, const struct request *notice)
 {
 	struct looked *l = hmap_find(&t->looked, hash_u64(pid), &pid);
 
 	if (l) {
 		l->at = now;
+		if (notice) {
+			l->file_at = now;
+			l->file = notice->file;
+		}
 		return;
 	}
 	if (t->looked.len >= LOOKED_MAX) { /* forget them all: a few looks more */
@@ -401,7 +410,8 @@ static void note_look(struct tracker *t, uint32_t pid, uint64_t now)
 	}
 	l = malloc(sizeof(*l));
 	if (l) {
-		*l = (struct looked){pid, now};
+		*l = (struct looked){pid, now, notice ? now : 0,
+				     notice ? notice->file : (struct unw_file_key){0}};
 		if (hmap_insert(&t->looked, hash_u64(pid), l))
 			free(l);
 	}
@@ -412,6 +422,16 @@ static bool looked_lately(struct tracker *t, uint32_t pid, uint64_t now)
 	struct looked *l = hmap_find(&t->looked, hash_u64(pid), &pid);
 
 	return l && now - l->at < LOOK_AGAIN_NS;
+}
+
+/* The process of notice r was looked at for its file since r was queued: the walker
+ * says it ten times a second, and a process of many mappings takes longer than that to
+ * read where the machine is slow, so the notices would queue faster than they go. */
+static bool file_looked(struct tracker *t, const struct request *r)
+{
+	struct looked *l = hmap_find(&t->looked, hash_u64(r->pid), &r->pid);
+
+	return l && l->file_at >= r->at && l->file.dev == r->file.dev && l->file.ino == r->file.ino;
 }
 
 /* The walker met a file it did not find in file_tables at pc of a process whose maps
@@ -454,7 +474,7 @@ static int look(struct tracker *t, uint32_t pid, bool hot, const struct request 
 		return n;
 	}
 	t->st.looked++;
-	note_look(t, pid, now);
+	note_look(t, pid, now, notice);
 	if (notice)
 		alias_file(t, maps, n, notice);
 	for (int i = 0; i < n && !stopping(t); i++) {
@@ -475,18 +495,19 @@ static int look(struct tracker *t, uint32_t pid, bool hot, const struct request 
 	return err;
 }
 
-/* The file of an unknown-file notice is known, its table built or being asked for: no
- * need to read the process's maps. */
+/* The file of an unknown-file notice is known (by the kernel's identity of it, or by
+ * the alias a notice gave it), its table built or being asked for: no need to read the
+ * process's maps. */
 static bool file_handled(struct tracker *t, const struct unw_file_key *k)
 {
+	uint32_t id = table_pool__aliased(t->pool, k);
 	struct table_entry *te;
 	struct file_entry *f;
-	uint32_t id = 0;
 
 	pthread_mutex_lock(&t->procs->lock);
-	f = file_table__find(t->procs->files, makedev(k->dev >> 20, k->dev & 0xfffff), k->ino);
-	if (f && f->fd >= 0)
-		id = f->id;
+	f = id ? file_table__get(t->procs->files, id)
+	       : file_table__find(t->procs->files, makedev(k->dev >> 20, k->dev & 0xfffff), k->ino);
+	id = f && f->fd >= 0 ? f->id : 0;
 	pthread_mutex_unlock(&t->procs->lock);
 	if (!id)
 		return false;
@@ -512,7 +533,9 @@ static void handle(struct tracker *t, const struct request *r)
 		forget(t, r->pid);
 		return;
 	case RECORD_UNKNOWN_FILE:
-		if (!file_handled(t, &r->file))
+		if (file_looked(t, r))
+			t->st.damped++;
+		else if (!file_handled(t, &r->file))
 			look(t, r->pid, true, r);
 		return;
 	case RECORD_UNKNOWN_PID:

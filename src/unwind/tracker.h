@@ -22,7 +22,8 @@ struct tracker;
 struct tracker_stats {
 	uint64_t looked;    /* processes whose maps were read */
 	uint64_t described; /* process descriptions written (a runtime claims part of it) */
-	uint64_t damped;    /* notices about a process looked at within the last second */
+	uint64_t damped;    /* notices about a process looked at within the last second, or
+			     * of a file since they were queued, for that file */
 	uint64_t preempted; /* builds the scan queued that gave way to a sample's */
 	uint64_t vanished;  /* processes gone before they could be looked at */
 	uint64_t exits;
