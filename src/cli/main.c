@@ -11,6 +11,7 @@
 #include "cli/host.h"
 #include "cli/record.h"
 #include "cli/session.h"
+#include "cli/top.h"
 #include "cli/version.h"
 #include "util/crash.h"
 
@@ -25,6 +26,7 @@ static void usage(FILE *out)
 	    "commands:\n"
 	    "  record    sample stacks for a while; write pprof, folded stacks, flame graph\n"
 	    "  agent     profile continuously; send OTLP profiles to an OpenTelemetry collector\n"
+	    "  top       show live the functions taking the CPU, every language's\n"
 	    "  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
 	    "  version   print the version\n"
 	    "  help      this help; 'ebprof help COMMAND' is 'ebprof COMMAND --help'\n"
@@ -89,6 +91,7 @@ static const struct {
 } verbs[] = {
     {"record", cmd_record},
     {"agent", cmd_agent},
+    {"top", cmd_top},
     {"check", cmd_check},
 };
 

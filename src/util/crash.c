@@ -41,6 +41,13 @@ static void put_hex(uintptr_t v)
 	put(p);
 }
 
+static void (*volatile last_words)(void);
+
+void crash__on_fatal(void (*fn)(void))
+{
+	last_words = fn;
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uctx)
 {
 	void *frames[48];
@@ -52,6 +59,8 @@ static void on_fatal(int sig, siginfo_t *si, void *uctx)
 		return;
 	/* The default action again, for the signal raised below and any fault after it. */
 	signal(sig, SIG_DFL);
+	if (last_words)
+		last_words();
 	put("ebprof: crashed: SIG");
 	put(name ? name : "?");
 	/* A fault the kernel raised has an address; a signal sent by kill() has none. */

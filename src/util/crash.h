@@ -10,6 +10,11 @@
  * alternate stack for the calling thread. Call once, first thing in main. */
 void crash__install(void);
 
+/* fn runs first on a fatal signal (before the report, so it shows where the user can
+ * read it): what must be put back, such as a terminal in raw mode. It must be
+ * async-signal-safe. One at a time; NULL removes it. */
+void crash__on_fatal(void (*fn)(void));
+
 /* pthread_create(thread, NULL, fn, arg) for a thread that gets an alternate signal
  * stack of its own while fn runs, so that its stack overflow is reported too, and the
  * fatal signals unblocked whatever mask it inherits. fn must return (not

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `ebprof top`: --batch over four runtimes' three-function chains (native, Python, Java,
+# Node) shows each one's leaf in the first rows within three intervals; the interactive
+# view, driven through a pseudo-terminal (script(1)) with keys, sorts, groups, filters
+# and quits, leaving the terminal's settings as they were; wrong arguments are one line.
+. "$(dirname "$0")/lib.sh"
+
+ROWS=12
+
+# The Java chain: a root's JDK (the one the suite installs), else the host's; none: no
+# Java row is expected.
+java_chain() {
+	local root=$ROOTS/bookworm secs=$1
+	[ -x "$root/usr/bin/javac" ] || root=
+	if [ -z "$root" ] && ! command -v javac >/dev/null; then
+		echo "SKIP top_batch_java: no JDK (scripts/install-deps.sh test)"
+		return 1
+	fi
+	root_dir "$root" top-java
+	cp tests/workloads/java/Chain.java "$DIR/"
+	(in_root "$root" javac -d "$RDIR" "$RDIR/Chain.java") >"$TMP/javac.log" 2>&1 || {
+		fail top_batch_java "javac failed: $(tail -2 "$TMP/javac.log")"
+		return 1
+	}
+	(in_root "$root" java -cp "$RDIR" Chain "$secs") &
+	JAVA_PID=$!
+}
+
+# in_tables NAME PATTERN: a row matching PATTERN is among the first ROWS of a table.
+in_tables() {
+	local n
+	n=$(awk -v rows="$ROWS" '/^ebprof top / { row = 0; next } /^   SELF/ { next }
+		NF { row++; if (row <= rows) print }' "$TMP/batch.out" | grep -cE -- "$2")
+	check "$1" "no row matching '$2' among the first $ROWS of any table" [ "$n" -gt 0 ]
+}
+
+batch() {
+	local secs pids rc
+	secs=$(secs 12)
+	"$W/nofp_qsort" "$secs" &
+	pids=$!
+	/usr/bin/python3 tests/workloads/python/chain.py "$secs" &
+	pids+=,$!
+	if command -v node >/dev/null; then
+		node tests/workloads/node/chain.js "$secs" &
+		pids+=,$!
+	fi
+	JAVA_PID=
+	java_chain "$secs" && pids+=,$JAVA_PID
+	sleep 1
+	"$EBPROF" top --batch -n 3 -i "$(secs 2)" -w "$(secs 4)" --by process --rows "$ROWS" \
+		-p "$pids" >"$TMP/batch.out" 2>"$TMP/batch.err"
+	rc=$?
+	kill ${pids//,/ } 2>/dev/null
+	wait 2>/dev/null
+	if [ "$rc" -ne 0 ]; then
+		fail top_batch "top failed, $(how_ended "$rc" "$TMP/batch.err")"
+		return
+	fi
+	cat "$TMP/batch.out" >&2
+	check top_batch_tables "$(grep -c '^ebprof top ' "$TMP/batch.out") tables, want 3" \
+		[ "$(grep -c '^ebprof top ' "$TMP/batch.out")" -eq 3 ]
+	in_tables top_batch_native ' native +nofp_qsort\[[0-9]+\] +(by_key|msort_with_tmp)'
+	in_tables top_batch_python ' python +python3[^ ]*\[[0-9]+\] +leaf \[chain\.py\]'
+	if command -v node >/dev/null; then
+		in_tables top_batch_node ' v8js +node[^ ]*\[[0-9]+\] +leaf \[chain\.js\]'
+	else
+		echo "SKIP top_batch_node: no node (scripts/install-deps.sh test)"
+	fi
+	[ -n "$JAVA_PID" ] && in_tables top_batch_java ' jvm +java\[[0-9]+\] +Chain\.leaf '
+}
+
+# The view in a pseudo-terminal: t (total), p (by process), /by_k Enter (filter), q.
+interactive() {
+	local pid rc out=$TMP/tty
+	"$W/nofp_qsort" "$(secs 20)" &
+	pid=$!
+	(
+		sleep "$(secs 4)"
+		printf t
+		sleep "$(secs 1.5)"
+		printf p
+		sleep "$(secs 1.5)"
+		printf '/by_k\r'
+		sleep "$(secs 2.5)"
+		printf q
+		sleep "$(secs 5)"
+	) | script -qfec "stty rows 30 cols 120; stty -g >$TMP/stty.before; \
+		$EBPROF top -p $pid 2>$TMP/tty.err; echo \$? >$TMP/tty.rc; stty -g >$TMP/stty.after" \
+		"$out" >/dev/null 2>&1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rc=$(cat "$TMP/tty.rc" 2>/dev/null || echo none)
+	check top_tty_quits "exit $rc on q: $(tail -2 "$TMP/tty.err")" [ "$rc" = 0 ]
+	check top_tty_terminal "the terminal's settings changed" cmp -s "$TMP/stty.before" "$TMP/stty.after"
+	check top_tty_screen "the alternate screen was not left" grep -qa $'\e\\[?1049l' "$out"
+	local seen
+	seen=$(grep -ao 'by [a-z]*, [a-z]* first[^[:cntrl:]]*' "$out" | uniq | paste -sd'|')
+	echo "top_tty: status lines $seen" >&2
+	check top_tty_keys "status lines: $seen" grep -q \
+		"by function, self first|by function, total first|by process, total first|by process, total first, 'by_k'" <<<"$seen"
+	# After the filter: by_key's rows, no other function's.
+	local after keys others
+	after=$(sed -n "/by process, total first, 'by_k'/,\$p" "$out" | tr -d '\r')
+	keys=$(grep -ac by_key <<<"$after")
+	others=$(grep -ac msort_with_tmp <<<"$after")
+	check top_tty_filter "the filtered view: $keys by_key rows, $others msort_with_tmp" \
+		[ "$keys" -gt 1 -a "$others" -eq 0 ]
+}
+
+bad_args() {
+	local args rc lines
+	for args in "--sort x" "--by y" "-w 1 -i 2" "-i 0.01" "extra"; do
+		# shellcheck disable=SC2086
+		"$EBPROF" top $args >"$TMP/bad.out" 2>"$TMP/bad.err"
+		rc=$?
+		lines=$(grep -vc '^Try ' "$TMP/bad.err")
+		check "top_bad_args_${args%% *}" "exit $rc and $lines lines besides 'Try' for '$args'" \
+			[ "$rc" -eq 2 -a "$lines" -eq 1 ]
+	done
+}
+
+case_selected top_batch && batch
+case_selected top_tty && interactive
+case_selected top_bad_args && bad_args
