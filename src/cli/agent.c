@@ -94,6 +94,10 @@ static void usage(FILE *out)
 		"      --timeout TIME   per export attempt (default 10s)\n"
 		"      --max-queue N    exports waiting for the collector; past it the oldest\n"
 		"                       is dropped and counted (default %d)\n"
+		"      --queue-memory SIZE\n"
+		"                       and their bytes at most (default 64M: minutes of a\n"
+		"                       busy host); what is dropped is counted in samples and\n"
+		"                       seconds of profile, and said when the collector is back\n"
 		"      --report-interval TIME\n"
 		"                       one export per TIME (default %gs, ±10%% jitter)\n"
 		"  -d, --duration TIME  stop after TIME (default: run until signalled)\n"
@@ -133,6 +137,7 @@ enum {
 	OPT_COMPRESSION,
 	OPT_TIMEOUT,
 	OPT_MAX_QUEUE,
+	OPT_QUEUE_MEMORY,
 	OPT_INTERVAL,
 	OPT_FLUSH,
 };
@@ -162,6 +167,8 @@ static int parse_otlp(struct agent_opts *o, int c, const char *arg)
 		return 0;
 	case OPT_MAX_QUEUE:
 		return opt_uint("--max-queue", arg, 1, OTLP_MAX_QUEUE_LIMIT, &o->otlp.max_queue);
+	case OPT_QUEUE_MEMORY:
+		return opt_size("--queue-memory", arg, &o->otlp.max_queue_bytes);
 	}
 	return 1;
 }
@@ -178,6 +185,7 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	    {"compression", required_argument, NULL, OPT_COMPRESSION},
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
+	    {"queue-memory", required_argument, NULL, OPT_QUEUE_MEMORY},
 	    {"report-interval", required_argument, NULL, OPT_INTERVAL},
 	    {"flush-timeout", required_argument, NULL, OPT_FLUSH},
 	    {"duration", required_argument, NULL, 'd'},
@@ -361,7 +369,9 @@ static void export_interval(struct agent *a)
 	pr_debug("interval %llu: %llu samples, %zu stacks, %zu bytes",
 		 (unsigned long long)a->intervals, (unsigned long long)a->s->profile.samples,
 		 r->nstacks, len);
-	err = otlp_client__submit(a->client, buf, len);
+	err = otlp_client__submit_meta(
+	    a->client, buf, len,
+	    &(struct otlp_item_meta){a->s->profile.samples, end_ns - a->interval_start_ns});
 	if (err)
 		pr_warn("interval %llu not sent: %s", (unsigned long long)a->intervals,
 			strerror(-err));
@@ -424,12 +434,15 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 	       (unsigned long long)(c[CTR_SAMPLES] - c[CTR_FILTERED]),
 	       (unsigned long long)c[CTR_RINGBUF_FULL]);
 	printf("  exports: %llu sent, %llu dropped (%llu queue full, %llu rejected, %llu "
-	       "expired, %llu at exit), %llu failed attempts, %llu partial successes; %llu bytes "
-	       "encoded, %llu on the wire\n",
+	       "expired, %llu timed out twice, %llu at exit: %llu samples, %.1f s of profile), "
+	       "%llu failed attempts, %llu possibly stored twice, %llu partial successes; %llu "
+	       "bytes encoded, %llu on the wire\n",
 	       (unsigned long long)st->sent, (unsigned long long)st->dropped,
 	       (unsigned long long)st->dropped_queue_full, (unsigned long long)st->dropped_rejected,
-	       (unsigned long long)st->dropped_expired, (unsigned long long)st->dropped_at_close,
-	       (unsigned long long)st->failed_attempts, (unsigned long long)st->partial_success,
+	       (unsigned long long)st->dropped_expired, (unsigned long long)st->dropped_timeout,
+	       (unsigned long long)st->dropped_at_close, (unsigned long long)st->dropped_samples,
+	       st->dropped_span_ns / 1e9, (unsigned long long)st->failed_attempts,
+	       (unsigned long long)st->duplicates, (unsigned long long)st->partial_success,
 	       (unsigned long long)st->bytes_raw, (unsigned long long)st->bytes_sent);
 	printf("  processes: %llu exited ones forgotten, %llu files closed that no process "
 	       "mapped any more\n",

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The OTLP sender: callers queue serialized requests and return at once; one thread
  * sends them in order, retrying transient failures with exponential backoff and jitter.
- * The queue is bounded (the oldest waiting request is dropped when it is full), so a
- * collector that is slow or down costs at most max_queue + 1 requests of memory, and a
- * collector that comes back is reached on a new connection without a restart. */
+ * The queue is bounded in requests and in bytes (the oldest waiting request is dropped
+ * when it is full), so a collector that is slow or down costs bounded memory, what it
+ * costs in samples and seconds of profile is counted and said once it is back, and it
+ * is reached on a new connection without a restart. An attempt that timed out after its
+ * body went out may have been taken: it is sent again once, not more, so a collector
+ * that answers late stores a request twice at most, and each such case is counted. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -31,6 +34,7 @@
 struct item {
 	void *buf;
 	size_t len;
+	struct otlp_item_meta meta;
 	struct item *next;
 };
 
@@ -47,6 +51,9 @@ struct otlp_client {
 	uint64_t abort_at; /* close deadline, CLOCK_MONOTONIC ns; UINT64_MAX until close */
 	struct otlp_client_stats st;
 	uint64_t drops_unlogged, drop_logged_at;
+	/* What was dropped since the collector last accepted a request, said when it does. */
+	uint64_t outage_reqs, outage_samples, outage_span_ns;
+	uint64_t dups_unlogged, dup_logged_at;
 	/* Sender thread only. */
 	unsigned backoff_ms; /* the next retry's ceiling; back to the initial value on success */
 	unsigned failures;   /* consecutive failed attempts */
@@ -71,17 +78,51 @@ static void log_drops(struct otlp_client *c, bool force)
 
 	if (!c->drops_unlogged || (!force && now - c->drop_logged_at < LOG_INTERVAL_NS))
 		return;
-	pr_warn("OTLP: dropped %llu request(s): queue of %u full, collector at %s slow or "
-		"unreachable (%llu dropped in all)",
-		(unsigned long long)c->drops_unlogged, c->opts.max_queue, c->opts.url,
+	pr_warn("OTLP: dropped %llu request(s): queue full (%u requests or %llu KiB), collector "
+		"at %s slow or unreachable (%llu dropped in all)",
+		(unsigned long long)c->drops_unlogged, c->opts.max_queue,
+		(unsigned long long)(c->opts.max_queue_bytes >> 10), c->opts.url,
 		(unsigned long long)c->st.dropped);
 	c->drops_unlogged = 0;
 	c->drop_logged_at = now;
 }
 
+/* Under lock: it is given up, for the reason whose counter is kind. */
+static void count_drop(struct otlp_client *c, const struct item *it, uint64_t *kind)
+{
+	c->st.dropped++;
+	(*kind)++;
+	c->st.dropped_samples += it->meta.samples;
+	c->st.dropped_span_ns += it->meta.span_ns;
+	c->outage_reqs++;
+	c->outage_samples += it->meta.samples;
+	c->outage_span_ns += it->meta.span_ns;
+}
+
+/* Under lock: takes the oldest waiting request out of the queue. */
+static struct item *queue_pop(struct otlp_client *c)
+{
+	struct item *it = c->head;
+
+	if (!it)
+		return NULL;
+	c->head = it->next;
+	if (!c->head)
+		c->tail = NULL;
+	c->st.queued--;
+	c->st.queued_bytes -= it->len;
+	return it;
+}
+
 int otlp_client__submit(struct otlp_client *c, void *buf, size_t len)
 {
-	struct item *it = NULL, *old = NULL;
+	return otlp_client__submit_meta(c, buf, len, NULL);
+}
+
+int otlp_client__submit_meta(struct otlp_client *c, void *buf, size_t len,
+			     const struct otlp_item_meta *meta)
+{
+	struct item *it = NULL, *old, *dropped = NULL;
 	int err = 0;
 
 	pthread_mutex_lock(&c->lock);
@@ -99,22 +140,26 @@ int otlp_client__submit(struct otlp_client *c, void *buf, size_t len)
 	if (err)
 		goto out;
 	*it = (struct item){.buf = buf, .len = len};
-	if (c->st.queued >= c->opts.max_queue) {
-		old = c->head;
-		c->head = old->next;
-		if (!c->head)
-			c->tail = NULL;
-		c->st.queued--;
-		c->st.dropped++;
-		c->st.dropped_queue_full++;
+	if (meta)
+		it->meta = *meta;
+	/* A request larger than the byte bound alone still waits: it is within the
+	 * specification's limit, and the queue is empty by then. */
+	while (c->head && (c->st.queued >= c->opts.max_queue ||
+			   c->st.queued_bytes + len > c->opts.max_queue_bytes)) {
+		old = queue_pop(c);
+		count_drop(c, old, &c->st.dropped_queue_full);
 		c->drops_unlogged++;
-		log_drops(c, false);
+		old->next = dropped;
+		dropped = old;
 	}
+	if (dropped)
+		log_drops(c, false);
 	if (c->tail)
 		c->tail->next = it;
 	else
 		c->head = it;
 	c->tail = it;
+	c->st.queued_bytes += len;
 	if (++c->st.queued > c->st.queued_max)
 		c->st.queued_max = c->st.queued;
 	buf = NULL;
@@ -124,7 +169,10 @@ out:
 	if (err == -EMSGSIZE)
 		pr_warn("OTLP: a request of %zu bytes is over the %u-byte limit; dropped", len,
 			OTLP_MAX_REQUEST_BYTES);
-	free_item(old);
+	while ((old = dropped)) {
+		dropped = old->next;
+		free_item(old);
+	}
 	free(buf);
 	return err;
 }
@@ -146,11 +194,7 @@ static struct item *next_item(struct otlp_client *c)
 	while (!c->head && !c->closing)
 		pthread_cond_wait(&c->wake, &c->lock);
 	if (c->head && now_ns() < c->abort_at) {
-		it = c->head;
-		c->head = it->next;
-		if (!c->head)
-			c->tail = NULL;
-		c->st.queued--;
+		it = queue_pop(c);
 		c->st.in_flight = true;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -209,7 +253,20 @@ static void log_failure(struct otlp_client *c, const struct otlp_result *r, cons
 
 static void log_accepted(struct otlp_client *c, const struct otlp_result *r)
 {
-	if (c->failures)
+	uint64_t reqs, samples, span;
+
+	pthread_mutex_lock(&c->lock);
+	reqs = c->outage_reqs;
+	samples = c->outage_samples;
+	span = c->outage_span_ns;
+	c->outage_reqs = c->outage_samples = c->outage_span_ns = 0;
+	pthread_mutex_unlock(&c->lock);
+	if (c->failures && reqs)
+		pr_warn("OTLP: %s accepts requests again, after %u failed attempt(s); %llu "
+			"request(s) were dropped meanwhile: %llu samples, %.1f s of profile",
+			c->opts.url, c->failures, (unsigned long long)reqs,
+			(unsigned long long)samples, span / 1e9);
+	else if (c->failures)
 		pr_info("OTLP: %s accepts requests again, after %u failed attempt(s)", c->opts.url,
 			c->failures);
 	c->failures = 0;
@@ -222,9 +279,10 @@ static void log_accepted(struct otlp_client *c, const struct otlp_result *r)
 		pr_warn("OTLP: the collector says: %s", r->message);
 }
 
-enum outcome { OUT_SENT, OUT_REJECTED, OUT_EXPIRED, OUT_CLOSED };
+enum outcome { OUT_SENT, OUT_REJECTED, OUT_EXPIRED, OUT_CLOSED, OUT_TIMEOUT };
 
-static void finish(struct otlp_client *c, enum outcome o, const struct otlp_result *r)
+static void finish(struct otlp_client *c, enum outcome o, const struct otlp_result *r,
+		   const struct item *it)
 {
 	pthread_mutex_lock(&c->lock);
 	c->st.in_flight = false;
@@ -233,12 +291,35 @@ static void finish(struct otlp_client *c, enum outcome o, const struct otlp_resu
 		c->st.partial_success += r->partial;
 		c->st.rejected_profiles += r->partial && r->rejected > 0 ? r->rejected : 0;
 	} else {
-		c->st.dropped++;
-		c->st.dropped_rejected += o == OUT_REJECTED;
-		c->st.dropped_expired += o == OUT_EXPIRED;
-		c->st.dropped_at_close += o == OUT_CLOSED;
+		count_drop(c, it,
+			   o == OUT_REJECTED  ? &c->st.dropped_rejected
+			   : o == OUT_EXPIRED ? &c->st.dropped_expired
+			   : o == OUT_TIMEOUT ? &c->st.dropped_timeout
+					      : &c->st.dropped_at_close);
 	}
 	pthread_mutex_unlock(&c->lock);
+}
+
+/* A request accepted after an attempt that timed out once its body was sent: counted,
+ * and said at most every LOG_INTERVAL_NS with how many since. */
+static void count_duplicate(struct otlp_client *c)
+{
+	uint64_t now = now_ns(), n;
+
+	pthread_mutex_lock(&c->lock);
+	c->st.duplicates++;
+	n = ++c->dups_unlogged;
+	if (c->dup_logged_at && now - c->dup_logged_at < LOG_INTERVAL_NS) {
+		n = 0;
+	} else {
+		c->dups_unlogged = 0;
+		c->dup_logged_at = now;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (n)
+		pr_warn("OTLP: %llu request(s) accepted after an attempt that timed out once sent: "
+			"%s may have stored them twice (raise --timeout for a slow collector)",
+			(unsigned long long)n, c->opts.url);
 }
 
 /* Attempts one request until it is accepted, rejected, too old, or close cuts it off. */
@@ -246,12 +327,15 @@ static enum outcome attempt_until_done(struct otlp_client *c, const uint8_t *wir
 				       struct otlp_result *r)
 {
 	uint64_t first = now_ns();
+	bool timed_out = false;
 	unsigned delay;
 
 	for (;;) {
 		otlp_exchange__send(c->x, wire, len, r);
 		if (r->verdict == OTLP_ACCEPTED) {
 			log_accepted(c, r);
+			if (timed_out)
+				count_duplicate(c);
 			return OUT_SENT;
 		}
 		c->failures++;
@@ -262,6 +346,11 @@ static enum outcome attempt_until_done(struct otlp_client *c, const uint8_t *wir
 			log_failure(c, r, "not retryable, request dropped", true);
 			return OUT_REJECTED;
 		}
+		if (r->maybe_taken && timed_out) {
+			log_failure(c, r, "timed out twice once sent, request dropped", true);
+			return OUT_TIMEOUT;
+		}
+		timed_out |= r->maybe_taken;
 		if (now_ns() >= __atomic_load_n(&c->abort_at, __ATOMIC_RELAXED))
 			return OUT_CLOSED;
 		delay = next_delay(c, r);
@@ -287,7 +376,7 @@ static void deliver(struct otlp_client *c, struct item *it)
 	err = otlp_exchange__frame(&c->opts, it->buf, it->len, &wire, &wire_len);
 	if (err) {
 		pr_warn("OTLP: could not compress a request: %s; dropped", strerror(-err));
-		finish(c, OUT_REJECTED, &r);
+		finish(c, OUT_REJECTED, &r, it);
 		return;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -296,7 +385,7 @@ static void deliver(struct otlp_client *c, struct item *it)
 	pthread_mutex_unlock(&c->lock);
 	free(it->buf);
 	it->buf = NULL;
-	finish(c, attempt_until_done(c, wire, wire_len, &r), &r);
+	finish(c, attempt_until_done(c, wire, wire_len, &r), &r, it);
 	free(wire);
 }
 
@@ -345,6 +434,7 @@ static int copy_opts(struct otlp_client_opts *dst, const struct otlp_client_opts
 	if (dst->backoff_max_ms < dst->backoff_initial_ms)
 		dst->backoff_max_ms = dst->backoff_initial_ms;
 	dst->retry_max_ms = src->retry_max_ms ?: DEFAULT_RETRY_MAX_MS;
+	dst->max_queue_bytes = src->max_queue_bytes ?: OTLP_DEFAULT_QUEUE_BYTES;
 	return err;
 }
 
@@ -441,14 +531,10 @@ int otlp_client__close(struct otlp_client *c, unsigned deadline_ms, struct otlp_
 		pthread_join(c->thread, NULL);
 
 	/* The thread is gone: what is still queued was cut off by the deadline. */
-	while ((it = c->head)) {
-		c->head = it->next;
-		c->st.queued--;
-		c->st.dropped++;
-		c->st.dropped_at_close++;
+	while ((it = queue_pop(c))) {
+		count_drop(c, it, &c->st.dropped_at_close);
 		free_item(it);
 	}
-	c->tail = NULL;
 	log_drops(c, true);
 	if (c->st.dropped_at_close)
 		pr_warn("OTLP: %llu request(s) not delivered by the %u ms close deadline",

@@ -16,7 +16,10 @@
  * numbers), sent with every request; a server reads a missing one as "1" too. */
 #define OTLP_DEV_VERSION_HEADER "otlp-profiles-development-version"
 #define OTLP_DEV_VERSION "1"
-#define OTLP_DEFAULT_MAX_QUEUE 16
+#define OTLP_DEFAULT_MAX_QUEUE 1024
+/* Bytes of requests waiting for the collector at most: minutes of a busy 2-CPU host's
+ * profiles at 20 Hz (a request of 5 s there is 20-200 KiB). */
+#define OTLP_DEFAULT_QUEUE_BYTES (64u << 20)
 #define OTLP_DEFAULT_TIMEOUT_MS 10000
 /* The spec's recommended limits: requests over 64 MiB (before compression) are not sent,
  * responses over 4 MiB (after decompression) are an error. */
@@ -41,7 +44,8 @@ struct otlp_client_opts {
 	bool gzip;	     /* compress requests (gRPC message compression or Content-Encoding) */
 	unsigned timeout_ms; /* per attempt; 0 = no limit */
 	unsigned max_queue;  /* requests waiting to be sent; the oldest is dropped past it */
-	char **headers;	     /* "name: value" lines added to every request */
+	uint64_t max_queue_bytes; /* and their serialized bytes (0: OTLP_DEFAULT_QUEUE_BYTES) */
+	char **headers;		  /* "name: value" lines added to every request */
 	size_t n_headers;
 	const char *user_agent; /* NULL: "ebprof" */
 	/* Retry schedule; 0 picks the defaults (1 s, 30 s, 5 min). */
@@ -61,13 +65,21 @@ struct otlp_client_stats {
 	uint64_t dropped_rejected;   /* non-retryable answer (bad data, 4xx, too large) */
 	uint64_t dropped_expired;    /* still failing after retry_max_ms */
 	uint64_t dropped_at_close;   /* still queued or in flight at the close deadline */
-	uint64_t partial_success;    /* accepted answers that carried partial_success */
-	uint64_t rejected_profiles;  /* sum of partial_success.rejected_profiles */
-	uint64_t bytes_raw;	     /* serialized request bytes, counted once per request tried */
-	uint64_t bytes_sent;	     /* the same requests as put on the wire (after gzip) */
-	uint32_t queued;	     /* waiting now (not counting the one in flight) */
-	uint32_t queued_max;	     /* highest queued seen */
-	bool in_flight;		     /* a request is being sent or waiting for its retry */
+	uint64_t dropped_timeout;    /* timed out twice after its body went out (see below) */
+	uint64_t dropped_samples;    /* the samples of the dropped requests (their meta) */
+	uint64_t dropped_span_ns;    /* and the time their profiles covered */
+	/* Accepted on a second attempt after one timed out once its body was sent: the
+	 * collector may have stored it twice. A request is sent again after such a timeout
+	 * once at most. */
+	uint64_t duplicates;
+	uint64_t partial_success;   /* accepted answers that carried partial_success */
+	uint64_t rejected_profiles; /* sum of partial_success.rejected_profiles */
+	uint64_t bytes_raw;	    /* serialized request bytes, counted once per request tried */
+	uint64_t bytes_sent;	    /* the same requests as put on the wire (after gzip) */
+	uint64_t queued_bytes;	    /* their serialized bytes now */
+	uint32_t queued;	    /* waiting now (not counting the one in flight) */
+	uint32_t queued_max;	    /* highest queued seen */
+	bool in_flight;		    /* a request is being sent or waiting for its retry */
 };
 
 struct otlp_client;
@@ -86,6 +98,17 @@ struct otlp_client *otlp_client__new(const struct otlp_client_opts *opts);
  * after close began.
  */
 int otlp_client__submit(struct otlp_client *c, void *buf, size_t len);
+
+/* What a request holds, for the counts of what was dropped. */
+struct otlp_item_meta {
+	uint64_t samples;
+	uint64_t span_ns; /* the time its profiles cover */
+};
+
+/* otlp_client__submit with what the request holds. The queue is also bounded by the
+ * bytes of the requests waiting (max_queue_bytes): the oldest go first. */
+int otlp_client__submit_meta(struct otlp_client *c, void *buf, size_t len,
+			     const struct otlp_item_meta *meta);
 
 /* Copies the counters. */
 void otlp_client__stats(struct otlp_client *c, struct otlp_client_stats *st);

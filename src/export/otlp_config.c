@@ -469,6 +469,11 @@ static int resolve_max_queue(const struct otlp_flags *f, struct otlp_client_opts
 	return 0;
 }
 
+static void resolve_queue_bytes(const struct otlp_flags *f, struct otlp_client_opts *o)
+{
+	o->max_queue_bytes = f->max_queue_bytes ? f->max_queue_bytes : OTLP_DEFAULT_QUEUE_BYTES;
+}
+
 /* --insecure only changes a gRPC endpoint written without a scheme; say so when it is
  * given where it changes nothing, rather than let it look like it did something. */
 static void warn_unused_insecure(const struct otlp_flags *f, const struct otlp_client_opts *o,
@@ -497,6 +502,7 @@ int otlp_config__resolve(const struct otlp_flags *f, char *const *envp,
 	err = err ?: resolve_compression(&gz, &out->gzip);
 	err = err ?: resolve_timeout(&to, &out->timeout_ms);
 	err = err ?: resolve_max_queue(f, out);
+	resolve_queue_bytes(f, out);
 	err = err ?: resolve_endpoint(out, &ep, resolve_insecure(f->insecure, envp), &tls);
 	err = err ?: resolve_ca_file(out, &ca, tls);
 	err = err ?: headers_from_env(out, envp);

@@ -15,13 +15,14 @@
  * --compression, --timeout, --max-queue and --header K=V (repeatable).
  */
 struct otlp_flags {
-	const char *endpoint;	 /* like OTEL_EXPORTER_OTLP_ENDPOINT (see otlp_config.c) */
-	const char *protocol;	 /* "grpc" or "http/protobuf" */
-	const char *ca_file;	 /* PEM file of CAs to trust */
-	const char *compression; /* "gzip" or "none" */
-	const char *timeout;	 /* per attempt: "10", "2.5s", "1m"; 0 = no limit */
-	int insecure;		 /* -1 unset, 0 or 1 */
-	unsigned long max_queue; /* 0 unset */
+	const char *endpoint;	  /* like OTEL_EXPORTER_OTLP_ENDPOINT (see otlp_config.c) */
+	const char *protocol;	  /* "grpc" or "http/protobuf" */
+	const char *ca_file;	  /* PEM file of CAs to trust */
+	const char *compression;  /* "gzip" or "none" */
+	const char *timeout;	  /* per attempt: "10", "2.5s", "1m"; 0 = no limit */
+	int insecure;		  /* -1 unset, 0 or 1 */
+	unsigned long max_queue;  /* 0 unset */
+	uint64_t max_queue_bytes; /* --queue-memory; 0 unset */
 	const char *headers[OTLP_MAX_HEADERS]; /* "K=V" each */
 	int n_headers;
 };

@@ -554,9 +554,13 @@ void otlp_exchange__send(struct otlp_exchange *x, const uint8_t *wire, size_t wi
 	cl()->easy_setopt(x->h, CURLOPT_POSTFIELDS, wire);
 	cl()->easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire_len);
 	rc = cl()->easy_perform(x->h);
-	if (rc != CURLE_OK)
+	if (rc != CURLE_OK) {
+		curl_off_t up = 0;
+
+		r->maybe_taken = rc == CURLE_OPERATION_TIMEDOUT &&
+				 !cl()->easy_getinfo(x->h, CURLINFO_SIZE_UPLOAD_T, &up) && up > 0;
 		transfer_failed(x, rc, r);
-	else if (x->opts->protocol == OTLP_PROTO_GRPC)
+	} else if (x->opts->protocol == OTLP_PROTO_GRPC)
 		classify_grpc(x, r);
 	else
 		classify_http(x, r);

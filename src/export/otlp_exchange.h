@@ -20,9 +20,12 @@ struct otlp_result {
 	enum otlp_verdict verdict;
 	unsigned retry_after_ms; /* delay the server asked for (Retry-After, RetryInfo), or 0 */
 	bool partial;		 /* the answer carried partial_success */
-	int64_t rejected;	 /* partial_success.rejected_profiles */
-	char what[96];		 /* "HTTP 503", "grpc-status 14 (UNAVAILABLE)", "connect: ..." */
-	char message[512];	 /* the server's own message, or libcurl's error; may be "" */
+	/* The attempt timed out after the request's body went out: the collector may have
+	 * taken it, and sending it again may store it twice. */
+	bool maybe_taken;
+	int64_t rejected;  /* partial_success.rejected_profiles */
+	char what[96];	   /* "HTTP 503", "grpc-status 14 (UNAVAILABLE)", "connect: ..." */
+	char message[512]; /* the server's own message, or libcurl's error; may be "" */
 };
 
 struct otlp_exchange;

@@ -165,6 +165,35 @@ check agent_outage_resumed "$(requests "$TMP/after.jsonl") requests after the re
 	[ "$(requests "$TMP/after.jsonl")" -ge 2 ]
 kill "$rpid" 2>/dev/null
 
+# The drops of the outage, counted in samples and seconds of profile, and said once the
+# receiver is back.
+lost=$(sed -nE 's/.*at exit: ([0-9]+) samples, ([0-9.]+) s of profile.*/\1 \2/p' "$TMP/outage.out")
+echo "outage: dropped requests held ${lost:-?} (samples, seconds)" >&2
+n=${lost%% *}
+check agent_outage_counted "dropped samples and seconds: ${lost:-missing}" [ "${n:-0}" -ge 1 ]
+check agent_outage_said "no line saying what the outage dropped once the receiver was back" \
+	grep -q 'accepts requests again.*dropped meanwhile: [0-9]* samples' "$TMP/outage.err"
+
+# A collector that answers after 30 s, 1 s timeouts: sampling never waits for it (nothing
+# lost in the ring buffer), and a request whose attempt timed out once sent goes again
+# once, not more: two attempts per request at most, then dropped and counted.
+receiver slow grpc-receiver.mjs 0 --delay-ms 30000
+"$EBPROF" agent -F 199 --endpoint "127.0.0.1:$port" --insecure --report-interval 0.5s \
+	--timeout 1s -d 8 --flush-timeout 1 >"$TMP/slow.out" 2>"$TMP/slow.err"
+rc=$?
+kill "$rpid" 2>/dev/null
+stat() { sed -nE "s/.* ([0-9]+) $2.*/\1/p" "$1" | head -1; }
+intervals=$(sed -nE 's/^ebprof agent: ([0-9]+) intervals.*/\1/p' "$TMP/slow.out")
+ringbuf=$(stat "$TMP/slow.out" 'lost in the ring buffer')
+attempts=$(stat "$TMP/slow.out" 'failed attempts')
+twice=$(stat "$TMP/slow.out" 'timed out twice')
+echo "slow collector: ${intervals:-?} intervals, ${ringbuf:-?} lost in the ring buffer, ${attempts:-?} failed attempts, ${twice:-?} timed out twice" >&2
+check agent_slow_exit "exit $rc, want 1 (nothing delivered): $(tail -2 "$TMP/slow.err")" [ "$rc" -eq 1 ]
+check agent_slow_no_loss "${ringbuf:-?} samples lost in the ring buffer" [ "${ringbuf:-1}" -eq 0 ]
+check agent_slow_retried_once "${attempts:-?} attempts for ${intervals:-?} intervals" \
+	[ "${attempts:-999999}" -le $((2 * ${intervals:-0})) ]
+check agent_slow_timeouts "${twice:-?} requests dropped after timing out twice" [ "${twice:-0}" -ge 1 ]
+
 # No collector at all: a clear warning, exit 1 (nothing it had to send was delivered),
 # nothing left behind.
 track_bpf

@@ -102,6 +102,38 @@ static void test_queue_bounded_when_refused(void)
 	CHECK(fin.queued == 0);
 }
 
+/* The queue's byte bound: requests of 1000 bytes under a 3500-byte bound, never more
+ * than three wait whatever the count allows, and every dropped one's samples and
+ * seconds are counted. */
+static void test_queue_bounded_by_bytes(void)
+{
+	struct otlp_client_opts o;
+	struct otlp_client_stats st, fin;
+	struct otlp_client *c;
+	char url[128];
+	int port = loopback_port(false, NULL), i;
+
+	CHECK(port > 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1development/profiles", port);
+	opts_for(&o, url, OTLP_PROTO_HTTP);
+	o.max_queue = 100;
+	o.max_queue_bytes = 3500;
+	c = otlp_client__new(&o);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	for (i = 0; i < 20; i++) {
+		CHECK(otlp_client__submit_meta(c, payload(1000), 1000,
+					       &(struct otlp_item_meta){7, 500000000}) == 0);
+		otlp_client__stats(c, &st);
+		CHECK(st.queued <= 3 && st.queued_bytes <= 3500);
+	}
+	CHECK(otlp_client__close(c, 300, &fin) == -ETIMEDOUT);
+	CHECK(fin.dropped == 20 && fin.dropped_queue_full >= 16);
+	CHECK(fin.dropped_samples == 20 * 7 && fin.dropped_span_ns == 10000000000ULL);
+	CHECK(fin.queued == 0 && fin.queued_bytes == 0);
+}
+
 /* A collector that accepts the connection and never answers, with no per-attempt
  * timeout: only close's deadline can end the attempt, and it must. */
 static void test_close_deadline_aborts_transfer(void)
@@ -218,6 +250,7 @@ static void test_gzip_bounds(void)
 int main(void)
 {
 	RUN_TEST(test_queue_bounded_when_refused);
+	RUN_TEST(test_queue_bounded_by_bytes);
 	RUN_TEST(test_close_deadline_aborts_transfer);
 	RUN_TEST(test_oversized_request_refused);
 	RUN_TEST(test_bad_options);
