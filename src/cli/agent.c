@@ -23,6 +23,7 @@
 #include "export/otlp_client.h"
 #include "export/otlp_config.h"
 #include "export/otlp_env.h"
+#include "loader/sampler.h"
 #include "proc/procinfo.h"
 #include "profile/report.h"
 #include "symbol/symbolizer.h"
@@ -36,7 +37,8 @@
  * file (55-75 ms to open, its sections inflated whole) shows a few new frames nearly
  * every interval, and freeing it once named cost 1.7x the report CPU (bench/README.md). */
 #define AGENT_DWARF_IDLE 3
-#define JITTER 0.1 /* each interval is 5 s ± 10 %, so many agents do not send in step */
+#define JITTER 0.1	    /* each interval is 5 s ± 10 %, so many agents do not send in step */
+#define DEFAULT_HEALTH 60.0 /* seconds between the agent's lines about itself */
 
 extern char **environ;
 
@@ -46,6 +48,7 @@ struct agent_opts {
 	double interval;
 	double duration; /* 0: until SIGTERM / SIGINT */
 	double flush;	 /* seconds the last interval may take to leave on exit */
+	double health;	 /* seconds between lines about the agent itself; 0: none */
 };
 
 struct agent {
@@ -74,57 +77,63 @@ static uint64_t thread_cpu_ns(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: ebprof agent [options]\n"
-		"\n"
-		"Profiles the whole system (or -p PIDS) continuously and sends the stacks to an\n"
-		"OpenTelemetry collector as OTLP Profiles (v1development), one request per\n"
-		"report interval, over gRPC or HTTP. Runs until SIGTERM or SIGINT, then sends\n"
-		"the last interval and exits.\n"
-		"\n"
-		"options:\n" SESSION_HELP_FREQ
-		"      --endpoint URL   collector: http(s)://host:port, or host:port for gRPC\n"
-		"                       (TLS, but plaintext on localhost/127.x/[::1]); default\n"
-		"                       localhost:4317 (grpc), http://localhost:4318 (http)\n"
-		"      --protocol P     'grpc' (default) or 'http/protobuf'\n"
-		"      --insecure       plaintext (h2c) to a gRPC host:port endpoint\n"
-		"      --ca-file FILE   trust these CAs (PEM) instead of the system's\n"
-		"      --header K=V     add a header to every export (repeatable)\n"
-		"      --compression C  'gzip' (default) or 'none'\n"
-		"      --timeout TIME   per export attempt (default 10s)\n"
-		"      --max-queue N    exports waiting for the collector; past it the oldest\n"
-		"                       is dropped and counted (default %d)\n"
-		"      --queue-memory SIZE\n"
-		"                       and their bytes at most (default 64M: minutes of a\n"
-		"                       busy host); what is dropped is counted in samples and\n"
-		"                       seconds of profile, and said when the collector is back\n"
-		"      --report-interval TIME\n"
-		"                       one export per TIME (default %gs, ±10%% jitter)\n"
-		"  -d, --duration TIME  stop after TIME (default: run until signalled)\n"
-		"      --flush-timeout TIME\n"
-		"                       on exit, time the last export may take (default "
-		"%gs)\n" SESSION_HELP
-		"      --alloc[=MEAN]   also profile the allocations of processes started with\n"
-		"                       LD_PRELOAD=libebprof-alloc.so (one sampled per MEAN bytes\n"
-		"                       on average, default 512K)\n"
-		"" SESSION_HELP_ALLOC_KERNEL "  -h, --help           this help\n"
-		"\n"
-		"The standard variables work where no flag says otherwise:\n"
-		"OTEL_EXPORTER_OTLP_[PROFILES_]{ENDPOINT,PROTOCOL,HEADERS,INSECURE,CERTIFICATE,\n"
-		"COMPRESSION,TIMEOUT}, OTEL_RESOURCE_ATTRIBUTES (added to every process's\n"
-		"resource) and OTEL_SERVICE_NAME. A process's service.name is its own\n"
-		"OTEL_SERVICE_NAME, else the agent's, else its executable's name.\n"
-		"\n"
-		"Exits 1 when it had samples to send and no export reached the collector.\n"
-		"\n"
-		"Run as root, or with the capabilities of deploy/ebprof-agent.service.\n"
-		"examples:\n"
-		"  ebprof agent --endpoint 127.0.0.1:4317 --insecure\n"
-		"  ebprof agent --endpoint https://otel.example:4318 --protocol http/protobuf\n"
-		"  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 ebprof agent \\\n"
-		"       --protocol http/protobuf\n",
-		(unsigned long)DEFAULT_FREQ, OTLP_DEFAULT_MAX_QUEUE, DEFAULT_INTERVAL,
-		DEFAULT_FLUSH);
+	fprintf(
+	    out,
+	    "usage: ebprof agent [options]\n"
+	    "\n"
+	    "Profiles the whole system (or -p PIDS) continuously and sends the stacks to an\n"
+	    "OpenTelemetry collector as OTLP Profiles (v1development), one request per\n"
+	    "report interval, over gRPC or HTTP. Runs until SIGTERM or SIGINT, then sends\n"
+	    "the last interval and exits.\n"
+	    "\n"
+	    "options:\n" SESSION_HELP_FREQ
+	    "      --endpoint URL   collector: http(s)://host:port, or host:port for gRPC\n"
+	    "                       (TLS, but plaintext on localhost/127.x/[::1]); default\n"
+	    "                       localhost:4317 (grpc), http://localhost:4318 (http)\n"
+	    "      --protocol P     'grpc' (default) or 'http/protobuf'\n"
+	    "      --insecure       plaintext (h2c) to a gRPC host:port endpoint\n"
+	    "      --ca-file FILE   trust these CAs (PEM) instead of the system's\n"
+	    "      --header K=V     add a header to every export (repeatable)\n"
+	    "      --compression C  'gzip' (default) or 'none'\n"
+	    "      --timeout TIME   per export attempt (default 10s)\n"
+	    "      --max-queue N    exports waiting for the collector; past it the oldest\n"
+	    "                       is dropped and counted (default %d)\n"
+	    "      --queue-memory SIZE\n"
+	    "                       and their bytes at most (default 64M: minutes of a\n"
+	    "                       busy host); what is dropped is counted in samples and\n"
+	    "                       seconds of profile, and said when the collector is back\n"
+	    "      --report-interval TIME\n"
+	    "                       one export per TIME (default %gs, ±10%% jitter)\n"
+	    "  -d, --duration TIME  stop after TIME (default: run until signalled)\n"
+	    "      --flush-timeout TIME\n"
+	    "                       on exit, time the last export may take (default "
+	    "%gs)\n"
+	    "      --health-interval TIME\n"
+	    "                       one line on stderr about the agent itself every TIME\n"
+	    "                       (samples taken and lost, exports sent, failed, dropped,\n"
+	    "                       the queue), for a fleet to alert on (default %gs; 0: none)\n"
+	    "" SESSION_HELP
+	    "      --alloc[=MEAN]   also profile the allocations of processes started with\n"
+	    "                       LD_PRELOAD=libebprof-alloc.so (one sampled per MEAN bytes\n"
+	    "                       on average, default 512K)\n"
+	    "" SESSION_HELP_ALLOC_KERNEL "  -h, --help           this help\n"
+	    "\n"
+	    "The standard variables work where no flag says otherwise:\n"
+	    "OTEL_EXPORTER_OTLP_[PROFILES_]{ENDPOINT,PROTOCOL,HEADERS,INSECURE,CERTIFICATE,\n"
+	    "COMPRESSION,TIMEOUT}, OTEL_RESOURCE_ATTRIBUTES (added to every process's\n"
+	    "resource) and OTEL_SERVICE_NAME. A process's service.name is its own\n"
+	    "OTEL_SERVICE_NAME, else the agent's, else its executable's name.\n"
+	    "\n"
+	    "Exits 1 when it had samples to send and no export reached the collector.\n"
+	    "\n"
+	    "Run as root, or with the capabilities of deploy/ebprof-agent.service.\n"
+	    "examples:\n"
+	    "  ebprof agent --endpoint 127.0.0.1:4317 --insecure\n"
+	    "  ebprof agent --endpoint https://otel.example:4318 --protocol http/protobuf\n"
+	    "  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 ebprof agent \\\n"
+	    "       --protocol http/protobuf\n",
+	    (unsigned long)DEFAULT_FREQ, OTLP_DEFAULT_MAX_QUEUE, DEFAULT_INTERVAL, DEFAULT_FLUSH,
+	    DEFAULT_HEALTH);
 	session__print_runtimes(out);
 }
 
@@ -140,6 +149,7 @@ enum {
 	OPT_QUEUE_MEMORY,
 	OPT_INTERVAL,
 	OPT_FLUSH,
+	OPT_HEALTH,
 };
 
 static int parse_otlp(struct agent_opts *o, int c, const char *arg)
@@ -188,13 +198,15 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 	    {"queue-memory", required_argument, NULL, OPT_QUEUE_MEMORY},
 	    {"report-interval", required_argument, NULL, OPT_INTERVAL},
 	    {"flush-timeout", required_argument, NULL, OPT_FLUSH},
+	    {"health-interval", required_argument, NULL, OPT_HEALTH},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	int c, err = 0;
 
-	*o = (struct agent_opts){.interval = DEFAULT_INTERVAL, .flush = DEFAULT_FLUSH};
+	*o = (struct agent_opts){
+	    .interval = DEFAULT_INTERVAL, .flush = DEFAULT_FLUSH, .health = DEFAULT_HEALTH};
 	session_opts__init(&o->s, DEFAULT_FREQ);
 	o->s.by_cpu = true;
 	o->s.keep_times = true;
@@ -221,6 +233,9 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 			break;
 		case OPT_FLUSH:
 			err = opt_seconds("--flush-timeout", optarg, &o->flush);
+			break;
+		case OPT_HEALTH:
+			err = opt_seconds("--health-interval", optarg, &o->health);
 			break;
 		case 'h':
 			usage(stdout);
@@ -387,6 +402,27 @@ next:
 	a->interval_start_unix_ns = end_ns + a->s->ingest.mono_to_unix_ns;
 }
 
+/* The agent's counters in one line, totals since it started, for a fleet to alert on a
+ * sick agent from its log (samples lost, exports failing or dropped, a queue growing). */
+static void log_health(struct agent *a)
+{
+	uint64_t c[CTR__COUNT] = {0};
+	struct otlp_client_stats st;
+
+	if (a->s->sampler)
+		sampler__counters(a->s->sampler, c);
+	otlp_client__stats(a->client, &st);
+	pr_info("agent health: %llu samples taken, %llu lost in the ring buffer; %llu intervals; "
+		"exports %llu sent, %llu failed attempts, %llu dropped (%llu samples), %llu "
+		"possibly stored twice; queue %u requests, %llu KiB",
+		(unsigned long long)(c[CTR_SAMPLES] - c[CTR_FILTERED]),
+		(unsigned long long)c[CTR_RINGBUF_FULL], (unsigned long long)a->intervals,
+		(unsigned long long)st.sent, (unsigned long long)st.failed_attempts,
+		(unsigned long long)st.dropped, (unsigned long long)st.dropped_samples,
+		(unsigned long long)st.duplicates, st.queued,
+		(unsigned long long)(st.queued_bytes >> 10));
+}
+
 static uint64_t next_deadline(uint64_t now, double interval)
 {
 	double j = 1.0 + JITTER * (2.0 * rand() / RAND_MAX - 1.0);
@@ -398,6 +434,7 @@ static int run(struct agent *a, const struct agent_opts *o)
 {
 	uint64_t stop_at = o->duration > 0 ? a->s->start_ns + (uint64_t)(o->duration * 1e9) : 0;
 	uint64_t deadline = next_deadline(a->s->start_ns, o->interval), now;
+	uint64_t health_ns = (uint64_t)(o->health * 1e9), health_at = a->s->start_ns + health_ns;
 	int n;
 
 	while (!session_stop_signal) {
@@ -415,6 +452,10 @@ static int run(struct agent *a, const struct agent_opts *o)
 		if (now >= deadline) {
 			export_interval(a);
 			deadline = next_deadline(now, o->interval);
+		}
+		if (health_ns && now >= health_at) {
+			log_health(a);
+			health_at = now + health_ns;
 		}
 	}
 	/* The last interval: what BPF sampled before the stop, drained, then sent. */

@@ -179,7 +179,7 @@ check agent_outage_said "no line saying what the outage dropped once the receive
 # once, not more: two attempts per request at most, then dropped and counted.
 receiver slow grpc-receiver.mjs 0 --delay-ms 30000
 "$EBPROF" agent -F 199 --endpoint "127.0.0.1:$port" --insecure --report-interval 0.5s \
-	--timeout 1s -d 8 --flush-timeout 1 >"$TMP/slow.out" 2>"$TMP/slow.err"
+	--timeout 1s -d 8 --flush-timeout 1 --health-interval 2s >"$TMP/slow.out" 2>"$TMP/slow.err"
 rc=$?
 kill "$rpid" 2>/dev/null
 stat() { sed -nE "s/.* ([0-9]+) $2.*/\1/p" "$1" | head -1; }
@@ -193,6 +193,9 @@ check agent_slow_no_loss "${ringbuf:-?} samples lost in the ring buffer" [ "${ri
 check agent_slow_retried_once "${attempts:-?} attempts for ${intervals:-?} intervals" \
 	[ "${attempts:-999999}" -le $((2 * ${intervals:-0})) ]
 check agent_slow_timeouts "${twice:-?} requests dropped after timing out twice" [ "${twice:-0}" -ge 1 ]
+# The agent's own line every --health-interval, its failed attempts among its counters.
+health=$(grep -c 'agent health: .* lost in the ring buffer.* failed attempts' "$TMP/slow.err")
+check agent_health_lines "$health health lines in 8 s at one per 2 s" [ "$health" -ge 2 ]
 
 # No collector at all: a clear warning, exit 1 (nothing it had to send was delivered),
 # nothing left behind.
