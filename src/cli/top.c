@@ -147,8 +147,20 @@ enum {
 	OPT_FILTER,
 };
 
+/* Which of two words arg is: 0 or 1, or -EINVAL after saying so. */
+static int choose(const char *flag, const char *arg, const char *zero, const char *one)
+{
+	if (strcmp(arg, zero) && strcmp(arg, one)) {
+		pr_err("%s: '%s' or '%s', not '%s'", flag, zero, one, arg);
+		return -EINVAL;
+	}
+	return strcmp(arg, zero) ? 1 : 0;
+}
+
 static int parse_own(struct top_opts *o, int c, const char *arg)
 {
+	int n;
+
 	switch (c) {
 	case 'w':
 		return opt_seconds("--window", arg, &o->window);
@@ -164,19 +176,13 @@ static int parse_own(struct top_opts *o, int c, const char *arg)
 	case OPT_ROWS:
 		return opt_uint("--rows", arg, 1, 100000, &o->rows);
 	case OPT_SORT:
-		if (strcmp(arg, "self") && strcmp(arg, "total")) {
-			pr_err("--sort: 'self' or 'total', not '%s'", arg);
-			return -EINVAL;
-		}
-		o->q.sort = arg[0] == 's' ? TOP_SORT_SELF : TOP_SORT_TOTAL;
-		return 0;
+		n = choose("--sort", arg, "self", "total");
+		o->q.sort = n == 1 ? TOP_SORT_TOTAL : TOP_SORT_SELF;
+		return n < 0 ? n : 0;
 	case OPT_BY:
-		if (strcmp(arg, "function") && strcmp(arg, "process")) {
-			pr_err("--by: 'function' or 'process', not '%s'", arg);
-			return -EINVAL;
-		}
-		o->q.group = arg[0] == 'f' ? TOP_BY_FUNCTION : TOP_BY_PROCESS;
-		return 0;
+		n = choose("--by", arg, "function", "process");
+		o->q.group = n == 1 ? TOP_BY_PROCESS : TOP_BY_FUNCTION;
+		return n < 0 ? n : 0;
 	case OPT_FILTER:
 		if (strlen(arg) > FILTER_MAX) {
 			pr_err("--filter: at most %d characters", FILTER_MAX);

@@ -69,19 +69,32 @@ static void opts_for(struct otlp_client_opts *o, char *url, enum otlp_protocol p
 
 /* A refused port: nothing is ever sent, the queue never holds more than max_queue, the
  * oldest go first, and every request ends up counted as sent or dropped. */
+/* A client of OTLP/HTTP to a port nothing listens on, with o's settings and queue_bytes
+ * (0: the default); NULL after a failed check. */
+static struct otlp_client *refused_client(struct otlp_client_opts *o, unsigned max_queue,
+					  uint64_t queue_bytes)
+{
+	static char url[128];
+	int port = loopback_port(false, NULL);
+	struct otlp_client *c;
+
+	CHECK(port > 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1development/profiles", port);
+	opts_for(o, url, OTLP_PROTO_HTTP);
+	o->max_queue = max_queue;
+	o->max_queue_bytes = queue_bytes;
+	c = otlp_client__new(o);
+	CHECK(c != NULL);
+	return c;
+}
+
 static void test_queue_bounded_when_refused(void)
 {
 	struct otlp_client_opts o;
 	struct otlp_client_stats st, fin;
-	struct otlp_client *c;
-	char url[128];
-	int port = loopback_port(false, NULL), i;
+	struct otlp_client *c = refused_client(&o, 4, 0);
+	int i;
 
-	CHECK(port > 0);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1development/profiles", port);
-	opts_for(&o, url, OTLP_PROTO_HTTP);
-	c = otlp_client__new(&o);
-	CHECK(c != NULL);
 	if (!c)
 		return;
 	for (i = 0; i < 50; i++) {
@@ -109,17 +122,9 @@ static void test_queue_bounded_by_bytes(void)
 {
 	struct otlp_client_opts o;
 	struct otlp_client_stats st, fin;
-	struct otlp_client *c;
-	char url[128];
-	int port = loopback_port(false, NULL), i;
+	struct otlp_client *c = refused_client(&o, 100, 3500);
+	int i;
 
-	CHECK(port > 0);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1development/profiles", port);
-	opts_for(&o, url, OTLP_PROTO_HTTP);
-	o.max_queue = 100;
-	o.max_queue_bytes = 3500;
-	c = otlp_client__new(&o);
-	CHECK(c != NULL);
 	if (!c)
 		return;
 	for (i = 0; i < 20; i++) {
