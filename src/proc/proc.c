@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -54,6 +55,49 @@ static uint32_t mapping_file(struct proc_table *t, uint64_t dev, uint64_t ino, c
 		return 0;
 	f = file_table__intern(t->files, dev, ino, path);
 	return f ? f->id : 0;
+}
+
+/* PROCMAP_QUERY's argument (include/uapi/linux/fs.h, Linux 6.11), which older headers
+ * lack: in, the size, flags (0: the VMA covering the address) and address; out, the
+ * VMA and its file's identity. */
+struct procmap_query_arg {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	uint32_t vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+_Static_assert(sizeof(struct procmap_query_arg) == 104, "PROCMAP_QUERY's layout");
+#define PROCMAP_QUERY_IOCTL _IOWR('f', 17, struct procmap_query_arg)
+
+int proc_query_file(uint32_t pid, uint64_t addr, uint64_t *dev, uint64_t *ino)
+{
+	static bool unsupported;
+	struct procmap_query_arg q = {.size = sizeof(q), .query_addr = addr};
+	char fn[64];
+	int fd, err = 0;
+
+	if (__atomic_load_n(&unsupported, __ATOMIC_RELAXED))
+		return -ENOTTY;
+	snprintf(fn, sizeof(fn), "/proc/%u/maps", pid);
+	fd = safe_file__open_proc(fn);
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, PROCMAP_QUERY_IOCTL, &q))
+		err = -errno;
+	close(fd);
+	if (err == -ENOTTY)
+		__atomic_store_n(&unsupported, true, __ATOMIC_RELAXED);
+	if (err)
+		return err;
+	if (!q.inode)
+		return -ENOENT; /* anonymous memory */
+	*dev = makedev(q.dev_major, q.dev_minor);
+	*ino = q.inode;
+	return 0;
 }
 
 /* Opens /proc/PID/maps as a stream, without blocking (safe_file.h). */

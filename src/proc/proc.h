@@ -63,6 +63,12 @@ void proc_table__open_file(struct proc_table *t, uint32_t pid, uint32_t file_id,
 int proc_table__snapshot(struct proc_table *t, uint32_t pid, uint64_t now_ns,
 			 struct proc_mapping **out);
 
+/* The file mapped at addr in pid, by the identity /proc/PID/maps gives it (*dev as
+ * makedev), asked of that VMA alone (Linux 6.11's PROCMAP_QUERY) instead of reading
+ * every mapping. Returns 0, -ENOENT when no file is mapped there, -ENOTTY where the
+ * kernel has no such query (asked no more), or another negative errno. */
+int proc_query_file(uint32_t pid, uint64_t addr, uint64_t *dev, uint64_t *ino);
+
 struct proc_prune_stats {
 	uint64_t procs; /* exited processes forgotten */
 	uint64_t files; /* files released: no live process maps them */

@@ -159,7 +159,7 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 {
 	struct table_pool_stats ps;
 	const struct tracker_stats *ts = &n->tracker_stats;
-	char warmed[96] = "", cancelled[64] = "", aliases[96] = "";
+	char warmed[96] = "", cancelled[64] = "", aliases[128] = "";
 
 	table_pool__stats(n->pool, &ps);
 	if (n->warmed)
@@ -170,8 +170,9 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 			 (unsigned long long)ps.cancelled);
 	if (ps.aliases) /* the walker's VMAs name the file otherwise: tables.h */
 		snprintf(aliases, sizeof(aliases),
-			 "; %llu files the kernel knows by another identity than its maps",
-			 (unsigned long long)ps.aliases);
+			 "; %llu files the kernel knows by another identity than its maps, %llu "
+			 "found by one VMA",
+			 (unsigned long long)ps.aliases, (unsigned long long)ts->queried);
 	fprintf(out,
 		"  unwinder: %llu processes looked at (%llu vanished first), %llu described for a "
 		"runtime; %llu tables built (%llu in compact rows, %llu from Go's pclntab; %llu "

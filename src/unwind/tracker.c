@@ -517,6 +517,31 @@ static bool file_handled(struct tracker *t, const struct unw_file_key *k)
 	return true;
 }
 
+/* Aliases the file of notice r without reading the process's maps: the kernel says
+ * which file is mapped at r->addr by the identity the maps give (proc_query_file), and
+ * the registry knows it open. False when that cannot be had here (an older kernel, a
+ * file not met yet): the look that reads every mapping does it. */
+static bool alias_at(struct tracker *t, const struct request *r)
+{
+	struct file_entry id = {.fd = -1}, *f;
+	uint64_t dev, ino;
+
+	if (proc_query_file(r->pid, r->addr, &dev, &ino))
+		return false;
+	pthread_mutex_lock(&t->procs->lock);
+	f = file_table__find(t->procs->files, dev, ino);
+	if (f && f->fd >= 0)
+		id = (struct file_entry){.id = f->id, .dev = f->dev, .ino = f->ino, .fd = -1};
+	pthread_mutex_unlock(&t->procs->lock);
+	if (!id.id)
+		return false;
+	table_pool__alias(t->pool, &id, &r->file);
+	if (table_pool__wants(t->pool, table_pool__find(t->pool, id.id), now_ns()))
+		want_build(t, id.id, true);
+	t->st.queried++;
+	return true;
+}
+
 static void forget(struct tracker *t, uint32_t pid)
 {
 	bpf_map_delete_elem(t->pid_maps_fd, &pid);
@@ -535,7 +560,7 @@ static void handle(struct tracker *t, const struct request *r)
 	case RECORD_UNKNOWN_FILE:
 		if (file_looked(t, r))
 			t->st.damped++;
-		else if (!file_handled(t, &r->file))
+		else if (!file_handled(t, &r->file) && !alias_at(t, r))
 			look(t, r->pid, true, r);
 		return;
 	case RECORD_UNKNOWN_PID:

@@ -29,6 +29,7 @@ struct tracker_stats {
 	uint64_t exits;
 	uint64_t queue_full; /* requests dropped because the queue was full */
 	uint64_t too_many_mappings;
+	uint64_t queried; /* notices of files answered by one VMA (proc_query_file), no look */
 };
 
 /* pid_maps_fd: the pid_to_mappings map. runtimes (may be NULL) learn of every process
