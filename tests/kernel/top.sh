@@ -76,8 +76,15 @@ interactive() {
 	local pid rc out=$TMP/tty
 	"$W/nofp_qsort" "$(secs 20)" &
 	pid=$!
+	# Keys only once the first screen is up (a loaded host takes seconds to load the
+	# programs): a key typed before that is read together with the next, and one screen
+	# would show both.
 	(
-		sleep "$(secs 4)"
+		for _ in $(seq 600); do
+			grep -qa 'keys: ' "$out" 2>/dev/null && break
+			sleep 0.1
+		done
+		sleep 1
 		printf t
 		sleep "$(secs 1.5)"
 		printf p
