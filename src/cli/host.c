@@ -18,6 +18,7 @@
 #include "cli/host.h"
 #include "interp/runtime.h"
 #include "loader/features.h"
+#include "util/json.h"
 #include "util/log.h"
 
 /* CAP_BPF and CAP_PERFMON exist from Linux 5.8; older headers lack the numbers. */
@@ -291,35 +292,18 @@ int host__require_recording(void)
 	return 0;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void put_json(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void report_json(FILE *out, const struct check_result res[NPROBES], bool can_record)
 {
 	fprintf(out, "{\"can_record\":%s,\"checks\":[", can_record ? "true" : "false");
 	for (size_t i = 0; i < NPROBES; i++) {
 		fprintf(out, "%s{\"name\":", i ? "," : "");
-		put_json(out, probes[i].name);
+		json_put_string(out, probes[i].name, 0);
 		fprintf(out, ",\"status\":\"%s\",\"required\":%s,\"detail\":",
 			status_words[res[i].status][1], probes[i].required ? "true" : "false");
-		put_json(out, res[i].detail);
+		json_put_string(out, res[i].detail, 0);
 		fputs(",\"hint\":", out);
 		if (res[i].status == CHECK_FAIL || res[i].status == CHECK_WARN)
-			put_json(out, probes[i].hint ? probes[i].hint : "");
+			json_put_string(out, probes[i].hint ? probes[i].hint : "", 0);
 		else
 			fputs("null", out);
 		fputc('}', out);

@@ -17,9 +17,9 @@
 #include "profile/report_view.h"
 #include "util/arena.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 #define NONE UINT32_MAX
-#define UTF8_BAD UINT32_MAX
 #define DEFAULT_TITLE "ebprof flame graph"
 
 /* Node kinds: the page's own two, then the frame kinds in their table's order. The page's
@@ -474,73 +474,6 @@ static void fg_tree__free(struct fg_tree *t)
 	arena_free(&t->arena);
 }
 
-/* Decodes one UTF-8 sequence at p, which is NUL-terminated. Returns its length and sets
- * *cp to the code point, or to UTF8_BAD (length 1) for a byte that starts no valid
- * sequence: stray continuation bytes, overlong forms, surrogates, past U+10FFFF. */
-static size_t utf8_next(const unsigned char *p, uint32_t *cp)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	uint32_t c = p[0];
-	size_t n;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		c &= 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		c &= 0x0f;
-		lo = c == 0 ? 0xa0 : 0x80;   /* overlong */
-		hi = c == 0xd ? 0x9f : 0xbf; /* surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		c &= 0x07;
-		lo = c == 0 ? 0x90 : 0x80; /* overlong */
-		hi = c == 4 ? 0x8f : 0xbf; /* past U+10FFFF */
-	} else {
-		goto bad;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if (p[i] < lo || p[i] > hi) /* also stops at the NUL */
-			goto bad;
-		c = c << 6 | (p[i] & 0x3f);
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	*cp = c;
-	return n;
-bad:
-	*cp = UTF8_BAD;
-	return 1;
-}
-
-/* A JSON string safe inside <script>: no '<', '>' or '&' (so no "</script" or "<!--"),
- * no control characters or line separators, and valid UTF-8 (bad bytes become U+FFFD). */
-static void put_json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	uint32_t c;
-	size_t n;
-
-	fputc('"', f);
-	for (; *p; p += n) {
-		n = utf8_next(p, &c);
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", (int)c);
-		else if (c == UTF8_BAD)
-			fputs("\\ufffd", f);
-		else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&' || c == 0x2028 ||
-			 c == 0x2029)
-			fprintf(f, "\\u%04x", (unsigned int)c);
-		else
-			fwrite(p, 1, n, f);
-	}
-	fputc('"', f);
-}
-
 /* Text for an HTML element: markup characters as entities, control characters as
  * spaces, invalid UTF-8 as U+FFFD. */
 static void put_html_text(FILE *f, const char *s)
@@ -574,7 +507,7 @@ static void put_names(FILE *f, const struct fg_tree *t)
 	for (size_t i = 0; i < t->nnames; i++) {
 		if (i)
 			fputc(',', f);
-		put_json_string(f, t->names[i]);
+		json_put_string(f, t->names[i], JSON_IN_SCRIPT);
 	}
 	fputc(']', f);
 }
@@ -625,9 +558,9 @@ static void put_kinds(FILE *f, const struct report *r)
 		const struct frame_colour *c = &i->colour;
 
 		fputs(k ? ",{\"name\":" : "{\"name\":", f);
-		put_json_string(f, i->name);
+		json_put_string(f, i->name, JSON_IN_SCRIPT);
 		fputs(",\"about\":", f);
-		put_json_string(f, i->about);
+		json_put_string(f, i->about, JSON_IN_SCRIPT);
 		fprintf(f, ",\"colour\":[%u,%u,%u,%u,%u]}", c->hue, c->hue_span, c->sat, c->light,
 			c->light_span);
 	}
@@ -674,15 +607,15 @@ static const char *count_unit(const struct report *r)
 static void put_data(FILE *f, const struct fg_tree *t, const struct report *r, const char *title)
 {
 	fputs("{\"version\":1,\"title\":", f);
-	put_json_string(f, title);
+	json_put_string(f, title, JSON_IN_SCRIPT);
 	fputs(",\"unit\":", f);
-	put_json_string(f, weight_unit(r));
+	json_put_string(f, weight_unit(r), JSON_IN_SCRIPT);
 	fprintf(f, ",\"period_ns\":%llu,\"duration_ns\":%llu,\"start_unix_ns\":%llu,",
 		(unsigned long long)cpu_period_ns(r), (unsigned long long)r->duration_ns,
 		(unsigned long long)r->start_unix_ns);
 	if (shows_count(r)) {
 		fputs("\"count_unit\":", f);
-		put_json_string(f, count_unit(r));
+		json_put_string(f, count_unit(r), JSON_IN_SCRIPT);
 		fputc(',', f);
 		put_nodes(f, t, true);
 		fputc(',', f);
