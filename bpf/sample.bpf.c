@@ -31,6 +31,10 @@ const volatile __u64 wakeup_bytes = 2 << 20;
  * in parts per million; a sampled block's time is scaled up by 1e6 / off_cpu_ppm. */
 const volatile __u32 off_cpu_event = 0;
 const volatile __u32 off_cpu_ppm = 1000000;
+/* Stops (a thread stopped by a tracer or a stop signal) as their own event, every one
+ * taken, its time unscaled; 0: left out. `ebprof dump` stops each thread for an instant
+ * to have its stack taken here, in its own context, by every walker. */
+const volatile __u32 stop_event = 0;
 /* What the kernel has, from userspace's feature probes (src/loader/features.c): with 0
  * the call is dead code, which the verifier drops before it looks at helpers. */
 const volatile __u32 have_task_pt_regs = 1;  /* bpf_task_pt_regs, 5.15 */
@@ -1073,6 +1077,8 @@ static __always_inline __u32 task_state(struct task_struct *t)
 
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_STOPPED_BIT 0x4 /* __TASK_STOPPED: a stop signal's */
+#define TASK_TRACED_BIT 0x8  /* __TASK_TRACED: a tracer's (TASK_TRACED adds WAKEKILL < 5.19) */
 #define PF_KTHREAD 0x00200000
 
 /* off_cpu_ppm of a million blocks are sampled; the rest cost a random number. */
@@ -1083,23 +1089,33 @@ static __always_inline bool off_cpu_sampled(void)
 }
 
 /* prev (the current task) gives up the CPU. A thread going to sleep (not preempted, not
- * exiting) has its stack taken here, where it blocks, and kept until it runs again.
- * Kernel threads are left out: their idle waits would bury every user thread's. */
+ * exiting) has its stack taken here, where it blocks, and kept until it runs again; a
+ * stopped one's too, as stop_event. Kernel threads are left out: their idle waits would
+ * bury every user thread's. */
 static __always_inline void off_cpu_begin(void *ctx, bool preempt, struct task_struct *prev)
 {
 	const struct chain c = {CHAIN_RAWTP, SCRATCH_TRACE};
 	__u64 id = bpf_get_current_pid_tgid();
 	struct unw_regs u = {}; /* the ones saved at kernel entry */
+	__u32 state = task_state(prev), event;
 	struct chain_slot *s;
 
-	if (preempt || !(task_state(prev) & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)))
+	if (preempt)
 		return;
-	if ((BPF_CORE_READ(prev, flags) & PF_KTHREAD) || !wanted(id >> 32) || !off_cpu_sampled())
+	if (state & (TASK_STOPPED_BIT | TASK_TRACED_BIT))
+		event = stop_event;
+	else if (state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE))
+		event = off_cpu_event;
+	else
+		return;
+	if (!event || (BPF_CORE_READ(prev, flags) & PF_KTHREAD) || !wanted(id >> 32))
+		return;
+	if (event != stop_event && !off_cpu_sampled())
 		return;
 	/* A raw tracepoint's kernel stack starts in its runner (bpf_trace_run4) and our
 	 * two BPF frames (on_sched_switch, collect): skip them, so it starts at
 	 * __schedule, where the thread blocked. */
-	s = collect(ctx, off_cpu_event, &u, 3, c.slot);
+	s = collect(ctx, event, &u, 3, c.slot);
 	if (s)
 		s->w.finish = WALK_FINISH_KEEP;
 	chain_start(ctx, c, s);
@@ -1124,7 +1140,8 @@ static __always_inline void off_cpu_end(struct task_struct *next)
 
 	if (!r)
 		return;
-	r->value = off_cpu_value(now - r->time_ns);
+	r->value = stop_event && r->event == stop_event ? now - r->time_ns
+							: off_cpu_value(now - r->time_ns);
 	r->time_ns = now;
 	submit(r);
 	bpf_map_delete_elem(&off_cpu_pending, &tid);

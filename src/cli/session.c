@@ -454,8 +454,8 @@ static int spawn_command(struct session *s, const struct session_opts *o)
 	return err;
 }
 
-/* With probes or off-CPU time, every event is declared, CPU samples first (event 0,
- * EVENT_CPU in BPF); then probe i is event 1 + i and off-CPU time the last. */
+/* With probes, off-CPU time or stops, every event is declared, CPU samples first (event
+ * 0, EVENT_CPU in BPF); then probe i is event 1 + i, then off-CPU time, then stops. */
 static int declare_events(struct session *s, const struct session_opts *o)
 {
 	struct report_event cpu = {
@@ -470,9 +470,15 @@ static int declare_events(struct session *s, const struct session_opts *o)
 	    .nvalues = 2,
 	    .values = {{"samples", "count"}, {"off_cpu", "nanoseconds"}},
 	};
+
+	struct report_event stop = {
+	    .name = "stop",
+	    .nvalues = 2,
+	    .values = {{"samples", "count"}, {"stopped", "nanoseconds"}},
+	};
 	int idx;
 
-	if (!o->nprobes && !o->off_cpu_ppm)
+	if (!o->nprobes && !o->off_cpu_ppm && !o->stops)
 		return 0;
 	if (profile__add_event(&s->profile, &cpu) < 0)
 		return -ENOSPC;
@@ -488,15 +494,22 @@ static int declare_events(struct session *s, const struct session_opts *o)
 			return -ENOSPC;
 		}
 	}
-	if (!o->off_cpu_ppm)
-		return 0;
-	idx = profile__add_event(&s->profile, &off_cpu);
-	if (idx < 0) {
-		pr_err("too many probes: at most %d events", PROFILE_MAX_EVENTS - 2);
-		return -ENOSPC;
+	if (o->off_cpu_ppm) {
+		idx = profile__add_event(&s->profile, &off_cpu);
+		if (idx < 0)
+			goto full;
+		s->off_cpu_event = (uint32_t)idx;
 	}
-	s->off_cpu_event = (uint32_t)idx;
+	if (o->stops) {
+		idx = profile__add_event(&s->profile, &stop);
+		if (idx < 0)
+			goto full;
+		s->stop_event = (uint32_t)idx;
+	}
 	return 0;
+full:
+	pr_err("too many probes: at most %d events", PROFILE_MAX_EVENTS - 2);
+	return -ENOSPC;
 }
 
 /* The ring buffer is mapped into ebprof twice (the kernel maps its data pages two times
@@ -553,6 +566,7 @@ static int start(struct session *s, const struct session_opts *o)
 	if (err)
 		return err;
 	so.off_cpu_event = s->off_cpu_event;
+	so.stop_event = s->stop_event;
 	err = cgroup_filter__init(&s->cgroups, o->cgroups, o->ncgroups);
 	if (err)
 		return err;
@@ -668,6 +682,11 @@ bool session__child_exited(struct session *s)
 		pr_info("command killed by signal %d (%s)", WTERMSIG(status),
 			strsignal(WTERMSIG(status)));
 	return true;
+}
+
+bool session__settled(struct session *s)
+{
+	return !s->native || native__idle(s->native);
 }
 
 unsigned int session__ncpus(const struct session *s)

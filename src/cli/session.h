@@ -48,6 +48,7 @@ struct session_opts {
 	struct probe_spec *probes; /* --probe, each its own event; malloc'd */
 	size_t nprobes;
 	uint32_t off_cpu_ppm;	 /* --off-cpu: share of blocks sampled (ppm); 0: off */
+	bool stops;		 /* every stop of a thread (tracer, signal) as event "stop" */
 	bool no_lines;		 /* --no-lines: names from symbol tables only, no DWARF */
 	bool no_inline;		 /* --no-inline: DWARF lines, but no inlined functions */
 	const char *debug_cache; /* --debug-cache: directory of inflated debug files; NULL: off */
@@ -198,6 +199,7 @@ struct session {
 	uint64_t unread; /* records left in the ring buffer at the stop, dropped unread */
 	unsigned int ncpus;
 	uint32_t off_cpu_event;		     /* its index in profile.events; 0 when off */
+	uint32_t stop_event;		     /* the same for stops */
 	struct ksyms_loading *ksyms_loading; /* /proc/kallsyms, read while sampling starts */
 	struct ksyms *ksyms;
 	bool ksyms_done;
@@ -217,6 +219,9 @@ int session__consume(struct session *s);
 /* True once the command (if any) has exited and was reaped (its status in
  * child.status); says once when a signal ended it. */
 bool session__child_exited(struct session *s);
+/* True once the process tracker has described, and built the tables of, everything it
+ * knows of (its start-up scan included): what a one-shot verb waits for. */
+bool session__settled(struct session *s);
 /* The CPUs sampled (a perf event each). */
 unsigned int session__ncpus(const struct session *s);
 /* Stops sampling, reads what BPF already sent (for a bounded time: the rest is counted

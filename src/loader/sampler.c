@@ -202,6 +202,12 @@ static int enable_alloc(struct sampler *s, const struct sampler_opts *o)
 	return err;
 }
 
+/* Off-CPU time and stops both take stacks at sched_switch. */
+static bool switches(const struct sampler_opts *o)
+{
+	return o->off_cpu_event || o->stop_event;
+}
+
 /* The probe and off-CPU programs load only when asked for. */
 static int select_programs(struct sampler *s, const struct sampler_opts *o)
 {
@@ -209,7 +215,7 @@ static int select_programs(struct sampler *s, const struct sampler_opts *o)
 
 	if (err)
 		return err;
-	if (o->off_cpu_event)
+	if (switches(o))
 		return bpf_program__set_autoload(s->skel->progs.on_sched_switch, true);
 	/* Without off-CPU time the map is never written. */
 	return bpf_map__set_max_entries(s->skel->maps.off_cpu_pending, 1);
@@ -247,7 +253,7 @@ static chain_types entry_types(const struct sampler_opts *o)
 		t |= 1u << (o->probes[i].kind == PROBE_TRACEPOINT ? CHAIN_TP : CHAIN_UPROBE);
 	if (o->alloc_markers || o->alloc_kernel)
 		t |= 1u << CHAIN_UPROBE;
-	if (o->off_cpu_event)
+	if (switches(o))
 		t |= 1u << CHAIN_RAWTP;
 	return t;
 }
@@ -309,6 +315,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	s->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	s->skel->rodata->off_cpu_event = o->off_cpu_event;
 	s->skel->rodata->off_cpu_ppm = o->off_cpu_ppm;
+	s->skel->rodata->stop_event = o->stop_event;
 	err = set_features(s, o);
 	if (!err)
 		err = bpf_map__set_max_entries(s->skel->maps.samples, o->ringbuf_bytes);
@@ -337,14 +344,15 @@ static int attach_off_cpu(struct sampler *s, struct loader *l)
 	struct bpf_program *p = loader__program(l, s->skel->obj, "on_sched_switch");
 	int err;
 
-	if (!s->opts.off_cpu_event)
+	if (!switches(&s->opts))
 		return 0;
 	if (!p)
 		return -ENOENT;
 	s->off_cpu_link = bpf_program__attach(p);
 	if (!s->off_cpu_link) {
 		err = -errno;
-		pr_err("attaching the sched_switch tracepoint (off-CPU time): %s", errstr(err));
+		pr_err("attaching the sched_switch tracepoint (off-CPU time, stops): %s",
+		       errstr(err));
 		return err;
 	}
 	return 0;
@@ -565,8 +573,9 @@ static void flush_off_cpu(struct sampler *s)
 		key = next;
 		if (bpf_map__lookup_elem(m, &key, sizeof(key), r, sizeof(*r), 0))
 			continue;
-		r->value =
-		    off_cpu_value(now > r->time_ns ? now - r->time_ns : 0, s->opts.off_cpu_ppm);
+		r->value = now > r->time_ns ? now - r->time_ns : 0;
+		if (!s->opts.stop_event || r->event != s->opts.stop_event)
+			r->value = off_cpu_value(r->value, s->opts.off_cpu_ppm);
 		s->cb(s->cb_ctx, r, sizeof(*r));
 	}
 out:

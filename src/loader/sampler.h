@@ -41,6 +41,7 @@ struct sampler_opts {
 	uint32_t probe_first_event;
 	uint32_t off_cpu_event; /* off-CPU time as this event; 0: not collected */
 	uint32_t off_cpu_ppm;	/* share of blocks sampled, in parts per million */
+	uint32_t stop_event;	/* stops (tracer, stop signal) as this event; 0: not collected */
 };
 
 /* The maps the process tracker and table pool fill. */

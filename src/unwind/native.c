@@ -146,6 +146,11 @@ void native__notice(struct native_unwinder *n, const struct notice_record *r)
 	tracker__notice(n->tracker, r);
 }
 
+bool native__idle(struct native_unwinder *n)
+{
+	return !n->tracker || tracker__idle(n->tracker);
+}
+
 void native__stop(struct native_unwinder *n)
 {
 	if (!n || !n->tracker)

@@ -4,6 +4,7 @@
 #ifndef EBPROF_NATIVE_H
 #define EBPROF_NATIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@ struct native_unwinder *native__start(const struct sampler_maps *maps, struct pr
 				      size_t npids, const struct warm_list *warm);
 /* Passes a notice record from BPF on. */
 void native__notice(struct native_unwinder *n, const struct notice_record *r);
+/* True when the tracker has described and built all it knows of (tracker__idle). */
+bool native__idle(struct native_unwinder *n);
 /* Stops the tracker; the figures stay readable for native__print_stats. */
 void native__stop(struct native_unwinder *n);
 void native__print_stats(struct native_unwinder *n, FILE *out);

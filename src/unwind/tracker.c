@@ -111,6 +111,8 @@ struct tracker {
 	uint64_t expired_at; /* when idle tables were last evicted */
 	uint32_t *scan;	     /* initial scan, done by the thread first */
 	size_t nscan;
+	/* Under lock: the scan is not over, or a request popped is being served. */
+	bool scanning, serving;
 };
 
 /* Read without the lock between steps of a long description, and by the table build
@@ -163,6 +165,8 @@ static bool next_request(struct tracker *t, struct request *r, bool wait)
 		t->len--;
 		got = true;
 	}
+	/* The one served before is done: whatever it queued to build is queued. */
+	t->serving = got;
 	pthread_mutex_unlock(&t->lock);
 	return got;
 }
@@ -653,6 +657,9 @@ static void *tracker_main(void *arg)
 		if (!looked_lately(t, t->scan[i], now_ns()))
 			look(t, t->scan[i], false, NULL);
 	}
+	pthread_mutex_lock(&t->lock);
+	t->scanning = false;
+	pthread_mutex_unlock(&t->lock);
 	while (!stopping(t)) {
 		uint64_t now;
 
@@ -751,6 +758,7 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 	init_wake(&t->wake);
 	pthread_cond_init(&t->work, NULL);
 	t->expired_at = now_ns();
+	t->scanning = true;
 	if (pids) {
 		t->scan = malloc((npids ? npids : 1) * sizeof(*t->scan));
 		if (t->scan)
@@ -782,6 +790,17 @@ void tracker__stop(struct tracker *t)
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
 	tracker_end(t);
+}
+
+bool tracker__idle(struct tracker *t)
+{
+	bool idle;
+
+	pthread_mutex_lock(&t->lock);
+	idle = !t->scanning && !t->serving && !t->len && !t->hot.len && !t->cold.len &&
+	       !t->running.file_id;
+	pthread_mutex_unlock(&t->lock);
+	return idle;
 }
 
 void tracker__stats(struct tracker *t, struct tracker_stats *out)

@@ -10,6 +10,7 @@
 #ifndef EBPROF_TRACKER_H
 #define EBPROF_TRACKER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "interp/runtime.h"
@@ -46,6 +47,10 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 void tracker__stop(struct tracker *t);
 /* Queues a notice from BPF; cheap, callable from the sample path. */
 void tracker__notice(struct tracker *t, const struct notice_record *n);
+/* True when the thread has nothing left to do: the start-up scan is over, no notice
+ * waits or is being served (a runtime's walker verified included), no table waits to be
+ * built or is being built. What a one-shot verb waits for before it takes its stacks. */
+bool tracker__idle(struct tracker *t);
 void tracker__stats(struct tracker *t, struct tracker_stats *out);
 
 #endif
