@@ -198,10 +198,20 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(PROTO_HDRS)
 # Generated headers are order-only: they must exist before the first compile, and after
 # it each object depends on exactly the ones it includes (-MMD's .d), so an edit to one
 # walker rebuilds the files that include its skeleton, not every object.
-GEN_HDRS := $(SKELS) $(PROTO_HDRS) $(BUILD)/gen/flamegraph_js.h
+GEN_HDRS := $(SKELS) $(PROTO_HDRS) $(BUILD)/gen/flamegraph_js.h $(BUILD)/gen/syscall_names.h
 $(BUILD)/obj/%.o: src/%.c | $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# System calls' names by number, from the C library's <sys/syscall.h> for the target
+# (the cross compiler's for ARCH=arm64): `ebprof dump` says what a thread waits in.
+$(BUILD)/gen/syscall_names.h:
+	@mkdir -p $(@D)
+	{ echo '/* Generated from <sys/syscall.h> by the Makefile. */'; \
+	  echo 'static const char *const syscall_names[] = {'; \
+	  echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | \
+	    sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/\t[\2] = "\1",/p'; \
+	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
 # The flame graph page's viewer is a script file of its own, embedded as a byte array. A
 # script inlined in HTML ends at the first "</script" (and "<!--" changes how it parses),
