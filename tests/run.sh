@@ -103,8 +103,13 @@ vm_tests="unit/test_loader kernel/record_command kernel/unwind kernel/python ker
 # (tests/README.md).
 vm_runtime_tests="kernel/hotspot kernel/node kernel/go"
 vm_runtime_kernels="5.10 6.1"
+# The live views (top, dump) in the oldest kernel the suite boots with every walker's
+# bpf_loop: what they promise there is what a user of an LTS distribution kernel gets.
+vm_view_tests="kernel/top kernel/dump"
+vm_view_kernels="6.1"
 vm_tests_of() { # vm_tests_of K: the tests of kernel K's guest
 	echo "$vm_tests"
+	[[ " $vm_view_kernels " == *" $1 "* ]] && echo "$vm_view_tests"
 	[ "${EBPROF_VM_RUNTIMES:-0}" = 1 ] && [[ " $vm_runtime_kernels " == *" $1 "* ]] &&
 		echo "$vm_runtime_tests"
 	return 0

@@ -11,6 +11,7 @@
 #include "cli/host.h"
 #include "cli/record.h"
 #include "cli/session.h"
+#include "cli/dump.h"
 #include "cli/top.h"
 #include "cli/version.h"
 #include "util/crash.h"
@@ -27,6 +28,7 @@ static void usage(FILE *out)
 	    "  record    sample stacks for a while; write pprof, folded stacks, flame graph\n"
 	    "  agent     profile continuously; send OTLP profiles to an OpenTelemetry collector\n"
 	    "  top       show live the functions taking the CPU, every language's\n"
+	    "  dump      print the stack of every thread of a process, once\n"
 	    "  check     print what this host supports (privileges, BTF, BPF, perf events)\n"
 	    "  version   print the version\n"
 	    "  help      this help; 'ebprof help COMMAND' is 'ebprof COMMAND --help'\n"
@@ -89,10 +91,8 @@ static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } verbs[] = {
-    {"record", cmd_record},
-    {"agent", cmd_agent},
-    {"top", cmd_top},
-    {"check", cmd_check},
+    {"record", cmd_record}, {"agent", cmd_agent}, {"top", cmd_top},
+    {"dump", cmd_dump},	    {"check", cmd_check},
 };
 
 static int run_verb(const char *verb, int argc, char **argv)
