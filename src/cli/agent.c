@@ -609,5 +609,5 @@ out:
 	otlp_env__free(&a.env);
 	otlp_client_opts__release(&co);
 	session_opts__free(&o.s);
-	return usage_err ? 2 : err ? 1 : 0;
+	return usage_err ? 2 : err ? session__failure_status(err) : 0;
 }

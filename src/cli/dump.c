@@ -587,5 +587,5 @@ out:
 		thread_info__free(&d.t[i].info);
 	free(d.t);
 	session_opts__free(&o.s);
-	return err ? 1 : 0;
+	return err ? session__failure_status(err) : 0;
 }

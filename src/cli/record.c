@@ -635,5 +635,5 @@ out:
 			cpu.poll_ns / 1e6, cpu.report_ns / 1e6, cpu.write_ns / 1e6);
 	}
 	/* A wrapper's status is its command's, as perf's is (128 + N: signal N). */
-	return err ? 1 : status >= 0 ? status : 0;
+	return err ? session__failure_status(err) : status >= 0 ? status : 0;
 }

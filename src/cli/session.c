@@ -290,6 +290,12 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* A stop signal during start-up: -EINTR, and the session is torn down unstarted. */
+static int interrupted(void)
+{
+	return session_stop_signal ? -EINTR : 0;
+}
+
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	const size_t head = offsetof(struct sample_record, ustack);
@@ -380,6 +386,9 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	if (err)
 		return err;
 	startup__mark(STARTUP_PREPARED);
+	err = interrupted(); /* before the long part: a verification cannot be stopped */
+	if (err)
+		return err;
 	err = loader__run(s->loader);
 	if (err && lo.btf_custom_path)
 		btf_cache__discard(lo.btf_custom_path);
@@ -579,6 +588,9 @@ static int start(struct session *s, const struct session_opts *o)
 		return err;
 	if (s->alloc)
 		so.alloc_event = alloc__event(s->alloc);
+	err = interrupted();
+	if (err)
+		return err;
 	if (o->cmd) {
 		err = spawn_command(s, o);
 		if (err) {
@@ -590,6 +602,8 @@ static int start(struct session *s, const struct session_opts *o)
 		so.npids = 1;
 	}
 	err = load_programs(s, o, &so);
+	if (!err)
+		err = interrupted();
 	if (err)
 		return err;
 	s->start_unix_ns = session__clock_ns(CLOCK_REALTIME);
@@ -639,10 +653,17 @@ struct session *session__start(const struct session_opts *o)
 	s->ksyms_loading = ksyms__load_start("/proc/kallsyms");
 	errors = log_errors();
 	err = start(s, o);
-	if (err) {
+	if (err == -EINTR && session_stop_signal) {
+		pr_info("stopped by %s before sampling began: nothing was recorded",
+			session_stop_signal == SIGINT	 ? "SIGINT"
+			: session_stop_signal == SIGTERM ? "SIGTERM"
+							 : "SIGHUP");
+	} else if (err) {
 		/* Every failure below should say what failed; if one did not, say this much. */
 		if (log_errors() == errors)
 			pr_err("starting the recording: %s", strerror(-err));
+	}
+	if (err) {
 		session__free(s);
 		errno = -err;
 		return NULL;
@@ -682,6 +703,11 @@ bool session__child_exited(struct session *s)
 		pr_info("command killed by signal %d (%s)", WTERMSIG(status),
 			strsignal(WTERMSIG(status)));
 	return true;
+}
+
+int session__failure_status(int err)
+{
+	return err == -EINTR && session_stop_signal ? 128 + session_stop_signal : 1;
 }
 
 bool session__settled(struct session *s)

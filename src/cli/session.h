@@ -224,6 +224,10 @@ bool session__child_exited(struct session *s);
 bool session__settled(struct session *s);
 /* The CPUs sampled (a perf event each). */
 unsigned int session__ncpus(const struct session *s);
+/* The exit status of a verb whose session failed with err: 128 + the signal when a stop
+ * signal ended its start (-EINTR: nothing was recorded), as a shell reports a command a
+ * signal ended; 1 otherwise. */
+int session__failure_status(int err);
 /* Stops sampling, reads what BPF already sent (for a bounded time: the rest is counted
  * in unread), stops the tracker, and releases every program, link and event. The
  * profile and the counters stay readable. */

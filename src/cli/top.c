@@ -508,5 +508,5 @@ out:
 	session__free(t.s);
 	top_view__free(t.view);
 	session_opts__free(&o.s);
-	return err ? 1 : 0;
+	return err ? session__failure_status(err) : 0;
 }

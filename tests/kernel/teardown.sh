@@ -3,7 +3,7 @@
 # Nothing is left in the kernel: every BPF program, map, link and BTF object and every
 # perf event ebprof created is gone after a recording that succeeds, one stopped by
 # SIGINT, one that fails after attaching everything, one that crashes there (which also
-# says where), and one whose load the verifier rejects; the check sees only ebprof's own
+# says where), one whose start a SIGINT ends, and one whose load the verifier rejects; the check sees only ebprof's own
 # objects (lib.sh: track_bpf), so it holds while another process loads and unloads BPF
 # beside it, and it catches a map leaked on purpose. EBPROF_TEST_CASES chooses among the
 # cases by their first name (lib.sh: case_selected): the arm64 guest runs a few.
@@ -37,6 +37,34 @@ if case_selected teardown_sigint; then
 	done <"$TMP/held" | paste -sd' ')
 	check teardown_tracked "held but not logged: $unlogged" [ -z "$unlogged" ]
 	bpf_gone teardown_sigint_clean
+fi
+
+# SIGINT while the programs load: the start ends there, one line says nothing was
+# recorded, no output is written, the exit status is 130 (128 + SIGINT) and nothing is
+# left. A start that was over before the signal (a fast host) is tried again, three times.
+if case_selected teardown_startup_sigint; then
+	track_bpf
+	for try in 1 2 3; do
+		rm -rf "$TMP/s"
+		"$EBPROF" record -d 5 -o "$TMP/s" >/dev/null 2>"$TMP/s.err" &
+		pid=$!
+		for _ in $(seq 3000); do
+			ls -l /proc/$pid/fd 2>/dev/null | grep -q bpf-prog && break
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.01
+		done
+		kill -INT $pid
+		wait $pid
+		rc=$?
+		grep -q 'sampling .* Ctrl-C to stop' "$TMP/s.err" || break
+		echo "teardown_startup_sigint: try $try started sampling before the signal" >&2
+	done
+	check teardown_startup_sigint_exit "exit $rc: $(paste -sd'|' "$TMP/s.err")" [ $rc -eq 130 ]
+	check teardown_startup_sigint_said "stderr: $(paste -sd'|' "$TMP/s.err")" \
+		grep -qx 'ebprof: stopped by SIGINT before sampling began: nothing was recorded' "$TMP/s.err"
+	check teardown_startup_sigint_outputs "outputs written: $(ls "$TMP/s" 2>/dev/null | paste -sd' ')" \
+		[ ! -e "$TMP/s/stacks.folded" ]
+	bpf_gone teardown_startup_sigint_clean
 fi
 
 if case_selected teardown_failure; then
