@@ -237,16 +237,7 @@ kernel_thread() {
 }
 
 bad_args() {
-	local args rc lines i=0
-	for args in "" "-p 1,2" "-p 999999999" "-p 1 extra" "--wait x -p 1"; do
-		i=$((i + 1))
-		# shellcheck disable=SC2086
-		"$EBPROF_UNTRACKED" dump $args >"$TMP/bad.out" 2>"$TMP/bad.err"
-		rc=$?
-		lines=$(grep -vc '^Try ' "$TMP/bad.err")
-		check "dump_bad_args_$i" "exit $rc and $lines lines besides 'Try' for '$args'" \
-			[ "$rc" -eq 2 -a "$lines" -eq 1 ]
-	done
+	usage_errors dump_bad_args dump "" "-p 1,2" "-p 999999999" "-p 1 extra" "--wait x -p 1"
 }
 
 track_bpf

@@ -83,6 +83,22 @@ wait_sampling() {
 	return 1
 }
 
+# usage_errors NAME VERB ARGS...: each ARGS (one word list per argument) given to
+# `ebprof VERB` exits 2 with one line besides "Try ...": checks NAME_1, NAME_2...
+usage_errors() {
+	local name=$1 verb=$2 args rc lines i=0
+	shift 2
+	for args in "$@"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		"${EBPROF_UNTRACKED:-$EBPROF}" "$verb" $args >"$TMP/usage.out" 2>"$TMP/usage.err"
+		rc=$?
+		lines=$(grep -vc '^Try ' "$TMP/usage.err")
+		check "${name}_$i" "exit $rc and $lines lines besides 'Try' for '$args'" \
+			[ "$rc" -eq 2 -a "$lines" -eq 1 ]
+	done
+}
+
 # ---- Leak checks: only ebprof's own objects, never a diff of the kernel's lists, which
 # any other BPF user on the host changes (an agent, systemd, another test).
 
