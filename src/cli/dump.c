@@ -70,7 +70,8 @@ struct dump {
 	struct report *r;
 	struct symbolizer sym;
 	uint64_t at_unix_ns;
-	bool kernel; /* a kernel thread's "process" */
+	bool kernel;   /* a kernel thread's "process" */
+	uint64_t lost; /* records BPF could not send (a full ring buffer or pending map) */
 };
 
 static void usage(FILE *out)
@@ -231,36 +232,55 @@ static void release(struct dumped *t, int status)
 	t->out = OUT_STOPPED;
 }
 
-/* Waits for each interrupted thread's stop and lets it go, for STOP_WAIT_NS at most. */
+static int cmp_tid(const void *key, const void *elem)
+{
+	uint32_t tid = *(const uint32_t *)key, other = ((const struct dumped *)elem)->info.tid;
+
+	return tid < other ? -1 : tid > other;
+}
+
+/* Waits for each interrupted thread's stop and lets it go, for STOP_WAIT_NS at most. The
+ * threads are ebprof's only children: any stop reported is one of theirs (sorted by tid,
+ * as threads__list gives them), so a process of thousands costs no scan per report. */
 static void release_all(struct dump *d)
 {
 	uint64_t until = clock_ns(CLOCK_MONOTONIC) + STOP_WAIT_NS;
-	size_t waiting;
+	size_t waiting = 0;
 
-	do {
-		waiting = 0;
-		for (size_t i = 0; i < d->n; i++) {
-			struct dumped *t = &d->t[i];
-			int status;
-			pid_t got;
-
-			if (t->out != OUT_SEIZED)
-				continue;
-			got = waitpid((pid_t)t->info.tid, &status, __WALL | WNOHANG);
-			if (got < 0 || (got > 0 && !WIFSTOPPED(status)))
-				t->out = OUT_GONE; /* ECHILD: it exited, and was reaped */
-			else if (got > 0)
-				release(t, status);
-			else
-				waiting++;
-		}
-		if (waiting)
-			nanosleep(&(struct timespec){0, 200000}, NULL);
-	} while (waiting && clock_ns(CLOCK_MONOTONIC) < until);
-	/* The ones left are let go when ebprof exits (the kernel detaches them). */
 	for (size_t i = 0; i < d->n; i++)
-		if (d->t[i].out == OUT_SEIZED)
-			d->t[i].out = OUT_STUCK;
+		waiting += d->t[i].out == OUT_SEIZED;
+	while (waiting && clock_ns(CLOCK_MONOTONIC) < until) {
+		int status;
+		pid_t got = waitpid(-1, &status, __WALL | WNOHANG);
+		uint32_t tid = (uint32_t)got;
+		struct dumped *t;
+
+		if (got < 0) /* ECHILD: no tracee left, every one gone */
+			break;
+		if (!got) {
+			nanosleep(&(struct timespec){0, 200000}, NULL);
+			continue;
+		}
+		t = bsearch(&tid, d->t, d->n, sizeof(*d->t), cmp_tid);
+		if (!t || t->out != OUT_SEIZED)
+			continue;
+		waiting--;
+		if (WIFSTOPPED(status))
+			release(t, status);
+		else
+			t->out = OUT_GONE;
+	}
+	/* The ones left are let go when ebprof exits (the kernel detaches them), but for
+	 * those that exited unseen. */
+	for (size_t i = 0; i < d->n; i++) {
+		struct dumped *t = &d->t[i];
+		char path[64];
+
+		if (t->out != OUT_SEIZED)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u", d->pid, t->info.tid);
+		t->out = access(path, F_OK) ? OUT_GONE : OUT_STUCK;
+	}
 }
 
 /* Stacks of the stop event, by thread. */
@@ -322,6 +342,7 @@ static int build_report(struct dump *d)
 {
 	struct session *s = d->s;
 
+	d->lost = s->counters[CTR_RINGBUF_FULL] + s->counters[CTR_OFF_CPU_FULL];
 	session__symbolizer(s, &d->sym, session__ksyms(s));
 	pthread_mutex_lock(&s->procs.lock);
 	d->r = report__build(&s->profile, &d->sym, &s->frames, 0, s->start_unix_ns,
@@ -362,7 +383,7 @@ static void describe_state(const struct thread_info *ti, char *buf, size_t size)
 }
 
 /* Why a thread has no user stack, or NULL when it has one. */
-static const char *missing(const struct dumped *t, char *buf, size_t size)
+static const char *missing(const struct dump *d, const struct dumped *t, char *buf, size_t size)
 {
 	switch (t->out) {
 	case OUT_GONE:
@@ -383,7 +404,10 @@ static const char *missing(const struct dumped *t, char *buf, size_t size)
 	default:
 		break;
 	}
-	return t->stack ? NULL : "no stack came from BPF (see -v)";
+	if (t->stack)
+		return NULL;
+	return d->lost ? "BPF could not send it (its ring buffer was full)"
+		       : "no stack came from BPF (see -v)";
 }
 
 static const char *frame_file(const struct report *r, const struct report_frame *fr)
@@ -416,7 +440,7 @@ static void print_text(const struct dump *d, FILE *out)
 		d->n == 1 ? "" : "s", when);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct dumped *t = &d->t[i];
-		const char *no = missing(t, why, sizeof(why));
+		const char *no = missing(d, t, why, sizeof(why));
 
 		describe_state(&t->info, state, sizeof(state));
 		fprintf(out, "\nthread %u \"%s\": %s\n", t->info.tid, t->info.name, state);
@@ -496,7 +520,7 @@ static void json_thread(const struct dump *d, const struct dumped *t, FILE *out)
 		json_put_string(out, t->info.kstack[k], 0);
 	}
 	fputs("],\n     \"frames\": [", out);
-	no = missing(t, why, sizeof(why));
+	no = missing(d, t, why, sizeof(why));
 	for (uint32_t k = 0; !no && k < t->stack->nframes; k++) {
 		const struct report_frame *fr = &d->r->frames[t->stack->frames[k]];
 

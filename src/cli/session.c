@@ -546,7 +546,8 @@ static uint64_t ringbuf_size(const struct session_opts *o)
 	if (o->ringbuf)
 		return o->ringbuf;
 	size = ringbuf_bytes(o->freq, o->ringbuf_seconds);
-	if ((o->nprobes || o->off_cpu_ppm || o->alloc.mode != ALLOC_OFF) && size < RINGBUF_EVENTS)
+	if ((o->nprobes || o->off_cpu_ppm || o->stops || o->alloc.mode != ALLOC_OFF) &&
+	    size < RINGBUF_EVENTS)
 		size = RINGBUF_EVENTS;
 	return size;
 }

@@ -5,7 +5,8 @@
 # of the sleeps included; afterwards the read goes on waiting (it was restarted, not
 # failed), no thread is left traced and no BPF object is left; --json says the same as
 # JSON; a Java thread asleep in Thread.sleep and one running compiled code show their
-# Java chains; a process that exits during the dump is one line; a kernel thread shows
+# Java chains; 500 threads are all dumped; a process that exits during the dump is one
+# line; a kernel thread shows
 # its kernel stack; wrong arguments are one line.
 . "$(dirname "$0")/lib.sh"
 
@@ -226,6 +227,33 @@ exits() {
 	fail dump_exit "three dumps were over before their process was killed"
 }
 
+# A process of 500 threads asleep on one Event: every one's stack, none lost (the ring
+# buffer holds a stack of every thread at once; the stops are reaped without a scan each).
+many_threads() {
+	local pid rc n whole
+	/usr/bin/python3 -c '
+import threading, time
+ev = threading.Event()
+for _ in range(500):
+    threading.Thread(target=ev.wait, daemon=True).start()
+print("ready", flush=True)
+time.sleep(600)' >"$TMP/many.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		grep -q ready "$TMP/many.out" && break
+		sleep 0.1
+	done
+	"$EBPROF_UNTRACKED" dump -p "$pid" >"$TMP/many.txt" 2>"$TMP/many.err"
+	rc=$?
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	n=$(grep -c '^thread ' "$TMP/many.txt")
+	whole=$(grep -c '^    Event.wait (threading.py:[0-9]*)  \[python\]' "$TMP/many.txt")
+	grep -m3 'user stack not read' "$TMP/many.txt" >&2
+	check dump_many_threads "exit $rc, $n threads, $whole with Event.wait in Python" \
+		[ "$rc" -eq 0 -a "$n" -eq 501 -a "$whole" -eq 500 ]
+}
+
 # A kernel thread (kthreadd, pid 2): its kernel stack, and no ptrace tried.
 kernel_thread() {
 	local rc said
@@ -244,6 +272,7 @@ track_bpf
 case_selected dump_python || case_selected dump_json && python_cases
 case_selected dump_java && java_cases
 case_selected dump_exit && exits
+case_selected dump_many_threads && many_threads
 case_selected dump_kernel_thread && kernel_thread
 case_selected dump_bad_args && bad_args
 true # the last case may be left out

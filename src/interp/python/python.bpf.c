@@ -93,7 +93,7 @@ static __always_inline __u64 py_thread_state(const struct py_proc *p, __u32 tid,
 		return 0;
 	if (unrolled) {
 #pragma unroll
-		for (__u32 i = 0; i < PY_MAX_THREADS; i++) {
+		for (__u32 i = 0; i < PY_MAX_THREADS_UNROLLED; i++) {
 			if (py_thread_step(i, &s))
 				break;
 		}

@@ -36,8 +36,12 @@ enum py_layout {
 #define PY_NO_OFFSET 0xffff
 #define PY_OWNED_BY_CSTACK 3 /* _PyInterpreterFrame.owner of the eval loop's entry shim */
 #define PY_FRAME_READ 128    /* bytes of a frame read at once: every field used lies there */
-#define PY_MAX_THREADS 64    /* PyThreadState entries searched for the sampled thread */
-#define PY_EVAL_RANGES 2     /* _PyEval_EvalFrameDefault and its .cold part */
+/* PyThreadState entries searched for the sampled thread, once per thread (the result is
+ * cached): with bpf_loop a server's thousand threads, unrolled (< 5.17) what the verifier
+ * takes. */
+#define PY_MAX_THREADS 1024
+#define PY_MAX_THREADS_UNROLLED 64
+#define PY_EVAL_RANGES 2 /* _PyEval_EvalFrameDefault and its .cold part */
 
 /* Byte offsets inside CPython's structures, per version (python_offsets.c or
  * _Py_DebugOffsets). All of them are below PY_FRAME_READ for the frame fields. */
