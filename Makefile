@@ -204,13 +204,16 @@ $(BUILD)/obj/%.o: src/%.c | $(GEN_HDRS)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # System calls' names by number, from the C library's <sys/syscall.h> for the target
-# (the cross compiler's for ARCH=arm64): `ebprof dump` says what a thread waits in.
-$(BUILD)/gen/syscall_names.h:
+# (the cross compiler's for ARCH=arm64): `ebprof dump` says what a thread waits in. The
+# compiler gives each name's number, through the generic table's __NR3264_ aliases too.
+$(BUILD)/gen/syscall_names.h: Makefile
 	@mkdir -p $(@D)
 	{ echo '/* Generated from <sys/syscall.h> by the Makefile. */'; \
+	  echo '#include <sys/syscall.h>'; \
 	  echo 'static const char *const syscall_names[] = {'; \
 	  echo '#include <sys/syscall.h>' | $(CC) -E -dM -x c - | \
-	    sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/\t[\2] = "\1",/p'; \
+	    sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\|__NR3264_[a-z0-9_]*\)$$/\t[__NR_\1] = "\1",/p' | \
+	    grep -vE '"(syscalls|arch_specific_syscall)"'; \
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
 # The flame graph page's viewer is a script file of its own, embedded as a byte array. A
