@@ -319,7 +319,7 @@ static void *worker(void *arg)
 	size_t k;
 
 	/* For ps and bench/. The calling thread works in the pool too: a thread of ours
-	 * (the tracker verifying a runtime's walker) takes its own name back after. */
+	 * (the runtimes' verifier, start-up) takes its own name back after. */
 	renamed = gettid() != getpid() && !pthread_getname_np(pthread_self(), name, sizeof(name));
 	if (renamed)
 		pthread_setname_np(pthread_self(), "ebprof-load");
