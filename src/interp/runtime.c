@@ -3,6 +3,7 @@
  * which runtime (decided once per file), the markers the runtimes' claims put in a
  * process's description, and dispatch of frames to the runtime that made them. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "profile/frame_source.h"
 #include "sample.h"
 #include "util/cancel.h"
+#include "util/crash.h"
 #include "util/hmap.h"
 #include "util/log.h"
 
@@ -39,8 +41,17 @@ struct runtime_entry {
 	void *priv;
 	bool on; /* its maps made and started (init) */
 	/* Its walker is verified on demand (runtime_set__start): installed in its slot,
-	 * or failed to verify (the runtime is then off: no file is its, no process). */
+	 * or failed to verify (the runtime is then off: no file is its, no process).
+	 * Written under the set's vlock, by start-up or the verifier thread; failed is
+	 * read without it too (atomically). */
 	bool installed, failed;
+	/* Under vlock: its verification is asked of the verifier thread, or running, or
+	 * its processes are being handed back to the tracker. */
+	bool asked;
+	/* Under vlock: the processes described without its marks while its walker was not
+	 * in (pids, each once), to be looked at again once it is. */
+	uint32_t *waiting;
+	size_t nwaiting, capwaiting;
 };
 
 /* file id -> the runtimes that claimed the file (bit = walker slot), or pid -> the
@@ -59,6 +70,15 @@ struct runtime_set {
 	/* struct id_mask by file id; the tracker thread's, and start-up's before it runs */
 	struct hmap claims;
 	struct hmap described; /* struct id_mask by pid; tracker thread only */
+	/* The verifier thread, started the first time the tracker meets a runtime whose
+	 * walker is not verified yet: the tracker goes on with other processes meanwhile. */
+	pthread_mutex_t vlock; /* the entries' asked, waiting, installed, failed; vstop */
+	pthread_cond_t vwake;  /* the verifier's: a verification asked, or the stop */
+	pthread_t verifier;
+	bool verifier_started, vstop;
+	const bool *vcancel;	/* the tracker's stop flag: a verification not begun is skipped */
+	runtime_ready_fn ready; /* the tracker's: look at pid again */
+	void *ready_ctx;
 };
 
 int runtime_registry__images(struct bpf_images *imgs)
@@ -123,6 +143,8 @@ struct runtime_set *runtime_set__new(const struct runtime_env *env)
 	rs->env = *env;
 	hmap_init(&rs->claims, id_eq);
 	hmap_init(&rs->described, id_eq);
+	pthread_mutex_init(&rs->vlock, NULL);
+	pthread_cond_init(&rs->vwake, NULL);
 	for (size_t i = 0; i < NRUNTIMES; i++) {
 		if (wanted(registry[i]->name))
 			rs->e[rs->n++].ops = registry[i];
@@ -134,13 +156,17 @@ void runtime_set__free(struct runtime_set *rs)
 {
 	if (!rs)
 		return;
+	runtime_set__stop_verifier(rs);
 	for (size_t i = 0; i < rs->n; i++) {
 		if (rs->e[i].on && rs->e[i].ops->free)
 			rs->e[i].ops->free(rs->e[i].priv);
 		bpf_object__close(rs->e[i].obj);
+		free(rs->e[i].waiting);
 	}
 	hmap_free_entries(&rs->claims);
 	hmap_free_entries(&rs->described);
+	pthread_cond_destroy(&rs->vwake);
+	pthread_mutex_destroy(&rs->vlock);
 	free(rs);
 }
 
@@ -221,32 +247,195 @@ int runtime_set__start(struct runtime_set *rs, struct loader *l)
 /* Whether e may claim files and mark processes: started, its walker not failed. */
 static bool usable(const struct runtime_entry *e)
 {
-	return e->on && !e->failed;
+	return e->on && !__atomic_load_n(&e->failed, __ATOMIC_ACQUIRE);
 }
 
-/* Verifies e's walker and installs it in its slot, the first time one of its files is
- * found; before any process is marked for it, so no sample is handed to an empty slot.
- * Blocks the caller (the tracker thread, or start-up for a command's files) for the
- * verification: 30-250 ms. False when it failed: said once, the runtime is off. */
-static bool walker_ready(struct runtime_set *rs, struct runtime_entry *e)
+/* Verifies e's walker and installs it in its slot: 30-250 ms on an idle host, seconds
+ * on a loaded one. Returns 0, or -errno when it failed (said once here). */
+static int verify_walker(struct runtime_set *rs, struct runtime_entry *e)
 {
-	int err;
+	int err = loader__run_pending(rs->loader, e->obj);
 
-	if (e->installed || e->failed)
-		return e->installed;
-	err = loader__run_pending(rs->loader, e->obj);
 	if (!err)
 		err = walkers__install(rs->loader, e->obj, e->ops->bpf_walker, e->ops->walker,
 				       rs->types);
-	if (err) {
+	if (err)
 		pr_warn("%s: its walker did not load (%s, why above): %s is off, its frames "
 			"stay native; the recording goes on",
 			e->ops->name, strerror(-err), e->ops->title);
-		e->failed = true;
-		return false;
+	return err;
+}
+
+/* Under vlock: what verify_walker said of e. */
+static void set_verified(struct runtime_entry *e, int err)
+{
+	e->installed = !err;
+	__atomic_store_n(&e->failed, err != 0, __ATOMIC_RELEASE);
+}
+
+/* Start-up, before the tracker runs: verifies e's walker now, the first time one of its
+ * files is expected, so a command's runtime has it before the command runs. False when
+ * it failed: the runtime is off. */
+static bool walker_ready(struct runtime_set *rs, struct runtime_entry *e)
+{
+	bool done, in;
+	int err;
+
+	pthread_mutex_lock(&rs->vlock);
+	done = e->installed || e->failed || e->asked;
+	in = e->installed;
+	pthread_mutex_unlock(&rs->vlock);
+	if (done)
+		return in;
+	err = verify_walker(rs, e);
+	pthread_mutex_lock(&rs->vlock);
+	set_verified(e, err);
+	pthread_mutex_unlock(&rs->vlock);
+	return !err;
+}
+
+/* The next runtime whose verification is asked and not begun, under vlock. */
+static struct runtime_entry *next_asked(struct runtime_set *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct runtime_entry *e = &rs->e[i];
+
+		if (e->asked && !e->installed && !e->failed)
+			return e;
 	}
-	e->installed = true;
-	return true;
+	return NULL;
+}
+
+/* Verifies e's walker, then hands the processes that waited for it to the tracker. */
+static void verify_asked(struct runtime_set *rs, struct runtime_entry *e)
+{
+	int err = verify_walker(rs, e);
+	uint32_t *pids;
+	size_t n;
+
+	pthread_mutex_lock(&rs->vlock);
+	set_verified(e, err);
+	pids = e->waiting;
+	n = e->nwaiting;
+	e->waiting = NULL;
+	e->nwaiting = e->capwaiting = 0;
+	pthread_mutex_unlock(&rs->vlock);
+	/* A walker that failed marks nothing: their descriptions without it stay. */
+	for (size_t i = 0; !err && rs->ready && i < n; i++)
+		rs->ready(rs->ready_ctx, pids[i]);
+	free(pids);
+	pthread_mutex_lock(&rs->vlock);
+	e->asked = false;
+	pthread_mutex_unlock(&rs->vlock);
+}
+
+/* The verifier thread: the verifications the tracker asks for, one at a time (the
+ * loader verifies one runtime's programs on its pool). A stop skips those not begun
+ * and waits for the one running, which cannot be interrupted. */
+static void *verifier_main(void *arg)
+{
+	struct runtime_set *rs = arg;
+	struct runtime_entry *e;
+
+	pthread_setname_np(pthread_self(), "ebprof-verify"); /* for ps and bench/ */
+	pthread_mutex_lock(&rs->vlock);
+	while (!rs->vstop) {
+		if (cancel__requested(rs->vcancel) || !(e = next_asked(rs))) {
+			pthread_cond_wait(&rs->vwake, &rs->vlock);
+			continue;
+		}
+		pthread_mutex_unlock(&rs->vlock);
+		verify_asked(rs, e);
+		pthread_mutex_lock(&rs->vlock);
+	}
+	pthread_mutex_unlock(&rs->vlock);
+	return NULL;
+}
+
+/* Under vlock: pid waits for e's walker (each pid once). */
+static void keep_waiting(struct runtime_entry *e, uint32_t pid)
+{
+	for (size_t i = 0; i < e->nwaiting; i++) {
+		if (e->waiting[i] == pid)
+			return;
+	}
+	if (e->nwaiting == e->capwaiting) {
+		size_t cap = e->capwaiting ? e->capwaiting * 2 : 16;
+		uint32_t *v = realloc(e->waiting, cap * sizeof(*v));
+
+		if (!v)
+			return; /* described without it until a notice asks again */
+		e->waiting = v;
+		e->capwaiting = cap;
+	}
+	e->waiting[e->nwaiting++] = pid;
+}
+
+/* Tracker thread: whether e's walker is in its slot. When it is not verified yet, asks
+ * the verifier thread for it (starting the thread the first time) and keeps pid, to be
+ * handed back (runtime_ready_fn) once it is in; false meanwhile. cancel: the tracker's
+ * stop flag. */
+static bool walker_in(struct runtime_set *rs, struct runtime_entry *e, uint32_t pid,
+		      const bool *cancel)
+{
+	bool in, inline_verify = false;
+
+	pthread_mutex_lock(&rs->vlock);
+	in = e->installed;
+	if (!in && !e->failed && !rs->vstop) {
+		rs->vcancel = cancel;
+		if (!rs->verifier_started)
+			rs->verifier_started =
+			    !crash__thread_create(&rs->verifier, verifier_main, rs);
+		/* No thread: verified here, as the tracker did before it had one. */
+		inline_verify = !rs->verifier_started;
+		if (!inline_verify) {
+			keep_waiting(e, pid);
+			e->asked = true;
+			pthread_cond_signal(&rs->vwake);
+		}
+	}
+	pthread_mutex_unlock(&rs->vlock);
+	if (inline_verify) {
+		pr_debug("%s: no thread to verify its walker: verified by the tracker",
+			 e->ops->name);
+		return walker_ready(rs, e);
+	}
+	return in;
+}
+
+void runtime_set__on_ready(struct runtime_set *rs, runtime_ready_fn ready, void *ctx)
+{
+	pthread_mutex_lock(&rs->vlock);
+	rs->ready = ready;
+	rs->ready_ctx = ctx;
+	pthread_mutex_unlock(&rs->vlock);
+}
+
+bool runtime_set__verifying(struct runtime_set *rs)
+{
+	bool busy = false;
+
+	pthread_mutex_lock(&rs->vlock);
+	for (size_t i = 0; i < rs->n && !busy; i++)
+		busy = rs->e[i].asked;
+	pthread_mutex_unlock(&rs->vlock);
+	return busy;
+}
+
+void runtime_set__stop_verifier(struct runtime_set *rs)
+{
+	bool started;
+
+	pthread_mutex_lock(&rs->vlock);
+	rs->vstop = true;
+	started = rs->verifier_started;
+	rs->verifier_started = false;
+	pthread_cond_signal(&rs->vwake);
+	pthread_mutex_unlock(&rs->vlock);
+	if (started)
+		pthread_join(rs->verifier, NULL);
+	rs->ready = NULL;
 }
 
 /* Asks every usable runtime whether the file at fd is its own; the file is opened (as
@@ -398,8 +587,10 @@ int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct pro
 
 		if (!e->on)
 			continue;
-		/* Its walker is in its slot before its first mark reaches BPF. */
-		if ((claimed & bit) && walker_ready(rs, e) && describe_one(e, pid, maps, n, desc))
+		/* Its walker is in its slot before its first mark reaches BPF; until then pid
+		 * is described without its marks, and looked at again once it is. */
+		if ((claimed & bit) && walker_in(rs, e, pid, cancel) &&
+		    describe_one(e, pid, maps, n, desc))
 			now |= bit;
 		else if (was & bit)
 			e->ops->forget(e->priv, pid);

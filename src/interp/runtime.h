@@ -125,9 +125,10 @@ struct runtime_set *runtime_set__new(const struct runtime_env *env);
 int runtime_set__prepare(struct runtime_set *rs, struct loader *l, chain_types types);
 /* After load (which made the walkers' maps, not verified them: loader__defer): starts
  * each runtime (init). A runtime's walker is verified and installed in its program
- * array slot the first time a file it detects is found (runtime_set__describe or
- * runtime_set__expect), before any process is marked for it; one that fails is said
- * once and that runtime is off. l must outlive the set's use. Returns 0. */
+ * array slot the first time a file it detects is found (runtime_set__describe, on the
+ * set's verifier thread, or runtime_set__expect, at once), before any process is marked
+ * for it; one that fails is said once and that runtime is off. l must outlive the set's
+ * use and its verifier thread (runtime_set__stop_verifier). Returns 0. */
 int runtime_set__start(struct runtime_set *rs, struct loader *l);
 /* Start-up, before the tracker runs: a file a command is about to map (file_id as the
  * file table interned it, path, a descriptor valid for the call). The runtimes that
@@ -140,10 +141,12 @@ void runtime_set__free(struct runtime_set *rs);
 
 /* Tracker thread: lets every runtime that detects one of pid's files describe it, and
  * writes their claims into desc (mappings split at claimed ranges, markers, always).
- * The first file a runtime detects verifies its walker here first (tens to hundreds of
- * milliseconds; see runtime_set__start). cancel (may be NULL) is the tracker's stop flag
+ * A runtime whose walker is not verified yet has it verified on a thread of the set's
+ * own (tens of milliseconds to seconds; see runtime_set__start) and does not describe
+ * pid meanwhile: pid is handed to runtime_set__on_ready's function once the walker is
+ * in its slot, to be described again. cancel (may be NULL) is the tracker's stop flag
  * (util/cancel.h): set before the runtimes describe pid, it gives -ECANCELED with
- * nothing of pid described or verified; a verification already begun runs to its end.
+ * nothing of pid described; a verification asked and not begun is then skipped.
  * Returns the runtimes that claim one of pid's files (1 << walker), or -ECANCELED. */
 int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct proc_mapping *maps,
 			  uint32_t n, struct unw_proc *desc, const bool *cancel);
@@ -151,6 +154,19 @@ int runtime_set__describe(struct runtime_set *rs, uint32_t pid, const struct pro
  * the first time; a process mapping such a file needs a description. */
 uint32_t runtime_set__claims(struct runtime_set *rs, uint32_t file_id);
 void runtime_set__forget(struct runtime_set *rs, uint32_t pid);
+/* Called on the verifier thread, with no lock of the set held, for each process that
+ * runtime_set__describe described without a runtime whose walker was then verified: it
+ * is in its slot now. Not called for a walker that failed. */
+typedef void (*runtime_ready_fn)(void *ctx, uint32_t pid);
+/* Before the tracker runs: who is told of the processes to describe again. */
+void runtime_set__on_ready(struct runtime_set *rs, runtime_ready_fn ready, void *ctx);
+/* Whether a walker's verification is asked or running, or the processes that waited for
+ * it are being handed over (runtime_ready_fn): once false, every one of them was. */
+bool runtime_set__verifying(struct runtime_set *rs);
+/* Stops the verifier thread: a verification not begun is skipped, the one running (which
+ * cannot be interrupted) is waited for; no runtime_ready_fn call comes after. Once the
+ * tracker is stopped, before the loader is freed; runtime_set__free does it too. */
+void runtime_set__stop_verifier(struct runtime_set *rs);
 /* The frame source (profile/frame_source.h) ingest and the report use for runtimes'
  * frames: each frame goes to the runtime that made it (runtime_ops.ingest, .labels,
  * .frame_symbol) and each kind's row comes from the registry. A frame of a runtime that

@@ -215,6 +215,16 @@ static bool inject_failure(const char *prog)
 	return v && strncmp(v, "load:", 5) == 0 && strcmp(v + 5, prog) == 0;
 }
 
+/* Test hook: EBPROF_INJECT_FAILURE=slow:PROG verifies PROG INJECT_SLOW_S seconds late, as
+ * a loaded host does, so the suite can check that nothing else waits for it. */
+#define INJECT_SLOW_S 4
+static bool inject_slow(const char *prog)
+{
+	const char *v = getenv("EBPROF_INJECT_FAILURE");
+
+	return v && strncmp(v, "slow:", 5) == 0 && strcmp(v + 5, prog) == 0;
+}
+
 /* Enables only this job's program, with the owner's type settings and our log buffer. */
 static int job_select(struct load_job *j)
 {
@@ -271,6 +281,8 @@ static void job_run(struct load_job *j)
 	int err;
 
 	current_job = j;
+	if (inject_slow(j->prog))
+		sleep(INJECT_SLOW_S);
 	j->stats_log = true;
 	err = job_open(j);
 	if (!err)
@@ -307,7 +319,7 @@ static void *worker(void *arg)
 	size_t k;
 
 	/* For ps and bench/. The calling thread works in the pool too: a thread of ours
-	 * (the tracker verifying a runtime's walker) takes its own name back after. */
+	 * (the runtimes' verifier, start-up) takes its own name back after. */
 	renamed = gettid() != getpid() && !pthread_getname_np(pthread_self(), name, sizeof(name));
 	if (renamed)
 		pthread_setname_np(pthread_self(), "ebprof-load");

@@ -179,19 +179,20 @@ void native__print_stats(struct native_unwinder *n, FILE *out)
 			 "found by one VMA",
 			 (unsigned long long)ps.aliases, (unsigned long long)ts->queried);
 	fprintf(out,
-		"  unwinder: %llu processes looked at (%llu vanished first), %llu described for a "
-		"runtime; %llu tables built (%llu in compact rows, %llu from Go's pclntab; %llu "
+		"  unwinder: %llu processes looked at (%llu vanished first, %llu again once a "
+		"runtime's walker was in), %llu described for a runtime; %llu tables built (%llu "
+		"in compact rows, %llu from Go's pclntab; %llu "
 		"not: no CFI, unreadable or no room) in %.0f ms for %llu files, %llu of %llu rows "
 		"used (%.1f MiB; kernel memory %.0f MiB now, %.0f MiB at most; %llu tables "
 		"dropped after %d s unused%s%s%s)\n",
 		(unsigned long long)ts->looked, (unsigned long long)ts->vanished,
-		(unsigned long long)ts->described, (unsigned long long)ps.built,
-		(unsigned long long)ps.compact, (unsigned long long)ps.go_tables,
-		(unsigned long long)ps.failed, ps.build_ns / 1e6, (unsigned long long)ps.files,
-		(unsigned long long)ps.rows_used, (unsigned long long)ps.rows_max,
-		ps.rows_used * 16.0 / (1 << 20), ps.chunks * ps.chunk_bytes / 1048576.0,
-		ps.chunks_peak * ps.chunk_bytes / 1048576.0, (unsigned long long)ps.expired,
-		TABLE_POOL_IDLE_S, warmed, cancelled, aliases);
+		(unsigned long long)ts->relooked, (unsigned long long)ts->described,
+		(unsigned long long)ps.built, (unsigned long long)ps.compact,
+		(unsigned long long)ps.go_tables, (unsigned long long)ps.failed, ps.build_ns / 1e6,
+		(unsigned long long)ps.files, (unsigned long long)ps.rows_used,
+		(unsigned long long)ps.rows_max, ps.rows_used * 16.0 / (1 << 20),
+		ps.chunks * ps.chunk_bytes / 1048576.0, ps.chunks_peak * ps.chunk_bytes / 1048576.0,
+		(unsigned long long)ps.expired, TABLE_POOL_IDLE_S, warmed, cancelled, aliases);
 	if (ps.evicted || ps.no_room || ps.files_full || ts->queue_full || ts->too_many_mappings)
 		fprintf(out,
 			"  unwinder limits: %llu tables evicted, %llu did not fit, %llu files did "

@@ -36,6 +36,9 @@
  * otherwise be read ten times a second. An exec or a new file is always looked at. */
 #define LOOK_AGAIN_NS (1000ULL * 1000000ULL)
 #define LOOKED_MAX 65536 /* processes whose last look is remembered, then forgotten */
+/* A request that is no notice: a process described without a runtime whose walker was
+ * being verified, to be looked at again now that it is in its slot. */
+#define REQUEST_RELOOK 0x100
 
 struct request {
 	uint32_t type;
@@ -133,17 +136,27 @@ static int looked_eq(const void *entry, const void *key)
 	return ((const struct looked *)entry)->pid == *(const uint32_t *)key;
 }
 
-void tracker__notice(struct tracker *t, const struct notice_record *n)
+static void push_request(struct tracker *t, const struct request *r)
 {
 	pthread_mutex_lock(&t->lock);
 	if (t->len == QUEUE_LEN) {
 		t->st.queue_full++;
 	} else {
-		t->queue[(t->head + t->len++) % QUEUE_LEN] =
-		    (struct request){n->type, n->pid, n->addr, n->file, now_ns()};
+		t->queue[(t->head + t->len++) % QUEUE_LEN] = *r;
 		pthread_cond_signal(&t->wake);
 	}
 	pthread_mutex_unlock(&t->lock);
+}
+
+void tracker__notice(struct tracker *t, const struct notice_record *n)
+{
+	push_request(t, &(struct request){n->type, n->pid, n->addr, n->file, now_ns()});
+}
+
+/* The runtimes' verifier thread (runtime_ready_fn): pid waited for a walker now in. */
+static void relook(void *ctx, uint32_t pid)
+{
+	push_request(ctx, &(struct request){.type = REQUEST_RELOOK, .pid = pid, .at = now_ns()});
 }
 
 /* Takes the oldest request; with wait, sleeps until there is one, at most until
@@ -573,6 +586,9 @@ static void handle(struct tracker *t, const struct request *r)
 			return;
 		}
 		break;
+	case REQUEST_RELOOK: /* looked at lately, by definition: never damped */
+		t->st.relooked++;
+		break;
 	}
 	look(t, r->pid, true, NULL);
 }
@@ -759,6 +775,8 @@ struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool
 	pthread_cond_init(&t->work, NULL);
 	t->expired_at = now_ns();
 	t->scanning = true;
+	if (runtimes)
+		runtime_set__on_ready(runtimes, relook, t);
 	if (pids) {
 		t->scan = malloc((npids ? npids : 1) * sizeof(*t->scan));
 		if (t->scan)
@@ -789,6 +807,9 @@ void tracker__stop(struct tracker *t)
 	pthread_cond_signal(&t->wake);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
+	/* It hands processes to this tracker (relook): gone before the tracker is. */
+	if (t->runtimes)
+		runtime_set__stop_verifier(t->runtimes);
 	tracker_end(t);
 }
 
@@ -796,9 +817,12 @@ bool tracker__idle(struct tracker *t)
 {
 	bool idle;
 
+	/* The verifier's state is read under the tracker's lock: it hands its processes
+	 * back (relook, which takes this lock) before it says it is done, and is asked
+	 * by the tracker while it serves a request. */
 	pthread_mutex_lock(&t->lock);
 	idle = !t->scanning && !t->serving && !t->len && !t->hot.len && !t->cold.len &&
-	       !t->running.file_id;
+	       !t->running.file_id && !(t->runtimes && runtime_set__verifying(t->runtimes));
 	pthread_mutex_unlock(&t->lock);
 	return idle;
 }

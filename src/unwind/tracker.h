@@ -30,7 +30,8 @@ struct tracker_stats {
 	uint64_t exits;
 	uint64_t queue_full; /* requests dropped because the queue was full */
 	uint64_t too_many_mappings;
-	uint64_t queried; /* notices of files answered by one VMA (proc_query_file), no look */
+	uint64_t queried;  /* notices of files answered by one VMA (proc_query_file), no look */
+	uint64_t relooked; /* processes looked at again once a runtime's walker was verified */
 };
 
 /* pid_maps_fd: the pid_to_mappings map. runtimes (may be NULL) learn of every process
@@ -39,17 +40,19 @@ struct tracker_stats {
  * errno set. */
 struct tracker *tracker__start(struct proc_table *procs, struct table_pool *pool, int pid_maps_fd,
 			       struct runtime_set *runtimes, const uint32_t *pids, size_t npids);
-/* Stops the thread and releases every table reference; descriptions stay in BPF
- * until the maps are closed. A table build in progress is abandoned (the CFI compiler
- * polls the stop flag), and so is the description it was for: the wait is for at most
- * a few hundred FDEs, a chunk being made, or a runtime's walker being verified (a BPF
- * verification cannot be interrupted). */
+/* Stops the thread, then the runtimes' verifier (runtime_set__stop_verifier), and
+ * releases every table reference; descriptions stay in BPF until the maps are closed. A
+ * table build in progress is abandoned (the CFI compiler polls the stop flag), and so is
+ * the description it was for: the wait is for at most a few hundred FDEs, a chunk being
+ * made, or a runtime's walker being verified (a BPF verification cannot be
+ * interrupted). */
 void tracker__stop(struct tracker *t);
 /* Queues a notice from BPF; cheap, callable from the sample path. */
 void tracker__notice(struct tracker *t, const struct notice_record *n);
 /* True when the thread has nothing left to do: the start-up scan is over, no notice
- * waits or is being served (a runtime's walker verified included), no table waits to be
- * built or is being built. What a one-shot verb waits for before it takes its stacks. */
+ * waits or is being served, no runtime's walker is being verified and no process waiting
+ * for it is still to be looked at again, no table waits to be built or is being built.
+ * What a one-shot verb waits for before it takes its stacks. */
 bool tracker__idle(struct tracker *t);
 void tracker__stats(struct tracker *t, struct tracker_stats *out);
 

@@ -111,3 +111,57 @@ check lazywalk_rejected_native "Python frames from a rejected walker" \
 check lazywalk_rejected_samples "no samples of the eval loop" \
 	[ "$(folded_match "$TMP/rej/stacks.folded" python3 ';PyEval_EvalCode;')" -ge 20 ]
 bpf_gone lazywalk_rejected_clean
+
+# Nothing waits for a verification: Python's walker verified 4 s late
+# (EBPROF_INJECT_FAILURE=slow:PROG), a program without frame pointers that starts while it
+# is verified (a thread "ebprof-load" of the recording) has its chain as often as with no
+# runtime at all; Python's frames come once the walker is in, and `dump` waits for them.
+# loading REC: a walker's verification is under way in recording REC, which samples.
+loading() { grep -qx ebprof-load /proc/"$1"/task/*/comm 2>/dev/null; }
+# stalled OUT [wait]: a shell runs python3 and, once told (with wait: once Python's walker
+# is being verified), nofp_qsort 2; prints whether all went as said, nofp_qsort's samples
+# and those with its chain.
+stalled() {
+	local out=$1 rec go=$TMP/go.${1##*/} ok=1
+	"$EBPROF" record -F 199 -o "$out" -- sh -c "$PY $CHAIN $(secs 8) &
+		while [ ! -e $go ]; do sleep 0.02; done; $W/nofp_qsort $(secs 2); wait" \
+		>/dev/null 2>"$out.err" &
+	rec=$!
+	wait_sampling "$rec" || ok=0
+	if [ "${2:-}" = wait ]; then
+		for _ in $(seq 600); do loading "$rec" && break; sleep 0.05; done
+		loading "$rec" || ok=0
+	fi
+	touch "$go"
+	wait "$rec" || ok=0
+	echo "$ok $(folded_count "$out/stacks.folded" nofp_qsort)" \
+		"$(folded_match "$out/stacks.folded" nofp_qsort ";main$L;sort_rounds$L;")"
+}
+# share_ok PCT HIT OF: at least 20 samples, at least PCT % of them hits.
+share_ok() { [ "$3" -ge 20 ] && [ "$(pct "$2" "$3")" -ge "$1" ]; }
+if case_selected lazywalk_stall; then
+	track_bpf
+	read -r ok0 all0 chain0 < <(EBPROF_RUNTIMES=none stalled "$TMP/stall_none")
+	read -r ok1 all1 chain1 < <(EBPROF_INJECT_FAILURE=slow:$prog stalled "$TMP/stall" wait)
+	echo "lazywalk_stall: nofp_qsort's chain in $chain0 of $all0 samples with no runtime," \
+		"$chain1 of $all1 while Python's walker was verified" >&2
+	check lazywalk_stall_ran "a recording failed, or nofp_qsort did not start during the verification: $(tail -2 "$TMP/stall.err")" \
+		[ "$ok0$ok1" = 11 ]
+	check lazywalk_stall_native "$chain0 of $all0 samples with no runtime, want >= 50 %" \
+		share_ok 50 "$chain0" "$all0"
+	want=$(($(pct "$chain0" "$all0") - 20))
+	check lazywalk_stall_chain "$chain1 of $all1 samples while Python's walker was verified, want >= $want %" \
+		share_ok "$want" "$chain1" "$all1"
+	leaf=$(folded_match "$TMP/stall/stacks.folded" python3 'outer \(chain\.py:[0-9]+\);middle \(chain\.py:[0-9]+\);leaf \(chain\.py')
+	check lazywalk_stall_python "$leaf samples of outer -> middle -> leaf once the walker was in, want >= 20" \
+		[ "$leaf" -ge 20 ]
+	"$PY" "$CHAIN" "$(secs 30)" &
+	pid=$!
+	EBPROF_INJECT_FAILURE=slow:$prog "$EBPROF" dump -p "$pid" >"$TMP/dump.txt" 2>"$TMP/dump.err"
+	rc=$?
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	check lazywalk_stall_dump "dump, $(how_ended "$rc" "$TMP/dump.err"), showed no leaf (chain.py) frame" \
+		grep -qE '^    leaf \(chain\.py:[0-9]+\)' "$TMP/dump.txt"
+	bpf_gone lazywalk_stall_clean
+fi
