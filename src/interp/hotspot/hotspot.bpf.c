@@ -156,29 +156,19 @@ struct hs_resume {
 	__u32 started;
 };
 
-_Static_assert(sizeof(struct hs_resume) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the HotSpot walk");
-_Static_assert(sizeof(struct hs_proc) <= sizeof(((struct walk_state *)0)->walking),
-	       "the walk state holds the process's description");
-
-/* One HotSpot frame without bpf_loop, for the walk of scratch slot slot: 1 when the walk
- * stops. Its registers are the walk state's, its frame count and stop in rt (hs_resume),
- * the hs_proc in walking. A global function, as native_frame and py_frame: verified once
- * (before 5.12 one takes no pointers, so it looks its slot and scratch up itself). */
-__noinline int hs_frame(__u32 slot)
+/* One HotSpot frame resumed from the walk state: its registers are the walk state's, its
+ * frame count and stop in rs. A global function takes no pointers before 5.12, so the
+ * scratch is looked up here. */
+static __always_inline long hs_frame_resumed(struct chain_slot *s, struct hs_resume *rs,
+					     const struct hs_proc *p)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
 	__u32 zero = 0;
 	struct hs_scratch *hs = bpf_map_lookup_elem(&hotspot_scratch, &zero);
-	struct hs_resume *rs;
-	struct hs_walk w = {};
+	struct hs_walk w = {.s = s, .p = p};
 	long stop;
 
-	if (!s || !hs)
+	if (!hs)
 		return 1;
-	rs = (struct hs_resume *)s->w.rt;
-	w.s = s;
-	w.p = (const struct hs_proc *)s->w.walking;
 	w.head = hs->head;
 	w.regs.pc = s->w.regs.pc;
 	w.regs.sp = s->w.regs.sp;
@@ -192,8 +182,12 @@ __noinline int hs_frame(__u32 slot)
 	s->w.regs.pc_exact = w.regs.pc_exact;
 	rs->frames = w.frames;
 	rs->stop = w.stop;
-	return stop ? 1 : 0;
+	return stop;
 }
+
+/* One HotSpot frame without bpf_loop (bpf/chain.bpf.h): hs_resume in rt, the hs_proc in
+ * walking. */
+CHAIN_FRAME(hs_frame, hs_frame_resumed, struct hs_resume, struct hs_proc, walking)
 
 /* The HotSpot walker for kernels without bpf_loop (before 5.17): HS_FRAMES_PER_CALL
  * calls of hs_frame, then a tail call to itself while the walk goes on, up to
@@ -210,7 +204,7 @@ static __always_inline int hotspot_walk_unrolled(void *ctx, const struct chain c
 	rs = (struct hs_resume *)s->w.rt;
 	p = bpf_map_lookup_elem(&pid_to_hotspot, &s->w.pid);
 	if (!p) {
-		__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+		chain_resume_clear(s);
 		return hs_no_proc(ctx, c, s);
 	}
 	__builtin_memcpy(s->w.walking, p, sizeof(*p));
@@ -225,7 +219,7 @@ static __always_inline int hotspot_walk_unrolled(void *ctx, const struct chain c
 		return chain_next(ctx, c, s, WALKER_HOTSPOT);
 	stop = rs->stop;
 	frames = rs->frames;
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return hs_walk_ends(ctx, c, s, stop, frames);
 }
 EBPROF_WALKER(hotspot_walk_unrolled)
