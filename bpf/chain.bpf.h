@@ -49,6 +49,17 @@ CHAIN_PROG_ARRAY(walkers_uprobe);
 CHAIN_PROG_ARRAY(walkers_tp);
 CHAIN_PROG_ARRAY(walkers_rawtp);
 
+/* A runtime's processes userspace has described (its NAME.c writes them, read by its
+ * walker): pid -> its description. */
+#define CHAIN_PROCS(name, desc)                                                          \
+	struct {                                                                         \
+		__uint(type, BPF_MAP_TYPE_HASH);                                         \
+		__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for those described */ \
+		__uint(max_entries, 4096);                                               \
+		__type(key, __u32);                                                      \
+		__type(value, desc);                                                     \
+	} name SEC(".maps")
+
 /* A walker's own per-CPU counters (enum RUNTIME_counter, summed by its userspace half
  * with counters__sum()): the map and fn(id), which adds one. */
 #define CHAIN_COUNTERS(map, fn, n)                         \

@@ -17,13 +17,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* Erlang VMs userspace has described. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct beam_proc);
-} pid_to_beam SEC(".maps");
+CHAIN_PROCS(pid_to_beam, struct beam_proc);
 
 CHAIN_COUNTERS(beam_counters, beam_count, BEAM_CTR__COUNT);
 

@@ -16,13 +16,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "hotspot_step.h"
 
 /* JVM processes userspace has described. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct hs_proc);
-} pid_to_hotspot SEC(".maps");
+CHAIN_PROCS(pid_to_hotspot, struct hs_proc);
 
 CHAIN_COUNTERS(hotspot_counters, hs_count, HS_CTR__COUNT);
 

@@ -17,13 +17,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* perl processes userspace has described (src/interp/perl/perl.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct pl_proc);
-} pid_to_perl SEC(".maps");
+CHAIN_PROCS(pid_to_perl, struct pl_proc);
 
 /* What this walker could not do, per CPU (enum pl_counter, printed by perl.c). */
 CHAIN_COUNTERS(perl_counters, pl_count, PL_CTR__COUNT);

@@ -18,13 +18,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* PHP processes userspace has described (src/interp/php/php.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct php_proc);
-} pid_to_php SEC(".maps");
+CHAIN_PROCS(pid_to_php, struct php_proc);
 
 /* Which activations of the sample being walked ran JIT code (bit k: the k-th flagged,
  * innermost first), per CPU and chain slot: the hand-over writes it, the deferred walk of

@@ -16,13 +16,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* CPython processes userspace has described (python.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct py_proc);
-} pid_to_python SEC(".maps");
+CHAIN_PROCS(pid_to_python, struct py_proc);
 
 /* tid -> its PyThreadState, so the thread list is searched once per thread, not per
  * sample; every hit is checked against the thread state's own id. */

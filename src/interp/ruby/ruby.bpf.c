@@ -20,13 +20,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* CRuby processes userspace has described (src/interp/ruby/ruby.c). The walker writes
  * one member itself: objspace, the GC's state, found once per process. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct rb_proc);
-} pid_to_ruby SEC(".maps");
+CHAIN_PROCS(pid_to_ruby, struct rb_proc);
 
 /* tid -> where its execution context is found: the TLS slot (3.x) or the rb_thread_t
  * (2.7), with the fs base it was found for, so each hit is checked. */

@@ -18,13 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "v8_step.h"
 
 /* Node.js processes userspace has described. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct v8_proc);
-} pid_to_v8 SEC(".maps");
+CHAIN_PROCS(pid_to_v8, struct v8_proc);
 
 CHAIN_COUNTERS(v8_counters, v8_count, V8_CTR__COUNT);
 
