@@ -49,6 +49,17 @@ CHAIN_PROG_ARRAY(walkers_uprobe);
 CHAIN_PROG_ARRAY(walkers_tp);
 CHAIN_PROG_ARRAY(walkers_rawtp);
 
+/* A runtime's processes userspace has described (its NAME.c writes them, read by its
+ * walker): pid -> its description. */
+#define CHAIN_PROCS(name, desc)                                                          \
+	struct {                                                                         \
+		__uint(type, BPF_MAP_TYPE_HASH);                                         \
+		__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for those described */ \
+		__uint(max_entries, 4096);                                               \
+		__type(key, __u32);                                                      \
+		__type(value, desc);                                                     \
+	} name SEC(".maps")
+
 /* A walker's own per-CPU counters (enum RUNTIME_counter, summed by its userspace half
  * with counters__sum()): the map and fn(id), which adds one. */
 #define CHAIN_COUNTERS(map, fn, n)                         \
@@ -175,7 +186,7 @@ static __always_inline int chain_next(void *ctx, const struct chain c, struct ch
 /* Calls fn(i, ctx) for i < n until it returns nonzero: with bpf_loop, or, when unrolled
  * (a constant: kernels without bpf_loop, before 5.17), in a loop the compiler unrolls up
  * to max (a constant, n's bound). Only for short loops: an unrolled body is verified
- * once per iteration, where a walker's frames take a global function (py_frame). */
+ * once per iteration, where a walker's frames take a global function (CHAIN_FRAME). */
 #define CHAIN_LOOP(unrolled, n, max, fn, ctx)                                  \
 	do {                                                                   \
 		if (unrolled) {                                                \
@@ -188,6 +199,44 @@ static __always_inline int chain_next(void *ctx, const struct chain c, struct ch
 			bpf_loop((n), fn, ctx, 0);                             \
 		}                                                              \
 	} while (0)
+
+/* A runtime walker without bpf_loop (before 5.17) does a few frames per program and
+ * tail-calls itself; each frame is a call of a global function, which the verifier checks
+ * once, where frames inlined in the loop were checked once per path into them (Python's
+ * 32 frames: 40 k instructions on 5.10, 63 k on 6.18). Before 5.12 a global function
+ * takes no pointers, so it is given the scratch slot and looks it up itself, and what it
+ * resumes from is in that slot's walk state: the walk's own state in rt (zero when the
+ * walker first runs, zeroed by chain_resume_clear() when it hands over for good) and the
+ * process's description, which the walker's program copied there, in deferred (a
+ * deferred runtime: the searches are dead once the in-order walk is over) or walking (a
+ * walking runtime: dead while it has the registers).
+ *
+ * CHAIN_FRAME(fn, step, resume, desc, where) asserts that resume fits rt and desc fits
+ * walk_state.where, and defines that global function, __noinline int fn(__u32 slot): 1
+ * when the walk stops. It calls the runtime's step, which copies its loop state in from
+ * rs, does one frame and copies it back out:
+ *	static __always_inline long step(struct chain_slot *s, resume *rs, desc *p)
+ * nonzero when the walk stops. */
+#define CHAIN_FRAME(fn, step, resume, desc, where)                              \
+	_Static_assert(sizeof(resume) <= sizeof(((struct walk_state *)0)->rt),  \
+		       #fn ": walk_state.rt holds " #resume);                   \
+	_Static_assert(sizeof(desc) <= sizeof(((struct walk_state *)0)->where), \
+		       #fn ": walk_state." #where " holds " #desc);             \
+	__noinline int fn(__u32 slot)                                           \
+	{                                                                       \
+		struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);    \
+                                                                                \
+		if (!s)                                                         \
+			return 1;                                               \
+		return step(s, (resume *)s->w.rt, (desc *)s->w.where) ? 1 : 0;  \
+	}
+
+/* For a walker without bpf_loop when it hands over for good (done, or gone to another
+ * walker): the next walker to use rt, or this one at the next sample, finds it zero. */
+static __always_inline void chain_resume_clear(struct chain_slot *s)
+{
+	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+}
 
 /* The next deferred runtime still pending, else WALKER_SUBMIT. Unrolled: a dozen
  * compares, where a bit-scan loop would need bpf_loop on every kernel. */

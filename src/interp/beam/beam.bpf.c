@@ -17,13 +17,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* Erlang VMs userspace has described. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct beam_proc);
-} pid_to_beam SEC(".maps");
+CHAIN_PROCS(pid_to_beam, struct beam_proc);
 
 CHAIN_COUNTERS(beam_counters, beam_count, BEAM_CTR__COUNT);
 
@@ -174,29 +168,19 @@ struct beam_resume {
 	__u32 started;
 };
 
-_Static_assert(sizeof(struct beam_resume) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the BEAM scan");
-_Static_assert(sizeof(struct beam_proc) <= sizeof(((struct walk_state *)0)->walking),
-	       "the walk state holds the VM's description");
-
-/* One word of the scan without bpf_loop, for the walk of scratch slot slot: 1 when the
- * scan stops. Its stack pointer is the walk state's, its progress in rt (beam_resume),
- * the beam_proc in walking. A global function, as native_frame and py_frame: verified
- * once (before 5.12 one takes no pointers, so it looks its slot and chunk up itself). */
-__noinline int beam_word(__u32 slot)
+/* One word of the scan resumed from the walk state: its stack pointer is the walk
+ * state's, its progress in from rs and back out. A global function takes no pointers
+ * before 5.12, so the chunk is looked up here. */
+static __always_inline long beam_word_resumed(struct chain_slot *s, struct beam_resume *rs,
+					      const struct beam_proc *p)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
 	__u32 zero = 0;
 	__u64 *chunk = bpf_map_lookup_elem(&beam_chunk, &zero);
-	struct beam_resume *rs;
-	struct beam_walk w = {};
+	struct beam_walk w = {.s = s, .p = p};
 	long stop;
 
-	if (!s || !chunk)
+	if (!chunk)
 		return 1;
-	rs = (struct beam_resume *)s->w.rt;
-	w.s = s;
-	w.p = (const struct beam_proc *)s->w.walking;
 	w.chunk = chunk;
 	w.sp = s->w.regs.sp;
 	w.full = rs->full;
@@ -204,8 +188,12 @@ __noinline int beam_word(__u32 slot)
 	rs->words++;
 	rs->bottom = w.bottom;
 	rs->full = w.full;
-	return stop ? 1 : 0;
+	return stop;
 }
+
+/* One word of the scan without bpf_loop (bpf/chain.bpf.h): beam_resume in rt, the
+ * beam_proc in walking. */
+CHAIN_FRAME(beam_word, beam_word_resumed, struct beam_resume, struct beam_proc, walking)
 
 /* The BEAM walker for kernels without bpf_loop (before 5.17): BEAM_WORDS_PER_CALL calls
  * of beam_word, then a tail call to itself while the scan goes on, up to the same
@@ -231,7 +219,7 @@ static __always_inline int beam_walk_unrolled(void *ctx, const struct chain c)
 		p = bpf_map_lookup_elem(&pid_to_beam, &s->w.pid);
 	}
 	if (!p) {
-		__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+		chain_resume_clear(s);
 		return beam_cut(ctx, c, s, BEAM_CTR_NO_PROC, UNW_STEP_BAD_FRAME);
 	}
 	__builtin_memcpy(s->w.walking, p, sizeof(*p));
@@ -242,7 +230,7 @@ static __always_inline int beam_walk_unrolled(void *ctx, const struct chain c)
 	leaf = rs->leaf;
 	bottom = rs->bottom;
 	full = rs->full;
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return beam_scanned(ctx, c, s, leaf, bottom, full);
 }
 EBPROF_WALKER(beam_walk_unrolled)

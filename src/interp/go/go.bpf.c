@@ -23,13 +23,7 @@ own switches to it (systemstack, morestack), and hands them back. Run after the 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Go processes userspace has described (go.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct go_proc);
-} pid_to_go SEC(".maps");
+CHAIN_PROCS(pid_to_go, struct go_proc);
 
 /* What this walker could not do, per CPU (enum go_counter, printed by go.c). */
 CHAIN_COUNTERS(go_counters, go_count, GO_CTR__COUNT);

@@ -16,13 +16,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "hotspot_step.h"
 
 /* JVM processes userspace has described. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct hs_proc);
-} pid_to_hotspot SEC(".maps");
+CHAIN_PROCS(pid_to_hotspot, struct hs_proc);
 
 CHAIN_COUNTERS(hotspot_counters, hs_count, HS_CTR__COUNT);
 
@@ -156,29 +150,19 @@ struct hs_resume {
 	__u32 started;
 };
 
-_Static_assert(sizeof(struct hs_resume) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the HotSpot walk");
-_Static_assert(sizeof(struct hs_proc) <= sizeof(((struct walk_state *)0)->walking),
-	       "the walk state holds the process's description");
-
-/* One HotSpot frame without bpf_loop, for the walk of scratch slot slot: 1 when the walk
- * stops. Its registers are the walk state's, its frame count and stop in rt (hs_resume),
- * the hs_proc in walking. A global function, as native_frame and py_frame: verified once
- * (before 5.12 one takes no pointers, so it looks its slot and scratch up itself). */
-__noinline int hs_frame(__u32 slot)
+/* One HotSpot frame resumed from the walk state: its registers are the walk state's, its
+ * frame count and stop in rs. A global function takes no pointers before 5.12, so the
+ * scratch is looked up here. */
+static __always_inline long hs_frame_resumed(struct chain_slot *s, struct hs_resume *rs,
+					     const struct hs_proc *p)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
 	__u32 zero = 0;
 	struct hs_scratch *hs = bpf_map_lookup_elem(&hotspot_scratch, &zero);
-	struct hs_resume *rs;
-	struct hs_walk w = {};
+	struct hs_walk w = {.s = s, .p = p};
 	long stop;
 
-	if (!s || !hs)
+	if (!hs)
 		return 1;
-	rs = (struct hs_resume *)s->w.rt;
-	w.s = s;
-	w.p = (const struct hs_proc *)s->w.walking;
 	w.head = hs->head;
 	w.regs.pc = s->w.regs.pc;
 	w.regs.sp = s->w.regs.sp;
@@ -192,8 +176,12 @@ __noinline int hs_frame(__u32 slot)
 	s->w.regs.pc_exact = w.regs.pc_exact;
 	rs->frames = w.frames;
 	rs->stop = w.stop;
-	return stop ? 1 : 0;
+	return stop;
 }
+
+/* One HotSpot frame without bpf_loop (bpf/chain.bpf.h): hs_resume in rt, the hs_proc in
+ * walking. */
+CHAIN_FRAME(hs_frame, hs_frame_resumed, struct hs_resume, struct hs_proc, walking)
 
 /* The HotSpot walker for kernels without bpf_loop (before 5.17): HS_FRAMES_PER_CALL
  * calls of hs_frame, then a tail call to itself while the walk goes on, up to
@@ -210,7 +198,7 @@ static __always_inline int hotspot_walk_unrolled(void *ctx, const struct chain c
 	rs = (struct hs_resume *)s->w.rt;
 	p = bpf_map_lookup_elem(&pid_to_hotspot, &s->w.pid);
 	if (!p) {
-		__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+		chain_resume_clear(s);
 		return hs_no_proc(ctx, c, s);
 	}
 	__builtin_memcpy(s->w.walking, p, sizeof(*p));
@@ -225,7 +213,7 @@ static __always_inline int hotspot_walk_unrolled(void *ctx, const struct chain c
 		return chain_next(ctx, c, s, WALKER_HOTSPOT);
 	stop = rs->stop;
 	frames = rs->frames;
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return hs_walk_ends(ctx, c, s, stop, frames);
 }
 EBPROF_WALKER(hotspot_walk_unrolled)

@@ -17,13 +17,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* perl processes userspace has described (src/interp/perl/perl.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct pl_proc);
-} pid_to_perl SEC(".maps");
+CHAIN_PROCS(pid_to_perl, struct pl_proc);
 
 /* What this walker could not do, per CPU (enum pl_counter, printed by perl.c). */
 CHAIN_COUNTERS(perl_counters, pl_count, PL_CTR__COUNT);
@@ -73,29 +67,20 @@ struct pl_resume {
 	struct pl_cursor c;
 };
 
-_Static_assert(sizeof(struct pl_progress) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the Perl walk's progress");
-_Static_assert(sizeof(struct pl_resume) <= sizeof(((struct walk_state *)0)->deferred),
-	       "the walk state holds the process's description and the cursor");
-
-/* One step of the walk of scratch slot slot: 1 when the walk stops. A global function:
- * the verifier checks it once, where a step inlined in the loop's callback was checked
- * once per path into it (34 k instructions against 4.7 k for the whole walker this way).
- * Before 5.12 a global function takes no pointers, so it looks its slot up itself. */
-__noinline int pl_frame(__u32 slot)
+/* One step of the walk: its state is the description and the cursor in deferred, which
+ * pl_step moves on in place; its progress (rt) is the unrolled walker's alone. */
+static __always_inline long pl_step_resumed(struct chain_slot *s, struct pl_progress *pg,
+					    struct pl_resume *rs)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
-	struct pl_resume *rs;
-	struct pl_walk w;
+	struct pl_walk w = {.r = &s->r, .p = &rs->p, .c = &rs->c};
 
-	if (!s)
-		return 1;
-	rs = (struct pl_resume *)s->w.deferred;
-	w.r = &s->r;
-	w.p = &rs->p;
-	w.c = &rs->c;
-	return pl_step(&w) ? 1 : 0;
+	return pl_step(&w);
 }
+
+/* One step of the walk of scratch slot slot, a global function (bpf/chain.bpf.h): with
+ * bpf_loop too, where a step inlined in the loop's callback was checked once per path
+ * into it (34 k instructions against 4.7 k for the whole walker this way). */
+CHAIN_FRAME(pl_frame, pl_step_resumed, struct pl_progress, struct pl_resume, deferred)
 
 /* The walk's first part: the description copied where pl_frame finds it, the cursor
  * set up. False when there is nothing to walk. */
@@ -179,7 +164,7 @@ static __always_inline int perl_walk_unrolled(void *ctx, const struct chain c)
 		return chain_next(ctx, c, s, WALKER_PERL);
 	pl_finish(s, !stop);
 done:
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return chain_done(ctx, c, s, WALKER_PERL);
 }
 EBPROF_WALKER(perl_walk_unrolled)

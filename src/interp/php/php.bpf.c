@@ -18,13 +18,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* PHP processes userspace has described (src/interp/php/php.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct php_proc);
-} pid_to_php SEC(".maps");
+CHAIN_PROCS(pid_to_php, struct php_proc);
 
 /* Which activations of the sample being walked ran JIT code (bit k: the k-th flagged,
  * innermost first), per CPU and chain slot: the hand-over writes it, the deferred walk of
@@ -424,28 +418,14 @@ struct php_resume {
 	__u32 jit; /* the first 32 activations' php_jit_acts.mask */
 };
 
-_Static_assert(sizeof(struct php_resume) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the PHP walk");
-_Static_assert(sizeof(struct php_proc) <= sizeof(((struct walk_state *)0)->deferred),
-	       "the walk state holds the process's description");
-
-/* One PHP frame without bpf_loop, for the walk of scratch slot slot: 1 when the walk
- * stops. Its state is in the slot's walk state (php_resume in rt, the php_proc in
- * deferred). A global function, as native_frame and py_frame: the verifier checks it
- * once, where frames inlined in a loop are checked once per path into them. Before 5.12
- * a global function takes no pointers, so it looks its slot up itself. */
-__noinline int php_frame(__u32 slot)
+/* php_step resumed from the walk state: the loop's state in from rs, one frame, back out
+ * (vm_opline and jit the step only reads). */
+static __always_inline long php_step_resumed(struct chain_slot *s, struct php_resume *rs,
+					     const struct php_proc *p)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
-	struct php_resume *rs;
-	struct php_walk pw = {};
+	struct php_walk pw = {.s = s, .p = p};
 	long stop;
 
-	if (!s)
-		return 1;
-	rs = (struct php_resume *)s->w.rt;
-	pw.s = s;
-	pw.p = (const struct php_proc *)s->w.deferred;
 	pw.cursor = rs->cursor;
 	pw.vm_ex = rs->vm_ex;
 	pw.vm_opline = rs->vm_opline;
@@ -460,8 +440,12 @@ __noinline int php_frame(__u32 slot)
 	rs->groups = pw.groups;
 	rs->in_group = pw.in_group;
 	rs->jit_pending = pw.jit_pending;
-	return stop ? 1 : 0;
+	return stop;
 }
+
+/* One PHP frame without bpf_loop (bpf/chain.bpf.h): php_resume in rt, the php_proc in
+ * deferred. */
+CHAIN_FRAME(php_frame, php_step_resumed, struct php_resume, struct php_proc, deferred)
 
 /* The PHP walker for kernels without bpf_loop (before 5.17): PHP_FRAMES_PER_CALL calls of
  * php_frame, then a tail call to itself while frames and activations remain. */
@@ -499,7 +483,7 @@ static __always_inline int php_walk_unrolled(void *ctx, const struct chain c)
 	if (rs->groups && rs->cursor && s->r.ustack_len >= UNW_MAX_FRAMES)
 		count(CTR_RUNTIME_CUT);
 done:
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return chain_done(ctx, c, s, WALKER_PHP);
 }
 EBPROF_WALKER(php_walk_unrolled)

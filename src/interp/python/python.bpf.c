@@ -16,13 +16,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* CPython processes userspace has described (python.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct py_proc);
-} pid_to_python SEC(".maps");
+CHAIN_PROCS(pid_to_python, struct py_proc);
 
 /* tid -> its PyThreadState, so the thread list is searched once per thread, not per
  * sample; every hit is checked against the thread state's own id. */
@@ -254,29 +248,13 @@ struct py_resume {
 	__u32 started;
 };
 
-_Static_assert(sizeof(struct py_resume) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the Python walk");
-_Static_assert(sizeof(struct py_proc) <= sizeof(((struct walk_state *)0)->deferred),
-	       "the walk state holds the process's description");
-
-/* One Python frame without bpf_loop, for the walk of scratch slot slot: 1 when the walk
- * stops. Its state is in the slot's walk state (py_resume in rt, the py_proc in
- * deferred). A global function, as native_frame: the verifier checks it once, where
- * frames inlined in a loop were checked once per path into them (32 frames: 40 k
- * instructions on 5.10, 63 k on 6.18). Before 5.12 a global function takes no pointers,
- * so it looks its slot up itself. */
-__noinline int py_frame(__u32 slot)
+/* py_step resumed from the walk state: the loop's state in from rs, one frame, back out. */
+static __always_inline long py_step_resumed(struct chain_slot *s, struct py_resume *rs,
+					    const struct py_proc *p)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
-	struct py_resume *rs;
-	struct py_walk pw = {};
+	struct py_walk pw = {.s = s, .p = p};
 	long stop;
 
-	if (!s)
-		return 1;
-	rs = (struct py_resume *)s->w.rt;
-	pw.s = s;
-	pw.p = (const struct py_proc *)s->w.deferred;
 	pw.cursor = rs->cursor;
 	pw.groups = rs->groups;
 	pw.in_group = rs->in_group;
@@ -284,8 +262,12 @@ __noinline int py_frame(__u32 slot)
 	rs->cursor = pw.cursor;
 	rs->groups = pw.groups;
 	rs->in_group = pw.in_group;
-	return stop ? 1 : 0;
+	return stop;
 }
+
+/* One Python frame without bpf_loop (bpf/chain.bpf.h): py_resume in rt, the py_proc in
+ * deferred. */
+CHAIN_FRAME(py_frame, py_step_resumed, struct py_resume, struct py_proc, deferred)
 
 /* The Python walker for kernels without bpf_loop (before 5.17): PY_FRAMES_PER_CALL
  * calls of py_frame, then a tail call to itself while frames and activations remain. */
@@ -318,7 +300,7 @@ static __always_inline int python_walk_unrolled(void *ctx, const struct chain c)
 	if (rs->groups && rs->cursor && s->r.ustack_len >= UNW_MAX_FRAMES)
 		count(CTR_RUNTIME_CUT);
 done:
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return chain_done(ctx, c, s, WALKER_PYTHON);
 }
 EBPROF_WALKER(python_walk_unrolled)

@@ -20,13 +20,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* CRuby processes userspace has described (src/interp/ruby/ruby.c). The walker writes
  * one member itself: objspace, the GC's state, found once per process. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct rb_proc);
-} pid_to_ruby SEC(".maps");
+CHAIN_PROCS(pid_to_ruby, struct rb_proc);
 
 /* tid -> where its execution context is found: the TLS slot (3.x) or the rb_thread_t
  * (2.7), with the fs base it was found for, so each hit is checked. */
@@ -476,30 +470,22 @@ EBPROF_WALKER(ruby_walk)
  * native walker's 8 stay within the tail-call budget. */
 #define RB_STEPS_PER_CALL 64
 
-_Static_assert(sizeof(struct rb_resume) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the Ruby walk");
-_Static_assert(sizeof(struct rb_proc) <= sizeof(((struct walk_state *)0)->deferred),
-	       "the walk state holds the process's description");
-
-/* One step without bpf_loop, for the walk of scratch slot slot: 1 when the walk stops.
- * Its state is in the slot's walk state (rb_resume in rt, the rb_proc in deferred). A
- * global function, as python's py_frame: the verifier checks it once; before 5.12 it
- * takes no pointers, so it looks its slot up itself. */
-__noinline int rb_frame(__u32 slot)
+/* rb_step resumed from the walk state: rb_resume in from rt, one step, back out. */
+static __always_inline long rb_step_resumed(struct chain_slot *s, struct rb_resume *rs,
+					    const struct rb_proc *p)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
-	struct rb_walk w = {};
+	struct rb_walk w = {.s = s, .p = p};
 	long stop;
 
-	if (!s)
-		return 1;
-	w.s = s;
-	w.p = (const struct rb_proc *)s->w.deferred;
-	__builtin_memcpy(&w.r, s->w.rt, sizeof(w.r));
+	__builtin_memcpy(&w.r, rs, sizeof(w.r));
 	stop = rb_step(&w);
-	__builtin_memcpy(s->w.rt, &w.r, sizeof(w.r));
-	return stop ? 1 : 0;
+	__builtin_memcpy(rs, &w.r, sizeof(w.r));
+	return stop;
 }
+
+/* One step without bpf_loop (bpf/chain.bpf.h): rb_resume in rt, the rb_proc in
+ * deferred. */
+CHAIN_FRAME(rb_frame, rb_step_resumed, struct rb_resume, struct rb_proc, deferred)
 
 /* The Ruby walker for kernels without bpf_loop (before 5.17): RB_STEPS_PER_CALL calls of
  * rb_frame, then a tail call to itself while the walk goes on. */
@@ -532,7 +518,7 @@ static __always_inline int ruby_walk_unrolled(void *ctx, const struct chain c)
 	if (!stop)
 		return chain_next(ctx, c, s, WALKER_RUBY);
 done:
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return chain_done(ctx, c, s, WALKER_RUBY);
 }
 EBPROF_WALKER(ruby_walk_unrolled)

@@ -18,13 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "v8_step.h"
 
 /* Node.js processes userspace has described. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* pay only for the processes described */
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct v8_proc);
-} pid_to_v8 SEC(".maps");
+CHAIN_PROCS(pid_to_v8, struct v8_proc);
 
 CHAIN_COUNTERS(v8_counters, v8_count, V8_CTR__COUNT);
 
@@ -192,27 +186,14 @@ struct v8_resume {
 	__u32 pad;
 };
 
-_Static_assert(sizeof(struct v8_resume) <= sizeof(((struct walk_state *)0)->rt),
-	       "the walk state keeps the V8 walk");
-_Static_assert(sizeof(struct v8_proc) <= sizeof(((struct walk_state *)0)->walking),
-	       "the walk state holds the process's description");
-
-/* One V8 frame without bpf_loop, for the walk of scratch slot slot: 1 when the walk
- * stops. Its registers are the walk state's, the rest of its state in rt (v8_resume), the
- * v8_proc in walking. A global function, as native_frame and py_frame: verified once
- * (before 5.12 one takes no pointers, so it looks its slot up itself). */
-__noinline int v8_frame(__u32 slot)
+/* One V8 frame resumed from the walk state: its registers are the walk state's, the rest
+ * of its state in from rs and back out. */
+static __always_inline long v8_frame_resumed(struct chain_slot *s, struct v8_resume *rs,
+					     const struct v8_proc *p)
 {
-	struct chain_slot *s = bpf_map_lookup_elem(&scratch, &slot);
-	struct v8_resume *rs;
-	struct v8_walk w = {};
+	struct v8_walk w = {.s = s, .p = p};
 	long stop;
 
-	if (!s)
-		return 1;
-	rs = (struct v8_resume *)s->w.rt;
-	w.s = s;
-	w.p = (const struct v8_proc *)s->w.walking;
 	w.regs.pc = s->w.regs.pc;
 	w.regs.sp = s->w.regs.sp;
 	w.regs.fp = s->w.regs.fp;
@@ -226,8 +207,12 @@ __noinline int v8_frame(__u32 slot)
 	rs->bc_array = w.regs.bc_array;
 	rs->frames = w.frames;
 	rs->stop = w.stop;
-	return stop ? 1 : 0;
+	return stop;
 }
+
+/* One V8 frame without bpf_loop (bpf/chain.bpf.h): v8_resume in rt, the v8_proc in
+ * walking. */
+CHAIN_FRAME(v8_frame, v8_frame_resumed, struct v8_resume, struct v8_proc, walking)
 
 /* The V8 walker for kernels without bpf_loop (before 5.17): V8_FRAMES_PER_CALL calls of
  * v8_frame, then a tail call to itself while the walk goes on, up to V8_MAX_JS_FRAMES
@@ -245,7 +230,7 @@ static __always_inline int v8_walk_unrolled(void *ctx, const struct chain c)
 	rs = (struct v8_resume *)s->w.rt;
 	p = bpf_map_lookup_elem(&pid_to_v8, &s->w.pid);
 	if (!p) {
-		__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+		chain_resume_clear(s);
 		return v8_no_proc(ctx, c, s);
 	}
 	__builtin_memcpy(s->w.walking, p, sizeof(*p));
@@ -262,7 +247,7 @@ static __always_inline int v8_walk_unrolled(void *ctx, const struct chain c)
 		return chain_next(ctx, c, s, WALKER_V8);
 	stop = rs->stop;
 	frames = rs->frames;
-	__builtin_memset(s->w.rt, 0, sizeof(s->w.rt));
+	chain_resume_clear(s);
 	return v8_walk_ends(ctx, c, s, stop, frames);
 }
 EBPROF_WALKER(v8_walk_unrolled)
