@@ -250,6 +250,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/harness.h $(TEST_SKELS)
 $(BUILD)/tests/test_alloc_preload: LDLIBS += -rdynamic -lm
 $(BUILD)/tests/test_alloc_preload: $(PRELOAD_LIB)
 
+# bench/detect.sh's driver: every runtime's detect() on files, as the tracker asks it.
+$(BUILD)/bench/detect_cost: bench/detect_cost.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
 $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)

@@ -24,9 +24,20 @@
 /* A symbol table cut at its string table's last NUL, so every name below size ends. */
 struct sym_table {
 	Elf_Data *syms;
+	const Elf64_Sym *syms64; /* syms' entries as they are, in a 64-bit file */
 	const char *strs;
 	size_t nstrs;
 	size_t nsyms;
+};
+
+/* .dynsym read through its GNU hash table (DT_GNU_HASH, section .gnu.hash): a lookup
+ * preads a few words and the candidates' entries and names, never the whole table. */
+struct gnu_hash {
+	uint64_t off;		      /* of the section: header, bloom words, buckets, chains */
+	uint64_t syms, nsyms;	      /* .dynsym's offset and entries (at most SYM_INDEX_MAX) */
+	uint64_t strs, nstrs;	      /* .dynstr's offset and size */
+	uint32_t nbuckets, symoffset; /* symbols below symoffset are not hashed */
+	uint32_t nbloom, shift;
 };
 
 /* Open addressing over (hash << 32 | table << 31 | index + 1); 0 is empty. */
@@ -36,6 +47,13 @@ struct sym_index {
 	size_t mask;
 	int err; /* 0 once built, or why it could not be */
 	bool built;
+	/* Before the index is built (elf_file__symbol): .symtab's string table, to rule a
+	 * name out of .symtab, and .dynsym's hash table, to look the name up there. */
+	bool quick_tried;
+	const char *symstrs; /* NULL: .symtab has no usable names (it contributes none) */
+	size_t nsymstrs;
+	struct gnu_hash gh; /* nbuckets 0: .dynsym has no usable hash table */
+	bool has_dynsym;
 };
 
 struct elf_file {
@@ -463,6 +481,8 @@ static void sym_table_load(const struct elf_file *e, uint32_t type, struct sym_t
 	if (!end)
 		return;
 	t->syms = d;
+	if (gelf_getclass(e->elf) == ELFCLASS64 && ent == sizeof(Elf64_Sym))
+		t->syms64 = d->d_buf;
 	t->strs = sd->d_buf;
 	t->nstrs = end - t->strs + 1;
 	t->nsyms = d->d_size / ent;
@@ -473,8 +493,11 @@ static void sym_table_load(const struct elf_file *e, uint32_t type, struct sym_t
 /* The name of symbol i of t, NULL when it is undefined or unnamed. */
 static const char *sym_name(const struct sym_table *t, size_t i, GElf_Sym *st)
 {
-	if (!gelf_getsym(t->syms, (int)i, st) || st->st_shndx == SHN_UNDEF || !st->st_name ||
-	    st->st_name >= t->nstrs)
+	if (t->syms64)
+		*st = t->syms64[i]; /* i < nsyms: inside the data; GElf_Sym is Elf64_Sym */
+	else if (!gelf_getsym(t->syms, (int)i, st))
+		return NULL;
+	if (st->st_shndx == SHN_UNDEF || !st->st_name || st->st_name >= t->nstrs)
 		return NULL;
 	return t->strs + st->st_name;
 }
@@ -504,14 +527,16 @@ static uint64_t *index_slot(const struct sym_index *x, const char *name, uint32_
 	}
 }
 
-/* Indexes every defined, named symbol; the first of a name (symtab before dynsym) wins. */
+/* Indexes every defined, named symbol; the first of a name (symtab before dynsym) wins.
+ * .dynsym is left out when its hash table answers (gh.nbuckets): looked up after. */
 static int index_build(const struct elf_file *e, struct sym_index *x)
 {
 	size_t total, cap = 16, t, i;
 	GElf_Sym st;
 
 	sym_table_load(e, SHT_SYMTAB, &x->tabs[0]);
-	sym_table_load(e, SHT_DYNSYM, &x->tabs[1]);
+	if (!x->gh.nbuckets)
+		sym_table_load(e, SHT_DYNSYM, &x->tabs[1]);
 	total = x->tabs[0].nsyms + x->tabs[1].nsyms;
 	while (cap < 2 * total) /* load factor at most 1/2; total < 2^31 */
 		cap *= 2;
@@ -536,14 +561,223 @@ static int index_build(const struct elf_file *e, struct sym_index *x)
 	return 0;
 }
 
+/* ---- symbols by name, before the index: most files are asked for names they lack ---- */
+
+/* Reads len bytes at off of e's file. */
+static bool read_at(const struct elf_file *e, uint64_t off, void *buf, size_t len)
+{
+	return off <= e->file_bytes && len <= e->file_bytes - off &&
+	       pread(e->fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+/* Whether a file range of a section lies inside the file. */
+static bool in_file(const struct elf_file *e, const GElf_Shdr *sh)
+{
+	return sh->sh_type != SHT_NOBITS && !(sh->sh_flags & SHF_COMPRESSED) &&
+	       sh->sh_offset <= e->file_bytes && sh->sh_size <= e->file_bytes - sh->sh_offset;
+}
+
+/* .symtab's names as sym_table_load reads them (cut at the last NUL), or none when it
+ * would leave the table empty for want of them. */
+static void quick_symtab_names(const struct elf_file *e, struct sym_index *x)
+{
+	struct elf_section sec;
+	Elf_Scn *scn, *str;
+	GElf_Shdr sh, ssh;
+	Elf_Data *sd;
+	const char *end;
+
+	if (elf_file__section_by_type(e, SHT_SYMTAB, &sec))
+		return;
+	scn = elf_getscn(e->elf, sec.index);
+	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_link)
+		return;
+	str = elf_getscn(e->elf, sh.sh_link);
+	if (!str || !gelf_getshdr(str, &ssh) || ssh.sh_type != SHT_STRTAB)
+		return;
+	sd = elf_getdata(str, NULL); /* libelf keeps it: the index reuses it */
+	if (!sd || !sd->d_buf || !sd->d_size || !(end = memrchr(sd->d_buf, 0, sd->d_size)))
+		return;
+	x->symstrs = sd->d_buf;
+	x->nsymstrs = end - x->symstrs + 1;
+}
+
+/* The words of a GNU hash table's header: nbuckets, symoffset, bloom words, shift. */
+static bool gnu_hash_header(const struct elf_file *e, const GElf_Shdr *sh, struct gnu_hash *g)
+{
+	uint32_t w[4];
+	uint64_t need;
+
+	if (!in_file(e, sh) || !read_at(e, sh->sh_offset, w, sizeof(w)) || !w[0] || !w[2] ||
+	    w[1] > g->nsyms)
+		return false;
+	need = sizeof(w) + 8ull * w[2] + 4ull * w[0] + 4ull * (g->nsyms - w[1]);
+	if (need > sh->sh_size)
+		return false;
+	g->off = sh->sh_offset;
+	g->nbuckets = w[0];
+	g->symoffset = w[1];
+	g->nbloom = w[2];
+	g->shift = w[3];
+	return true;
+}
+
+/* Whether no symbol below symoffset (not hashed) is one the index would hold: defined
+ * and named. Such a file (no linker makes one) is looked up through the index. */
+static bool unhashed_undefined(const struct elf_file *e, const struct gnu_hash *g)
+{
+	Elf64_Sym s[64];
+
+	for (uint64_t i = 0; i < g->symoffset; i += 64) {
+		size_t n = g->symoffset - i < 64 ? g->symoffset - i : 64;
+
+		if (!read_at(e, g->syms + i * sizeof(s[0]), s, n * sizeof(s[0])))
+			return false;
+		for (size_t k = 0; k < n; k++)
+			if (s[k].st_shndx != SHN_UNDEF && s[k].st_name)
+				return false;
+	}
+	return true;
+}
+
+/* .dynsym's GNU hash table, when the file is 64-bit little-endian (read as is) and the
+ * table covers every symbol the index would hold of .dynsym. */
+static void quick_dynsym(const struct elf_file *e, struct sym_index *x)
+{
+	struct elf_section dyn, hash;
+	GElf_Shdr sh, dsh, ssh;
+	Elf_Scn *scn, *str;
+
+	if (elf_file__section_by_type(e, SHT_DYNSYM, &dyn))
+		return;
+	x->has_dynsym = true;
+	if (!elf_file__is_64le(e) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
+	    elf_file__section_by_type(e, SHT_GNU_HASH, &hash))
+		return;
+	scn = elf_getscn(e->elf, dyn.index);
+	if (!scn || !gelf_getshdr(scn, &dsh) || !in_file(e, &dsh) || !dsh.sh_link)
+		return;
+	str = elf_getscn(e->elf, dsh.sh_link);
+	if (!str || !gelf_getshdr(str, &ssh) || ssh.sh_type != SHT_STRTAB || !in_file(e, &ssh))
+		return;
+	scn = elf_getscn(e->elf, hash.index);
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_link != dyn.index)
+		return;
+	x->gh.syms = dsh.sh_offset;
+	x->gh.nsyms = dsh.sh_size / sizeof(Elf64_Sym);
+	if (x->gh.nsyms > SYM_INDEX_MAX)
+		x->gh.nsyms = SYM_INDEX_MAX;
+	x->gh.strs = ssh.sh_offset;
+	x->gh.nstrs = ssh.sh_size;
+	if (!gnu_hash_header(e, &sh, &x->gh) || !unhashed_undefined(e, &x->gh))
+		x->gh.nbuckets = 0;
+}
+
+static uint32_t gnu_hash_of(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = h * 33 + *p;
+	return h;
+}
+
+/* Whether .dynsym's symbol i is defined and called name; its entry into *s. */
+static bool gnu_hash_is(const struct elf_file *e, const struct gnu_hash *g, uint64_t i,
+			const char *name, size_t len, Elf64_Sym *s)
+{
+	char buf[256];
+
+	if (!read_at(e, g->syms + i * sizeof(*s), s, sizeof(*s)) || s->st_shndx == SHN_UNDEF ||
+	    !s->st_name || s->st_name >= g->nstrs || g->nstrs - s->st_name < len + 1)
+		return false;
+	/* The name and its NUL, a buffer at a time. */
+	for (size_t at = 0, n; at < len + 1; at += n) {
+		n = len + 1 - at < sizeof(buf) ? len + 1 - at : sizeof(buf);
+		if (!read_at(e, g->strs + s->st_name + at, buf, n) || memcmp(buf, name + at, n))
+			return false;
+	}
+	return true;
+}
+
+/* Looks name up in .dynsym through g: 0 (*s filled), or -ENOENT (also when the file
+ * cannot be read there, as the index's table would be empty). The chain of name's
+ * bucket runs up .dynsym, so its first match is the table's first, as in the index. */
+static int gnu_hash_lookup(const struct elf_file *e, const struct gnu_hash *g, const char *name,
+			   Elf64_Sym *s)
+{
+	uint32_t h = gnu_hash_of(name), bucket, ch;
+	uint64_t word, mask, at = g->off + 16, len = strlen(name);
+
+	mask = 1ull << (h % 64) | 1ull << ((h >> (g->shift % 32)) % 64);
+	if (!read_at(e, at + 8ull * ((h / 64) % g->nbloom), &word, 8) || (word & mask) != mask)
+		return -ENOENT;
+	at += 8ull * g->nbloom;
+	/* 0 is an empty bucket; the others start at symoffset at least. */
+	if (!read_at(e, at + 4ull * (h % g->nbuckets), &bucket, 4) || bucket < g->symoffset)
+		return -ENOENT;
+	at += 4ull * g->nbuckets;
+	for (uint64_t i = bucket; i < g->nsyms; i++) {
+		if (!read_at(e, at + 4 * (i - g->symoffset), &ch, 4))
+			return -ENOENT;
+		if ((ch | 1) == (h | 1) && gnu_hash_is(e, g, i, name, len, s))
+			return 0;
+		if (ch & 1)
+			break;
+	}
+	return -ENOENT;
+}
+
+/* Looks name up in .dynsym through its hash table: 0, or -ENOENT. */
+static int dynsym_symbol(const struct elf_file *e, const char *name, uint64_t *value,
+			 uint64_t *size)
+{
+	Elf64_Sym s;
+	int err = gnu_hash_lookup(e, &e->index->gh, name, &s);
+
+	if (err)
+		return err;
+	if (value)
+		*value = s.st_value;
+	if (size)
+		*size = s.st_size;
+	return 0;
+}
+
+/* Answers a lookup without the index when it can: the name is not in .symtab's strings
+ * (so not in .symtab, which comes first), and .dynsym is absent or has a hash table.
+ * Returns 0, -ENOENT, or -EAGAIN when only the index can answer. */
+static int quick_symbol(const struct elf_file *e, const char *name, uint64_t *value, uint64_t *size)
+{
+	struct sym_index *x = e->index;
+	size_t len = strlen(name);
+
+	if (!x->quick_tried) {
+		x->quick_tried = true;
+		quick_symtab_names(e, x);
+		quick_dynsym(e, x);
+	}
+	if (x->symstrs && memmem(x->symstrs, x->nsymstrs, name, len + 1))
+		return -EAGAIN;
+	if (!x->has_dynsym)
+		return -ENOENT;
+	if (!x->gh.nbuckets)
+		return -EAGAIN;
+	return dynsym_symbol(e, name, value, size);
+}
+
 int elf_file__symbol(const struct elf_file *e, const char *name, uint64_t *value, uint64_t *size)
 {
 	struct sym_index *x = e->index;
 	uint64_t v;
 	GElf_Sym st;
 	uint32_t h;
+	int err;
 
 	if (!x->built) {
+		err = quick_symbol(e, name, value, size);
+		if (err != -EAGAIN)
+			return err;
 		x->built = true;
 		x->err = index_build(e, x);
 	}
@@ -551,6 +785,9 @@ int elf_file__symbol(const struct elf_file *e, const char *name, uint64_t *value
 		return x->err;
 	h = name_hash(name);
 	v = *index_slot(x, name, h);
+	/* Not in .symtab, and .dynsym left out of the index: its hash table answers. */
+	if (!v && x->gh.nbuckets)
+		return dynsym_symbol(e, name, value, size);
 	if (!v || !sym_name(&x->tabs[(v >> 31) & 1], (uint32_t)(v & 0x7fffffff) - 1, &st))
 		return -ENOENT;
 	if (value)

@@ -89,8 +89,12 @@ int elf_file__section_data(const struct elf_file *e, const struct elf_section *s
 			   const void **data, size_t *size);
 
 /* Looks up a defined symbol (st_shndx not SHN_UNDEF) by exact name in .symtab, then
- * .dynsym. value and size may be NULL. The first call indexes the names of both tables
- * (one pass each); later calls are a hash lookup. Returns 0, -ENOENT, or -ENOMEM. */
+ * .dynsym (the first of a name in each). value and size may be NULL. A name absent from
+ * .symtab's strings is looked up in .dynsym's GNU hash table, reading a few words: most
+ * files are asked for names they lack (every runtime's detect asks every file). The
+ * first name found in .symtab's strings, or any name in a file whose .dynsym has no
+ * usable hash table, indexes the names of .symtab (and of .dynsym when it has no hash
+ * table: one pass each); later calls are a hash lookup. Returns 0, -ENOENT, or -ENOMEM. */
 int elf_file__symbol(const struct elf_file *e, const char *name, uint64_t *value, uint64_t *size);
 
 /* The libelf handle, for readers the view does not cover (symbol tables sorted by

@@ -5,6 +5,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +141,150 @@ static void test_dynsym(void)
 	}
 	elf_file__free(e);
 	elf_file__free(s);
+}
+
+/* A symbol as the tables hold it: the reference elf_file__symbol must agree with. */
+struct ref_sym {
+	char *name;
+	size_t order; /* .symtab's entries first, then .dynsym's */
+	uint64_t value, size;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref_sym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Appends the defined, named symbols of the first table of type, read with libelf. */
+static size_t ref_table(Elf *elf, uint32_t type, struct ref_sym **v, size_t n, size_t *cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) && (!gelf_getshdr(scn, &sh) || sh.sh_type != type))
+		;
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym st;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &st) || st.st_shndx == SHN_UNDEF || !st.st_name ||
+		    !(name = elf_strptr(elf, sh.sh_link, st.st_name)))
+			continue;
+		if (n == *cap) {
+			*cap = *cap ? 2 * *cap : 1024;
+			*v = realloc(*v, *cap * sizeof(**v));
+		}
+		(*v)[n] = (struct ref_sym){strdup(name), n, st.st_value, st.st_size};
+		n++;
+	}
+	return n;
+}
+
+/* The first symbol called name, or NULL. */
+static const struct ref_sym *ref_find(const struct ref_sym *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(v[lo].name, name) ? &v[lo] : NULL;
+}
+
+/* elf_file__symbol says of name what the tables say; fresh: on a view of its own, so
+ * the answer comes before any index is built. Returns whether it agreed. */
+static bool agrees(const char *path, struct elf_file *shared, const struct ref_sym *v, size_t n,
+		   const char *name, bool fresh)
+{
+	const struct ref_sym *r = ref_find(v, n, name);
+	struct elf_file *e = fresh ? open_path(path) : shared;
+	uint64_t value = 0, size = 0;
+	int err = e ? elf_file__symbol(e, name, &value, &size) : -EBADF;
+	bool ok = r ? !err && value == r->value && size == r->size : err == -ENOENT;
+
+	if (!ok)
+		fprintf(stderr, "  %s: %s: %d %#llx, tables: %#llx\n", path, name, err,
+			(unsigned long long)value, r ? (unsigned long long)r->value : 0ull);
+	if (fresh)
+		elf_file__free(e);
+	return ok;
+}
+
+/* Every name of path's tables, and names just beside them (a suffix, a longer name), is
+ * found as the tables say: through .dynsym's hash table and .symtab's strings first,
+ * through the index once it is built; every fresh_every-th on a fresh view. */
+static void check_lookups(const char *path, size_t fresh_every)
+{
+	struct elf_file *shared = open_path(path); /* first: it sets libelf's version */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	struct ref_sym *v = NULL;
+	size_t n = 0, cap = 0, bad = 0;
+	char other[512];
+
+	CHECK(elf && shared);
+	if (elf && shared) {
+		n = ref_table(elf, SHT_SYMTAB, &v, n, &cap);
+		n = ref_table(elf, SHT_DYNSYM, &v, n, &cap);
+		qsort(v, n, sizeof(*v), ref_cmp);
+	}
+	for (size_t i = 0; i < n && bad < 5; i++) {
+		if (i && !strcmp(v[i].name, v[i - 1].name))
+			continue;
+		snprintf(other, sizeof(other), "%sX", v[i].name);
+		bad += !agrees(path, shared, v, n, v[i].name, i % fresh_every == 0);
+		bad += !agrees(path, shared, v, n, other, i % fresh_every == 1);
+		bad += !agrees(path, shared, v, n, v[i].name + 1, i % fresh_every == 2);
+	}
+	CHECK(n > 0 && bad == 0);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	elf_file__free(shared);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The C library this test runs on (stripped: .dynsym and its hash table only). */
+static bool libc_path(char *out, size_t len)
+{
+	char line[4352], *p;
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		p = strchr(line, '/');
+		found = p && strstr(p, "/libc.so");
+		if (found)
+			snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_lookups_agree(void)
+{
+	char lib[4200], stripped[4200], libc[4352];
+
+	tmp_path(lib, sizeof(lib), "lib.so");
+	tmp_path(stripped, sizeof(stripped), "lib.stripped.so");
+	check_lookups(lib, 1);
+	check_lookups(stripped, 1);
+	check_lookups("/proc/self/exe", 50);
+	CHECK(libc_path(libc, sizeof(libc)));
+	check_lookups(libc, 7);
 }
 
 /* Reads what readelf says the build id is ("" when none). */
@@ -347,6 +493,7 @@ int main(void)
 	RUN_TEST(test_self);
 	if (has_tool("cc") && has_tool("objcopy") && has_tool("readelf")) {
 		RUN_TEST(test_dynsym);
+		RUN_TEST(test_lookups_agree); /* after test_dynsym: its libraries */
 		RUN_TEST(test_build_id);
 		RUN_TEST(test_sections);
 		RUN_TEST(test_zdebug);
