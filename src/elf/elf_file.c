@@ -454,37 +454,50 @@ int elf_file__section_data(const struct elf_file *e, const struct elf_section *s
 
 /* ---- symbols by name ---- */
 
+/* The first symbol table of type and its string table's data, cut at its last NUL
+ * (*nstrs bytes, libelf keeping them). NULL when there is none or it is malformed. */
+static Elf_Scn *sym_strings(const struct elf_file *e, uint32_t type, Elf_Data **strs, size_t *nstrs)
+{
+	struct elf_section sec;
+	Elf_Scn *scn, *str;
+	GElf_Shdr sh, ssh;
+	Elf_Data *sd;
+	const char *end;
+
+	if (elf_file__section_by_type(e, type, &sec))
+		return NULL;
+	scn = elf_getscn(e->elf, sec.index);
+	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_link)
+		return NULL;
+	str = elf_getscn(e->elf, sh.sh_link);
+	if (!str || !gelf_getshdr(str, &ssh) || ssh.sh_type != SHT_STRTAB)
+		return NULL;
+	sd = elf_getdata(str, NULL);
+	if (!sd || !sd->d_buf || !sd->d_size || !(end = memrchr(sd->d_buf, 0, sd->d_size)))
+		return NULL;
+	*strs = sd;
+	*nstrs = end - (const char *)sd->d_buf + 1;
+	return scn;
+}
+
 /* Loads the first section of type with its string table. Leaves t empty when there is
  * none or it is malformed: a missing table is no error. */
 static void sym_table_load(const struct elf_file *e, uint32_t type, struct sym_table *t)
 {
-	size_t ent = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT);
-	struct elf_section sec;
-	Elf_Scn *scn, *str;
-	GElf_Shdr sh, ssh;
+	size_t ent = gelf_fsize(e->elf, ELF_T_SYM, 1, EV_CURRENT), nstrs;
 	Elf_Data *d, *sd;
-	const char *end;
+	Elf_Scn *scn;
 
-	if (!ent || elf_file__section_by_type(e, type, &sec))
-		return;
-	scn = elf_getscn(e->elf, sec.index);
-	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_link)
-		return;
-	str = elf_getscn(e->elf, sh.sh_link);
-	if (!str || !gelf_getshdr(str, &ssh) || ssh.sh_type != SHT_STRTAB)
+	if (!ent || !(scn = sym_strings(e, type, &sd, &nstrs)))
 		return;
 	d = elf_getdata(scn, NULL);
-	sd = elf_getdata(str, NULL);
-	if (!d || !d->d_buf || d->d_type != ELF_T_SYM || !sd || !sd->d_buf || !sd->d_size)
-		return;
-	end = memrchr(sd->d_buf, 0, sd->d_size);
-	if (!end)
+	if (!d || !d->d_buf || d->d_type != ELF_T_SYM)
 		return;
 	t->syms = d;
 	if (gelf_getclass(e->elf) == ELFCLASS64 && ent == sizeof(Elf64_Sym))
 		t->syms64 = d->d_buf;
 	t->strs = sd->d_buf;
-	t->nstrs = end - t->strs + 1;
+	t->nstrs = nstrs;
 	t->nsyms = d->d_size / ent;
 	if (t->nsyms > SYM_INDEX_MAX)
 		t->nsyms = SYM_INDEX_MAX;
@@ -581,25 +594,13 @@ static bool in_file(const struct elf_file *e, const GElf_Shdr *sh)
  * would leave the table empty for want of them. */
 static void quick_symtab_names(const struct elf_file *e, struct sym_index *x)
 {
-	struct elf_section sec;
-	Elf_Scn *scn, *str;
-	GElf_Shdr sh, ssh;
+	size_t nstrs;
 	Elf_Data *sd;
-	const char *end;
 
-	if (elf_file__section_by_type(e, SHT_SYMTAB, &sec))
-		return;
-	scn = elf_getscn(e->elf, sec.index);
-	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_link)
-		return;
-	str = elf_getscn(e->elf, sh.sh_link);
-	if (!str || !gelf_getshdr(str, &ssh) || ssh.sh_type != SHT_STRTAB)
-		return;
-	sd = elf_getdata(str, NULL); /* libelf keeps it: the index reuses it */
-	if (!sd || !sd->d_buf || !sd->d_size || !(end = memrchr(sd->d_buf, 0, sd->d_size)))
+	if (!sym_strings(e, SHT_SYMTAB, &sd, &nstrs)) /* libelf keeps them: the index reuses */
 		return;
 	x->symstrs = sd->d_buf;
-	x->nsymstrs = end - x->symstrs + 1;
+	x->nsymstrs = nstrs;
 }
 
 /* The words of a GNU hash table's header: nbuckets, symoffset, bloom words, shift. */
