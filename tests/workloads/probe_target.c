@@ -5,8 +5,8 @@
  * sched_process_fork tracepoint), and one USDT probe hit per call (ebprof:tick) when
  * <sys/sdt.h> is there. Built without frame pointers, so the stacks come from the CFI
  * unwinder, whose tables of this binary and its libraries `record -- CMD` builds before
- * it runs: the tests need no delay (DELAY_MS 0), and the warm-up call shows what a
- * process's first event gets.
+ * it runs; the warm-up call shows what a process's first event gets, and DELAY_MS keeps
+ * the counted calls clear of what a file's first sight costs on an overlay root.
  * Usage: probe_target CALLS FORKS [DELAY_MS] */
 #include <stdio.h>
 #include <stdlib.h>
