@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Helpers the scripts share (sourced): where this host's Debian packages come from.
+# Helpers the scripts share (sourced): where this host's Debian packages come from, and
+# running a command in a runtime root.
 
 # apt_mirror: the Debian archive apt already uses here (deb822 or one-line sources), not
 # its security archive; prints nothing when apt has none (and never fails).
@@ -9,4 +10,10 @@ apt_mirror() {
 		awk '$1 == "deb" { print ($2 ~ /^\[/ ? $3 : $2) }' \
 			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
 	} | grep -v security | grep -i debian | head -1 || true
+}
+
+# in_root ROOT CMD...: CMD chrooted in ROOT with a /proc of its own mount namespace (Java's
+# installers run java, which needs /proc); nothing stays mounted afterwards.
+in_root() {
+	unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$@"
 }

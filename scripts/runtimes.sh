@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The runtimes the kernel tests profile, three releases each from three Debian suites: one
 # minimal debootstrap root per suite under /var/cache/ebprof/, made once and kept; a root
-# that lacks a package a runtime's list gained gets it installed in place.
+# that lacks a package a runtime's list gained gets it installed in place, and what a
+# runtime builds from source into a root (src/interp/NAME/build-root.sh) is built once.
 # Usage: scripts/runtimes.sh [SUITE...]   (default: every suite; run as root)
 #        EBPROF_ROOTS=DIR changes where the roots live (tests read the same variable).
 set -euo pipefail
@@ -25,12 +26,6 @@ done
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie)
 
-
-# in_root ROOT CMD...: CMD chrooted in ROOT with a /proc of its own mount namespace (Java's
-# installers run java, which needs /proc); nothing stays mounted afterwards.
-in_root() {
-	unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$@"
-}
 
 # slim ROOT: drops what no test runs: downloaded packages, and the JDKs' jmods (only jlink
 # reads them; JDK 25's are 337 MB).
@@ -93,10 +88,17 @@ for s in "${suites[@]}"; do
 	if [ -z "${pkgs[$s]+set}" ]; then
 		echo "ebprof: no runtime root is defined for suite '$s'" >&2
 		err=1
+		continue
 	elif [ -x "$roots/$s/usr/bin/dpkg" ]; then
-		top_up "$s" || err=1
+		top_up "$s" || { err=1; continue; }
 	else
-		make_root "$s" || err=1
+		make_root "$s" || { err=1; continue; }
 	fi
+	# What a runtime needs that Debian does not package, built from Debian's source in the
+	# root by the runtime's own src/interp/NAME/build-root.sh (each skips what is built).
+	for build in "$(dirname "$0")"/../src/interp/*/build-root.sh; do
+		[ -x "$build" ] || continue
+		"$build" "$s" "$roots/$s" || err=1
+	done
 done
 exit $err

@@ -1,27 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Ruby frames on every CRuby the runtime roots hold (scripts/runtimes.sh: 2.7 in bullseye,
-# 3.1 in bookworm, 3.3 in trixie) and the host's, none of them unstripped: one ebprof
-# record per ruby, of its workloads at once (tests/workloads/ruby/), each run through a
-# link named for it so samples tell the processes apart by comm. Checks: discovery said
-# once; three methods spinning (with the leaf's line); methods of every shape (a class's,
-# a module's, define_method's, one holding $~); a block passed to Array#each and
-# to Integer#times, the method between its caller and the block; zlib's C extension under
-# Ruby frames down to libz; two threads, each with its own chain while the other holds the
-# GVL; the garbage collector as a frame under the Ruby code that allocates; where the ruby
-# has YJIT, the chain and the blocks again with --yjit. Then a second record of the chain,
-# the blocks and the threads (and YJIT's) with the walker ebprof uses before 5.17, without
-# bpf_loop (EBPROF_KERNEL_LACKS). Each asserts that >= 90 % of the samples reaching its
-# leaf carry the whole chain. Last, `ebprof agent` sends 3.1's frames over OTLP as
-# profile.frame.type ruby. A root missing is a SKIP.
+# 3.1 in bookworm, 3.3 in trixie, and 3.3 with YJIT built there from Debian's source) and
+# the host's, none of them unstripped: one ebprof record per ruby, of its workloads at once
+# (tests/workloads/ruby/), each run through a link named for it so samples tell the
+# processes apart by comm. Checks: discovery said once; three methods spinning (with the
+# leaf's line); methods of every shape (a class's, a module's, define_method's, one holding
+# $~); a block passed to Array#each and to Integer#times, the method between its caller and
+# the block; zlib's C extension under Ruby frames down to libz; two threads, each with its
+# own chain while the other holds the GVL; the garbage collector as a frame under the Ruby
+# code that allocates; the pprof profile and the flame graph of the same recording naming
+# the leaf; where the ruby has YJIT, the chain and the blocks again with --yjit. Then a
+# second record of the chain, the blocks and the threads (and YJIT's) with the walker
+# ebprof uses before 5.17, without bpf_loop (EBPROF_KERNEL_LACKS). Each asserts that >= 90 %
+# of the samples reaching its leaf carry the whole chain. Last, `ebprof agent` sends 3.1's
+# frames over OTLP as profile.frame.type ruby. A root missing is a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/ruby
 SECS=${RUBY_TEST_SECONDS:-10}
 KEEP=${RUBY_TEST_KEEP:-} # a directory: the recordings are copied there
 # LABEL:ROOT:RUBY (ROOT empty: the host)
+# 3.3y: Debian's 3.3.8 source built with YJIT in the trixie root (src/interp/ruby/build-root.sh).
 RUBIES=("2.7:$ROOTS/bullseye:/usr/bin/ruby" "3.1:$ROOTS/bookworm:/usr/bin/ruby"
-	"3.3:$ROOTS/trixie:/usr/bin/ruby")
+	"3.3:$ROOTS/trixie:/usr/bin/ruby" "3.3y:$ROOTS/trixie:/opt/ruby-3.3-yjit/bin/ruby")
 host=$(host_runtime ruby) && RUBIES+=("$host")
 WORKLOADS=(chain blocks zip threads gc shapes)
 F='[^;]*'	    # one frame
@@ -134,6 +136,9 @@ suite() {
 	fi
 	pass "ruby_${l}_discovery"
 	chain_checks "$l" ""
+	# The same recording's other outputs carry the Ruby frames too, not only the folded.
+	check "ruby_${l}_outputs" "the pprof profile or the flame graph lacks Chain#leaf" \
+		sh -c "gzip -dc '${OUT%/*}/profile.pb.gz' | grep -aq 'Chain#leaf' && grep -q 'Chain#leaf' '${OUT%/*}/flamegraph.html'"
 	expect "ruby_${l}_zlib" "$OUT" "Zip#compress -> Zlib::Deflate.deflate -> libz's deflate" \
 		"^$z;.*Zip#run \(zip\.rb:[0-9]+\);Zip#compress \(zip\.rb:$(line_of zip DEFLATE_LINE)\);Zlib::Deflate\.deflate;($F;)*deflate(;|$LEAF)" \
 		"^$z;.*;deflate(;|$LEAF)" 40
