@@ -6,7 +6,8 @@
  * costs in samples and seconds of profile is counted and said once it is back, and it
  * is reached on a new connection without a restart. An attempt that timed out after its
  * body went out may have been taken: it is sent again once, not more, so a collector
- * that answers late stores a request twice at most, and each such case is counted. */
+ * that answers late stores a request twice at most, and each such case is counted; the
+ * next attempts get longer deadlines (otlp_deadline.h), so it is caught up with. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include "export/curl_lib.h"
 
 #include "export/otlp_client.h"
+#include "export/otlp_deadline.h"
 #include "export/otlp_exchange.h"
 #include "util/clock.h"
 #include "util/crash.h"
@@ -57,6 +59,7 @@ struct otlp_client {
 	/* Sender thread only. */
 	unsigned backoff_ms; /* the next retry's ceiling; back to the initial value on success */
 	unsigned failures;   /* consecutive failed attempts */
+	struct otlp_deadline deadline;
 	uint64_t fail_logged_at;
 	char fail_logged[sizeof(((struct otlp_result *)0)->what) +
 			 sizeof(((struct otlp_result *)0)->message) + 8];
@@ -331,8 +334,15 @@ static enum outcome attempt_until_done(struct otlp_client *c, const uint8_t *wir
 	unsigned delay;
 
 	for (;;) {
-		otlp_exchange__send(c->x, wire, len, r);
+		unsigned limit = otlp_deadline__for(&c->deadline, len);
+		uint64_t start = now_ns();
+
+		otlp_exchange__send(c->x, wire, len, limit, r);
+		if (r->maybe_taken)
+			otlp_deadline__timed_out(&c->deadline, limit);
 		if (r->verdict == OTLP_ACCEPTED) {
+			otlp_deadline__answered(&c->deadline, len,
+						(unsigned)((now_ns() - start) / NSEC_PER_MS));
 			log_accepted(c, r);
 			if (timed_out)
 				count_duplicate(c);
@@ -501,6 +511,7 @@ struct otlp_client *otlp_client__new(const struct otlp_client_opts *opts)
 	if (copy_opts(&c->opts, opts) || !(c->x = otlp_exchange__new(&c->opts, &c->abort_at)))
 		goto nomem;
 	c->backoff_ms = c->opts.backoff_initial_ms;
+	otlp_deadline__init(&c->deadline, c->opts.timeout_ms);
 	err = start_thread(c);
 	if (err) {
 		pr_err("OTLP: cannot start the sender thread: %s", strerror(-err));

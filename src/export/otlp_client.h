@@ -42,7 +42,7 @@ struct otlp_client_opts {
 	char *url;	     /* full URL of the call: scheme://host:port/path */
 	char *ca_file;	     /* PEM bundle to trust instead of the system CAs, or NULL */
 	bool gzip;	     /* compress requests (gRPC message compression or Content-Encoding) */
-	unsigned timeout_ms; /* per attempt; 0 = no limit */
+	unsigned timeout_ms; /* the first attempt's deadline (otlp_deadline.h); 0 = no limit */
 	unsigned max_queue;  /* requests waiting to be sent; the oldest is dropped past it */
 	uint64_t max_queue_bytes; /* and their serialized bytes (0: OTLP_DEFAULT_QUEUE_BYTES) */
 	char **headers;		  /* "name: value" lines added to every request */

@@ -47,6 +47,7 @@ struct otlp_exchange {
 	const uint64_t *abort_at;
 	CURL *h; /* NULL after a connection failure: the next attempt starts afresh */
 	struct curl_slist *hdrs;
+	unsigned deadline_ms; /* the current attempt's, in hdrs' grpc-timeout and the handle */
 	struct response resp;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -209,30 +210,30 @@ static int add_header(struct curl_slist **list, const char *fmt, ...)
  * Profiles development version (gRPC metadata, or an HTTP header: the same name, case
  * aside) tells a server which v1development schema the body uses before it decodes
  * it, so an unsupported one is refused with a clear error instead of misread. */
-static int build_headers(struct otlp_exchange *x)
+static int build_headers(struct otlp_exchange *x, struct curl_slist **hdrs, unsigned deadline_ms)
 {
 	const struct otlp_client_opts *o = x->opts;
-	int err = add_header(&x->hdrs, "Expect:");
+	int err = add_header(hdrs, "Expect:");
 	size_t i;
 
-	err = err ?: add_header(&x->hdrs, "%s: %s", OTLP_DEV_VERSION_HEADER, OTLP_DEV_VERSION);
+	err = err ?: add_header(hdrs, "%s: %s", OTLP_DEV_VERSION_HEADER, OTLP_DEV_VERSION);
 	if (o->protocol == OTLP_PROTO_GRPC) {
-		err = err ?: add_header(&x->hdrs, "content-type: application/grpc");
-		err = err ?: add_header(&x->hdrs, "te: trailers");
-		err = err ?: add_header(&x->hdrs, "grpc-accept-encoding: identity,gzip");
-		err = err ?: add_header(&x->hdrs, "Accept:");
+		err = err ?: add_header(hdrs, "content-type: application/grpc");
+		err = err ?: add_header(hdrs, "te: trailers");
+		err = err ?: add_header(hdrs, "grpc-accept-encoding: identity,gzip");
+		err = err ?: add_header(hdrs, "Accept:");
 		if (o->gzip)
-			err = err ?: add_header(&x->hdrs, "grpc-encoding: gzip");
+			err = err ?: add_header(hdrs, "grpc-encoding: gzip");
 		/* grpc-timeout takes at most 8 digits: milliseconds up to a day fit. */
-		if (o->timeout_ms)
-			err = err ?: add_header(&x->hdrs, "grpc-timeout: %um", o->timeout_ms);
+		if (deadline_ms)
+			err = err ?: add_header(hdrs, "grpc-timeout: %um", deadline_ms);
 	} else {
-		err = err ?: add_header(&x->hdrs, "Content-Type: application/x-protobuf");
+		err = err ?: add_header(hdrs, "Content-Type: application/x-protobuf");
 		if (o->gzip)
-			err = err ?: add_header(&x->hdrs, "Content-Encoding: gzip");
+			err = err ?: add_header(hdrs, "Content-Encoding: gzip");
 	}
 	for (i = 0; i < o->n_headers && !err; i++)
-		err = add_header(&x->hdrs, "%s", o->headers[i]);
+		err = add_header(hdrs, "%s", o->headers[i]);
 	return err;
 }
 
@@ -269,7 +270,7 @@ static CURL *open_handle(struct otlp_exchange *x)
 	cl()->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	cl()->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	cl()->easy_setopt(h, CURLOPT_XFERINFODATA, x);
-	cl()->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
+	cl()->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)x->deadline_ms);
 	cl()->easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	cl()->easy_setopt(h, CURLOPT_VERBOSE, (long)log_verbose); /* the wire, with -v */
 	if (o->ca_file)
@@ -298,7 +299,8 @@ struct otlp_exchange *otlp_exchange__new(const struct otlp_client_opts *opts,
 		return NULL;
 	x->opts = opts;
 	x->abort_at = abort_at;
-	if (build_headers(x)) {
+	x->deadline_ms = opts->timeout_ms;
+	if (build_headers(x, &x->hdrs, x->deadline_ms)) {
 		otlp_exchange__free(x);
 		return NULL;
 	}
@@ -536,12 +538,34 @@ static void transfer_failed(struct otlp_exchange *x, CURLcode rc, struct otlp_re
 	x->h = NULL;
 }
 
+/* The attempt's deadline, in the handle and (for gRPC) the headers; a list that cannot be
+ * rebuilt leaves the previous deadline in the header only. */
+static void set_deadline(struct otlp_exchange *x, unsigned deadline_ms)
+{
+	struct curl_slist *hdrs = NULL;
+
+	if (deadline_ms == x->deadline_ms)
+		return;
+	if (build_headers(x, &hdrs, deadline_ms)) {
+		cl()->slist_free_all(hdrs);
+	} else {
+		cl()->slist_free_all(x->hdrs);
+		x->hdrs = hdrs;
+		if (x->h)
+			cl()->easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdrs);
+	}
+	x->deadline_ms = deadline_ms;
+	if (x->h)
+		cl()->easy_setopt(x->h, CURLOPT_TIMEOUT_MS, (long)deadline_ms);
+}
+
 void otlp_exchange__send(struct otlp_exchange *x, const uint8_t *wire, size_t wire_len,
-			 struct otlp_result *r)
+			 unsigned deadline_ms, struct otlp_result *r)
 {
 	CURLcode rc;
 
 	memset(r, 0, sizeof(*r));
+	set_deadline(x, deadline_ms);
 	if (!x->h)
 		x->h = open_handle(x);
 	if (!x->h) {

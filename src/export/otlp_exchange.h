@@ -48,9 +48,10 @@ void otlp_exchange__free(struct otlp_exchange *x);
 int otlp_exchange__frame(const struct otlp_client_opts *opts, const void *msg, size_t len,
 			 uint8_t **wire, size_t *wire_len);
 
-/* Sends one wire-form request and classifies the answer into *r. After a failure at the
- * connection level the next call starts a new connection. */
+/* Sends one wire-form request, abandoned after deadline_ms (0: no limit), and classifies
+ * the answer into *r. After a failure at the connection level the next call starts a new
+ * connection. */
 void otlp_exchange__send(struct otlp_exchange *x, const uint8_t *wire, size_t wire_len,
-			 struct otlp_result *r);
+			 unsigned deadline_ms, struct otlp_result *r);
 
 #endif

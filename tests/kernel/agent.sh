@@ -193,6 +193,24 @@ check agent_slow_no_loss "${ringbuf:-?} samples lost in the ring buffer" [ "${ri
 check agent_slow_retried_once "${attempts:-?} attempts for ${intervals:-?} intervals" \
 	[ "${attempts:-999999}" -le $((2 * ${intervals:-0})) ]
 check agent_slow_timeouts "${twice:-?} requests dropped after timing out twice" [ "${twice:-0}" -ge 1 ]
+# A collector slower than --timeout, but not hopelessly (2 s against 1 s): after the first
+# attempt that times out, deadlines make room for its answers, so requests get through
+# and at most that first one may be stored twice.
+receiver late grpc-receiver.mjs 0 --delay-ms 2000
+"$EBPROF" agent -F 199 --endpoint "127.0.0.1:$port" --insecure --report-interval 0.5s \
+	--timeout 1s -d 8 --flush-timeout 5 >"$TMP/late.out" 2>"$TMP/late.err"
+rc=$?
+kill "$rpid" 2>/dev/null
+sent=$(sed -nE 's/.*exports: ([0-9]+) sent.*/\1/p' "$TMP/late.out")
+twice=$(stat "$TMP/late.out" 'timed out twice')
+dups=$(stat "$TMP/late.out" 'possibly stored twice')
+echo "late collector: ${sent:-?} sent, ${twice:-?} timed out twice, ${dups:-?} possibly stored twice" >&2
+check agent_late_exit "exit $rc: $(tail -2 "$TMP/late.err")" [ "$rc" -eq 0 ]
+check agent_late_caught_up "${sent:-?} requests accepted, ${twice:-?} timed out twice" \
+	[ "${sent:-0}" -ge 2 -a "${twice:-1}" -eq 0 ]
+check agent_late_duplicates "${dups:-?} requests possibly stored twice, want at most 1" \
+	[ "${dups:-9}" -le 1 ]
+
 # The agent's own line every --health-interval, its failed attempts among its counters.
 health=$(grep -c 'agent health: .* lost in the ring buffer.* failed attempts' "$TMP/slow.err")
 check agent_health_lines "$health health lines in 8 s at one per 2 s" [ "$health" -ge 2 ]
