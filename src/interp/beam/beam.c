@@ -611,17 +611,18 @@ static void beam_print_stats(void *priv, FILE *out)
 		return;
 	counters__sum(b->rs.counters_fd, c, BEAM_CTR__COUNT);
 	fprintf(out,
-		"  beam: %llu processes; %llu walks into JIT code, cut: %llu without a "
-		"description, %llu from native code, %llu short of the bottom frame, %llu full, "
-		"%llu not its pc; %llu module records read (%llu modules, %llu malformed), "
-		"%llu frames unnamed\n",
+		"  beam: %llu processes; %llu walks into JIT code, %llu from C code's caller "
+		"by the saved stack; cut: %llu without a description, %llu from native code, "
+		"%llu from C code without its scheduler, %llu short of the bottom frame, "
+		"%llu full, %llu not its pc; %llu module records read (%llu modules, %llu "
+		"malformed), %llu frames unnamed\n",
 		(unsigned long long)s.processes, (unsigned long long)c[BEAM_CTR_WALKS],
-		(unsigned long long)c[BEAM_CTR_NO_PROC],
+		(unsigned long long)c[BEAM_CTR_FROM_BIF], (unsigned long long)c[BEAM_CTR_NO_PROC],
 		(unsigned long long)c[BEAM_CTR_FROM_NATIVE],
-		(unsigned long long)c[BEAM_CTR_NO_BOTTOM], (unsigned long long)c[BEAM_CTR_FULL],
-		(unsigned long long)c[BEAM_CTR_NO_PROGRESS], (unsigned long long)s.reads,
-		(unsigned long long)s.modules, (unsigned long long)s.bad_records,
-		(unsigned long long)s.unnamed);
+		(unsigned long long)c[BEAM_CTR_NO_SCHED], (unsigned long long)c[BEAM_CTR_NO_BOTTOM],
+		(unsigned long long)c[BEAM_CTR_FULL], (unsigned long long)c[BEAM_CTR_NO_PROGRESS],
+		(unsigned long long)s.reads, (unsigned long long)s.modules,
+		(unsigned long long)s.bad_records, (unsigned long long)s.unnamed);
 }
 
 static const void *beam_elf(size_t *size)
