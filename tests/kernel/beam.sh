@@ -15,8 +15,10 @@
 # of C code, from the stack pointer the JIT saved; MD5, as bookworm's libcrypto computes
 # SHA-2 in code whose CFI the native walker cannot follow). Over the four VMs: >= 90 % of the samples in a module another process loads
 # again every 200 ms carry its name. OTP 23 (bullseye) has no JIT: said once, native
-# stacks kept. A root missing is a SKIP. `ebprof agent` sends an OTP 27 VM's chain as OTLP
-# frames of type beam.
+# stacks kept. Elixir (tests/workloads/beam/chain_ex.ex, in bookworm's OTP 25 and
+# trixie's 27): >= 90 % of its leaf's samples carry spin -> outer -> middle -> leaf, named
+# 'Elixir.ChainExLABEL':FUNCTION/ARITY (chain_ex_LABEL.ex:LINE). A root missing is a SKIP.
+# `ebprof agent` sends an OTP 27 VM's chain as OTLP frames of type beam.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/beam
@@ -59,6 +61,28 @@ for spec in "${VMS[@]}"; do
 	fi
 	present+=("$label:$root")
 	cmd+="(in_root '$root' '$erl' -noshell +S 2 $flags -pa '$RDIR' -run chain_$label main $SECS) & "
+done
+# Elixir's VMs: LABEL:ROOT, compiled by the root's elixirc, run by its elixir.
+EX=("25:$ROOTS/bookworm" "27:$ROOTS/trixie")
+ex_present=()
+for spec in "${EX[@]}"; do
+	IFS=: read -r label root <<<"$spec"
+	if [ ! -x "$root/usr/bin/elixirc" ]; then
+		echo "SKIP beam_ex_$label: no $root/usr/bin/elixirc (scripts/runtimes.sh adds it)"
+		continue
+	fi
+	root_dir "$root" beam
+	sed "s/^defmodule ChainEx do/defmodule ChainEx$label do/" "$WL/chain_ex.ex" >"$DIR/chain_ex_$label.ex"
+	printf 'cd %s && HOME=%s exec /usr/bin/elixir --erl "+S 2" -pa . -e %s\n' "$RDIR" "$RDIR" \
+		"'ChainEx$label.main([\"$SECS\"])'" >"$DIR/run.sh"
+	chmod 755 "$DIR"
+	if ! (in_root "$root" /bin/sh -c "cd $RDIR && HOME=$RDIR /usr/bin/elixirc chain_ex_$label.ex") \
+		>"$DIR/elixirc.log" 2>&1 || [ ! -f "$DIR/Elixir.ChainEx$label.beam" ]; then
+		fail "beam_ex_$label" "elixirc failed: $(head -3 "$DIR/elixirc.log" | tr '\n' ' ')"
+		continue
+	fi
+	ex_present+=("$label")
+	cmd+="(in_root '$root' /bin/sh '$RDIR/run.sh') & "
 done
 if [ -x "$OTP23" ]; then
 	build 23 "$ROOTS/bullseye"
@@ -134,14 +158,14 @@ for spec in "${present[@]}"; do
 	f="$m\\.erl"
 	fp=without
 	[ "$l" != "${l%fp}" ] && fp=with
-	said=$(grep -cE "^ebprof: beam: pid [0-9]+ runs Erlang/OTP ${l%fp}, JIT frames $fp frame pointers" "$OUT.stderr")
-	check "beam_${l}_discovery" "ebprof said $said times that an OTP ${l%fp} VM runs $fp frame pointers, want 1" \
+	# The VM is the process whose stacks hold its module's frames.
+	pid=$(grep -m1 -oE "^beam\.smp-[0-9]+;$m:" "$F" | sed -E 's/^beam\.smp-([0-9]+);.*/\1/')
+	said=$(grep -cE "^ebprof: beam: pid ${pid:-none} runs Erlang/OTP ${l%fp}, JIT frames $fp frame pointers" "$OUT.stderr")
+	check "beam_${l}_discovery" "ebprof said $said times that its OTP ${l%fp} VM (pid ${pid:-none}) runs $fp frame pointers, want 1" \
 		test "$said" -eq 1
 	expect "beam_${l}_chain" "$F" "spin -> outer -> middle -> leaf at line $leaf_line (or its head, $head_line), from the first frame" \
 		"^[^;]*;$m:spin/1 \($f:[0-9]+\);$m:outer/1 \($f:[0-9]+\);$m:middle/1 \($f:[0-9]+\);$m:leaf/3 \($f:($head_line|$leaf_line)\)$leaf" \
 		";$m:leaf/3 " 40
-	pid=$(sed -nE "s/^ebprof: beam: pid ([0-9]+) runs Erlang\/OTP ${l%fp}, JIT frames $fp frame pointers.*/\1/p" \
-		"$OUT.stderr" | head -1)
 	[ -n "$pid" ] || continue
 	threads='[0-9]+_scheduler'
 	[ "${l%fp}" -ge 27 ] && threads='erts_sched_[0-9]+'
@@ -165,6 +189,15 @@ c="chain_[0-9a-z]+"
 expect beam_reload "$F" "hot_loop -> work, the module reloaded meanwhile" \
 	"^[^;]*;$c:hot_loop/1 \($c\.erl:[0-9]+\);${c}_hot:work/1 \(${c}_hot\.erl:$hot_line\)$leaf|^[^;]*;$c:hot_loop/1 \($c\.erl:[0-9]+\);${c}_hot:work/1 \(${c}_hot\.erl:$hot_head\)$leaf" \
 	";${c}_hot:work/1 |;$c:hot_loop/1 [^;]*;\[beam: unknown code\]" 20
+ex_leaf=$(grep -n '# LEAF$' "$WL/chain_ex.ex" | cut -d: -f1)
+ex_leaf=$((ex_leaf + 1))
+for l in "${ex_present[@]}"; do
+	m="'Elixir\\.ChainEx$l'"
+	f="chain_ex_$l\\.ex"
+	expect "beam_ex_$l" "$F" "spin -> outer -> middle -> leaf of the Elixir module at line $ex_leaf" \
+		"^[^;]*;$m:spin/1 \($f:[0-9]+\);$m:outer/1 \($f:[0-9]+\);$m:middle/1 \($f:[0-9]+\);$m:leaf/3 \($f:($ex_leaf|$((ex_leaf - 2)))\)$leaf" \
+		";$m:leaf/3 " 40
+done
 said=$(grep -cE "^ebprof: beam: .*bullseye.* is Erlang/OTP 23 without the JIT" "$OUT.stderr")
 if [ -x "$OTP23" ]; then
 	check beam_23_said "ebprof said OTP 23's interpreter $said times, want 1" test "$said" -eq 1
