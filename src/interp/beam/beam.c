@@ -384,8 +384,8 @@ static void describe_bifs(struct beam *b, const struct beam_file *f, struct beam
 			p->pid, why);
 	else
 		pr_info("beam: pid %u: the Erlang callers of BIFs and NIFs walked, from the "
-			"stacks its %u schedulers save",
-			p->pid, p->nregs);
+			"stacks its %u scheduler%s save%s",
+			p->pid, p->nregs, p->nregs == 1 ? "" : "s", p->nregs == 1 ? "s" : "");
 }
 
 static int beam_describe(void *priv, uint32_t pid, const struct proc_mapping *maps, uint32_t n,
