@@ -282,6 +282,8 @@ static void find_bif_code(const struct beam_process *p, struct beam_proc *bp)
 	for (uint32_t m = 0; m < p->nmods; m++) {
 		const struct beam_module *mod = &p->mods[m];
 
+		if (!mod->name || strcmp(mod->name, "global"))
+			continue; /* the VM's shared code is its module "global" */
 		for (uint32_t i = 0; i < mod->nfns && bp->nbif < BEAM_MAX_BIF; i++) {
 			const char *name = (const char *)mod->rec + mod->fns[i].name;
 
