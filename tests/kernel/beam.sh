@@ -11,7 +11,8 @@
 # thread has: N_scheduler on OTP 25, erts_sched_N on 27) the same of its leaf's samples;
 # >= 90 % of the samples inside erlang:term_to_binary/1 (a BIF) carry encode_loop ->
 # encode above it, and where the root has crypto, of those inside crypto:hash/2's NIF
-# that reach the JIT's call_nif_shared hash_loop -> hash -> crypto's frames (the callers
+# that reach the JIT's call_nif_shared hash_loop -> hash -> crypto's frames, and of those
+# inside the garbage collector an Erlang caller (the callers
 # of C code, from the stack pointer the JIT saved; MD5, as bookworm's libcrypto computes
 # SHA-2 in code whose CFI the native walker cannot follow). Over the four VMs: >= 90 % of the samples in a module another process loads
 # again every 200 ms carry its name. OTP 23 (bullseye) has no JIT: said once, native
@@ -174,6 +175,11 @@ for spec in "${present[@]}"; do
 	expect "beam_${l}_bif" "$F" "encode_loop -> encode above term_to_binary" \
 		"^beam\.smp-$pid;$m:encode_loop/1 \($f:[0-9]+\);$m:encode/1 \($f:$encode_line\);global::call_light_bif_shared;term_to_binary_1$leaf" \
 		"^beam\.smp-$pid;(.*;)?term_to_binary_1(;| )" 20
+	# And the collector's, of whichever process it runs for (the VM's own ones too): an
+	# Erlang frame with its line first, the stack from the process's first frame.
+	expect "beam_${l}_gc" "$F" "Erlang callers above the garbage collector" \
+		"^beam\.smp-$pid;[^;[]+/[0-9]+ \([^;]*:[0-9]+\);(.*;)?global::garbage_collect;" \
+		"^beam\.smp-$pid;(.*;)?global::garbage_collect;" 10
 	if [ -f "$root/usr/lib/erlang/lib/crypto-"*/ebin/crypto.beam ]; then
 		expect "beam_${l}_nif" "$F" "hash_loop -> hash -> crypto above crypto:hash's NIF" \
 			"^beam\.smp-$pid;$m:hash_loop/1 \($f:[0-9]+\);$m:hash/1 \($f:$hash_line\);(crypto:[^;]*;)*global::call_nif_shared;(.*;)?[^;]*crypto\.so" \
