@@ -297,15 +297,42 @@ static void find_bif_code(const struct beam_process *p, struct beam_proc *bp)
 	}
 }
 
+/* Why the schedulers' data did not pass the check: a scheduler not started yet fails it
+ * too, so the first descriptions wait before the layout is taken for one not known. */
+static const char *layout_failed(struct beam_process *p)
+{
+	return ++p->sched_tries < SCHED_TRIES
+		   ? NOT_STARTED
+		   : "its scheduler data is not laid out as OTP 25 to 27's";
+}
+
+/* The size of the n elements of the schedulers' array at arr (n > 1), measured in as
+ * much of its first SCHED_READ bytes as can be read; 0 when none fits. */
+static uint32_t sched_stride(uint32_t pid, uint64_t arr, uint32_t n)
+{
+	uint8_t *buf = malloc(SCHED_READ);
+	uint32_t stride = 0;
+
+	if (!buf)
+		return 0;
+	/* The array may end near the end of its mapping: less is read then. */
+	for (size_t len = SCHED_READ; len >= 4096; len /= 2)
+		if (!runtime_mem__read(pid, arr, buf, len)) {
+			stride = beam_debug__sched_stride(buf, len, n);
+			break;
+		}
+	free(buf);
+	return stride;
+}
+
 /* The normal schedulers' registers blocks into p->regs and beam_scheds, each with where
  * its current process is; once, when they are all known. Returns why not, or NULL. */
 static const char *describe_scheds(struct beam *b, const struct beam_file *f,
 				   struct beam_process *p, uint64_t bias)
 {
 	uint64_t arr = 0, n = 0, esd[BEAM_ESD_DIRTY_NO / 8 + 1];
-	uint32_t stride = 0;
-	uint8_t *buf;
 	const char *why = NULL;
+	uint32_t stride = 0;
 
 	if (p->nregs)
 		return NULL;
@@ -314,38 +341,24 @@ static const char *describe_scheds(struct beam *b, const struct beam_file *f,
 		return NOT_STARTED;
 	if (n > SCHED_MAX)
 		return "it has too many schedulers";
-	buf = malloc(SCHED_READ);
-	if (!buf)
-		return "out of memory";
-	if (n > 1 && !runtime_mem__read(p->pid, arr, buf, SCHED_READ))
-		stride = beam_debug__sched_stride(buf, SCHED_READ, (uint32_t)n);
-	free(buf);
-	/* A scheduler not started yet fails the check too: the first descriptions wait. */
-	if (n > 1 && !stride)
-		return ++p->sched_tries < SCHED_TRIES ? NOT_STARTED
-						      : "its scheduler data is "
-							"not laid out as OTP "
-							"25 to 27's";
+	if (n > 1 && !(stride = sched_stride(p->pid, arr, (uint32_t)n)))
+		return layout_failed(p);
 	p->regs = calloc(n, sizeof(*p->regs));
 	if (!p->regs)
 		return "out of memory";
 	for (uint64_t i = 0; i < n && !why; i++) {
-		uint64_t at = arr + i * stride;
-
-		if (runtime_mem__read(p->pid, at, esd, sizeof(esd)))
+		if (runtime_mem__read(p->pid, arr + i * stride, esd, sizeof(esd)))
 			why = NOT_STARTED;
 		else if (!beam_debug__sched_ok((const uint8_t *)esd, sizeof(esd), i + 1))
-			why = ++p->sched_tries < SCHED_TRIES ? NOT_STARTED
-							     : "its scheduler data is not laid "
-							       "out as OTP 25 to 27's";
+			why = layout_failed(p);
 		else
 			p->regs[p->nregs++] = esd[BEAM_ESD_REGISTERS / 8];
 	}
-	for (uint32_t i = 0; i < p->nregs; i++) {
+	for (uint32_t i = 0; i < p->nregs && !why; i++) {
 		struct beam_sched_key k = {.pid = p->pid, .regs = p->regs[i]};
 		uint64_t cur = arr + i * stride + BEAM_ESD_CURRENT;
 
-		if (!why && bpf_map_update_elem(b->scheds_fd, &k, &cur, BPF_ANY))
+		if (bpf_map_update_elem(b->scheds_fd, &k, &cur, BPF_ANY))
 			why = "the scheduler map is full";
 	}
 	if (why)
