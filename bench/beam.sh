@@ -4,7 +4,9 @@
 # every program of a CPU sample's chain, with the BEAM walker and without it
 # (EBPROF_RUNTIMES=none: the native walker alone); (2) the BPF cost of one sample of a
 # BEAM process whose stack is DEPTH Erlang frames deep (bench/beam/deep.erl, run in a
-# runtime root's OTP 25 by bench/beam/run.sh), with and without the BEAM walker, each with
+# runtime root's OTP 25 by bench/beam/run.sh; DEPTH "50bif": the same, spinning in
+# erlang:term_to_binary/1, whose callers the walker finds from the stack pointer the JIT
+# saved), with and without the BEAM walker, each with
 # bpf_loop and unrolled as on kernels before 5.17 (EBPROF_KERNEL_LACKS=bpf_loop), all in
 # one run (bench/walker_lib.sh). Run as root:
 #   sudo bench/beam.sh                        # about 5 minutes
@@ -13,9 +15,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NAME=beam
 SECS=${BEAMBENCH_SECONDS:-8}     # each recording of part 2
 REPEAT=${BEAMBENCH_REPEAT:-3}    # repeats (medians)
-DEPTHS=${BEAMBENCH_DEPTHS:-1 50} # Erlang frames of deep.erl's stack
+DEPTHS=${BEAMBENCH_DEPTHS:-1 50 50bif} # Erlang frames of deep.erl's stack
 WARM=2                           # tables built, the process described
-NAMED_RE='deep:spin/2 \(deep\.erl'
+NAMED_RE='deep:spin/3 \(deep\.erl'
 DEPTH_LABEL="Erlang depth"
 . "$ROOT/bench/walker_lib.sh"
 

@@ -2,8 +2,8 @@
 /* libFuzzer harness for what ebprof decodes out of an Erlang VM, which it cannot trust:
  * the GDB JIT records that name its code (a module's functions, their ranges, names and
  * lines; the emulator's record), then lookups of addresses in and around the module; and
- * the walker's word test over a stack of words (compiled as host C). The first byte
- * picks. */
+ * the walker's word test over a stack of words (compiled as host C); and the element
+ * size of the schedulers' array read from the VM. The first byte picks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,13 +54,28 @@ static void scan(const uint8_t *data, size_t size)
 	}
 }
 
+/* [n][array]: the size found is one whose elements in the bytes say their numbers. */
+static void schedulers(const uint8_t *data, size_t size)
+{
+	uint32_t n, stride;
+
+	if (size < 1)
+		return;
+	n = data[0] % 8;
+	stride = beam_debug__sched_stride(data + 1, size - 1, n);
+	if (stride && (stride % BEAM_ESD_ALIGN || stride >= size - 1 ||
+		       !beam_debug__sched_ok(data + 1, size - 1, 1) ||
+		       !beam_debug__sched_ok(data + 1 + stride, size - 1 - stride, 2)))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct beam_debug_emulator emu;
 
 	if (size < 1)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		module(data + 1, size - 1);
 		break;
@@ -68,8 +83,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		beam_debug__emulator(data + 1, size - 1, &emu);
 		beam_debug__kind(data + 1, size - 1);
 		break;
-	default:
+	case 2:
 		scan(data + 1, size - 1);
+		break;
+	default:
+		schedulers(data + 1, size - 1);
 	}
 	return 0;
 }

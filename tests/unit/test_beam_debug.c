@@ -3,7 +3,9 @@
  * a module's record laid out as OTP 25 and 27 write it names each code address by its
  * function (a CodeInfo prologue by the function it precedes) and line; addresses outside
  * its functions name nothing; every cut of the record, and a line count past its end,
- * is refused (its padding past the last NUL is not needed). */
+ * is refused (its padding past the last NUL is not needed). And the schedulers' array
+ * (beam_debug__sched_stride): the size of its elements found when each says its number,
+ * none when a second size fits as well, or an element says another number. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,10 +147,51 @@ static void test_emulator(void)
 	CHECK(beam_debug__kind(rec, 7) == -1);
 }
 
+/* An array of n normal schedulers of stride bytes each, started, into a. */
+static void schedulers(uint8_t *a, size_t len, uint32_t n, size_t stride)
+{
+	memset(a, 0, len);
+	for (uint32_t i = 0; i < n && stride * i + BEAM_ESD_DIRTY_NO + 8 <= len; i++) {
+		uint64_t regs = 0x7f0000100000ull + 0x100000ull * i, no = i + 1;
+
+		memcpy(a + stride * i + BEAM_ESD_REGISTERS, &regs, 8);
+		memcpy(a + stride * i + BEAM_ESD_NO, &no, 8);
+	}
+}
+
+static void test_schedulers(void)
+{
+	static uint8_t a[1 << 16];
+	uint64_t two = 2, regs = 0x7f0000200000ull;
+
+	schedulers(a, sizeof(a), 4, 10432); /* 163 cache lines */
+	CHECK(beam_debug__sched_stride(a, sizeof(a), 4) == 10432);
+	CHECK(beam_debug__sched_ok(a + 10432, sizeof(a) - 10432, 2));
+	CHECK(!beam_debug__sched_ok(a + 10432, sizeof(a) - 10432, 3));
+	/* Elements past the bytes read are not checked; none at all is no size. */
+	CHECK(beam_debug__sched_stride(a, 20000, 4) == 10432);
+	CHECK(beam_debug__sched_stride(a, 10432, 4) == 0);
+	CHECK(beam_debug__sched_stride(a, sizeof(a), 1) == 0);
+	/* A second size that fits as well: neither is taken. */
+	schedulers(a, sizeof(a), 2, 10432);
+	memcpy(a + 12800 + BEAM_ESD_REGISTERS, &regs, 8);
+	memcpy(a + 12800 + BEAM_ESD_NO, &two, 8);
+	CHECK(beam_debug__sched_stride(a, sizeof(a), 2) == 0);
+	/* A scheduler not started (no registers block) or not normal (a dirty number). */
+	schedulers(a, sizeof(a), 3, 10432);
+	memset(a + 2 * 10432 + BEAM_ESD_REGISTERS, 0, 8);
+	CHECK(beam_debug__sched_stride(a, sizeof(a), 3) == 0);
+	schedulers(a, sizeof(a), 3, 10432);
+	a[10432 + BEAM_ESD_DIRTY_NO] = 1;
+	CHECK(beam_debug__sched_stride(a, sizeof(a), 3) == 0);
+	CHECK(!beam_debug__sched_ok(a, BEAM_ESD_DIRTY_NO + 7, 1));
+}
+
 int main(void)
 {
 	RUN_TEST(test_names);
 	RUN_TEST(test_malformed);
 	RUN_TEST(test_emulator);
+	RUN_TEST(test_schedulers);
 	HARNESS_EXIT();
 }

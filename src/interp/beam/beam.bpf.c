@@ -6,9 +6,12 @@
  * continuation pointers (beam_step.h), a word per bpf_loop() iteration (before 5.17 a
  * call of beam_word), reading a chunk of words at a time, up to
  * the process's first frame; a scan that does not reach it is dropped, the pc kept.
- * Reached from native code instead (a BIF, a NIF, the VM's C code called by JIT code),
- * the stack pointer is the scheduler's C stack: the one JIT frame is recorded and the
- * stack ends there. The scheduler's native frames below the Erlang stack are not walked. */
+ * Reached from native code instead (C code called by JIT code), the stack pointer is the
+ * scheduler's C stack: the JIT frame that called it is recorded and, when that is shared
+ * code that saved the process's Erlang stack pointer first (BIFs, NIFs, the collector:
+ * beam_in_bif), the scan starts there, at c_p->stop, found through the scheduler whose
+ * registers block the C stack started at (map beam_scheds); else the stack ends there.
+ * The scheduler's native frames below the Erlang stack are not walked. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "chain.bpf.h"
@@ -20,6 +23,14 @@ char LICENSE[] SEC("license") = "GPL";
 CHAIN_PROCS(pid_to_beam, struct beam_proc);
 
 CHAIN_COUNTERS(beam_counters, beam_count, BEAM_CTR__COUNT);
+
+/* The schedulers of the VMs described, by their registers block (beam_proc.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct beam_sched_key);
+	__type(value, __u64);
+} beam_scheds SEC(".maps");
 
 /* The chunk of the Erlang stack being scanned, per CPU: too big for the BPF stack. */
 struct {
@@ -89,6 +100,29 @@ static __always_inline int beam_cut(void *ctx, const struct chain c, struct chai
 	return chain_next(ctx, c, s, chain_deferred(&s->w));
 }
 
+/* Where the Erlang stack of the process whose C code returns to pc (the JIT's shared code
+ * that called it) starts: its c_p->stop, saved by that code before the call. The C
+ * stack of a scheduler starts at its registers block, so the stack pointer a C frame
+ * returns with names the scheduler, and the scheduler its current process. 0: not
+ * known (a scheduler not described yet: the notice asks for another look; or none
+ * running). */
+static __always_inline __u64 beam_saved_stack(const struct beam_proc *p, const struct walk_state *w)
+{
+	struct beam_sched_key k = {.pid = w->pid, .regs = w->regs.sp};
+	__u64 proc = 0, stop = 0;
+	const __u64 *cur;
+
+	cur = p->stop_off ? bpf_map_lookup_elem(&beam_scheds, &k) : NULL;
+	if (!cur) {
+		notice(RECORD_UNKNOWN_MAPPING, w->pid, w->regs.pc);
+		return 0;
+	}
+	if (read_user(&proc, sizeof(proc), *cur) || !proc ||
+	    read_user(&stop, sizeof(stop), proc + p->stop_off) || !stop || (stop & 7))
+		return 0;
+	return stop;
+}
+
 /* The walk's start, the same with bpf_loop or without: the VM's description (NULL when
  * the stack was cut, *ret what to return then) and the leaf frame recorded. */
 static __always_inline const struct beam_proc *beam_start(void *ctx, const struct chain c,
@@ -109,9 +143,22 @@ static __always_inline const struct beam_proc *beam_start(void *ctx, const struc
 	}
 	beam_count(BEAM_CTR_WALKS);
 	if (!s->w.regs.pc_exact) {
+		__u64 stop = 0;
+
 		beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_RETURN);
-		*ret = beam_cut(ctx, c, s, BEAM_CTR_FROM_NATIVE, UNW_STEP_BAD_FRAME);
-		return NULL;
+		if (!beam_in_bif(p, s->w.regs.pc)) {
+			*ret = beam_cut(ctx, c, s, BEAM_CTR_FROM_NATIVE, UNW_STEP_BAD_FRAME);
+			return NULL;
+		}
+		stop = beam_saved_stack(p, &s->w);
+		if (!stop) {
+			*ret = beam_cut(ctx, c, s, BEAM_CTR_NO_SCHED, UNW_STEP_BAD_FRAME);
+			return NULL;
+		}
+		/* The scan starts at the caller's continuation pointer. */
+		beam_count(BEAM_CTR_FROM_BIF);
+		s->w.regs.sp = stop;
+		return p;
 	}
 	beam_frame(&s->r, s->w.regs.pc, BEAM_FRAME_EXACT);
 	return p;

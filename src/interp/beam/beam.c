@@ -6,8 +6,11 @@
  * UNW_MARK_WALK and beam_normal_exit's value goes to the walker (pid_to_beam). Ingest:
  * each code address is named from the VM's own GDB JIT records (beam_debug.h), read from
  * the process once and again whenever a module is loaded or purged, as
- * "module:function/arity (file.erl:LINE)". The interpreter (OTP 23 and older, or a
- * build without the JIT) keeps its native stacks, said once. */
+ * "module:function/arity (file.erl:LINE)". For the callers of C code called from Erlang
+ * (BIFs, NIFs, the collector), the schedulers are described (map beam_scheds) and the
+ * shared code that saves the process's stack pointer before calling C is named to the
+ * walker. The interpreter (OTP 23 and older, or a build without the JIT) keeps its
+ * native stacks, said once. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -37,6 +40,24 @@
 #define RELOAD_CHECK_NS 20000000ULL /* how often the list's head is read again */
 #define JIT_PATH "/memfd:vmem"	    /* the JIT's dual-mapped code (a deleted memfd) */
 
+/* The schedulers' array (beam_debug.h): at most SCHED_MAX described per VM, its element
+ * size measured in its first SCHED_READ bytes. */
+#define SCHED_MAX 1024
+#define SCHED_READ (256u << 10)
+/* Descriptions that may find a scheduler not started yet before its data is taken for
+ * a layout ebprof does not know (the walker asks for one every 100 ms at most). */
+#define SCHED_TRIES 20
+#define NOT_STARTED "its schedulers are not started"
+/* The JIT's shared code that saves c_p->stop before it calls C (its enter_runtime with
+ * the stack updated: erts/emulator/beam/jit/x86/instr_bif.cpp and beam_asm_global.cpp),
+ * as the VM's records name it; code that calls C without (guard BIFs, the arithmetic
+ * and binary helpers) leaves a stale stop behind and is not in the list. */
+static const char *const bif_code[BEAM_MAX_BIF] = {
+    "global::call_light_bif_shared", /* BIFs called from Erlang */
+    "global::call_nif_shared",	     /* NIFs */
+    "global::garbage_collect",	     /* the collector, which reads the stack itself */
+};
+
 /* A file detect() accepted, by file id (first: runtime_state.h). */
 struct beam_file {
 	uint32_t file_id;
@@ -44,6 +65,8 @@ struct beam_file {
 	char release[8];				/* etp_otp_release: "25" */
 	bool jit;					/* the JIT's symbols are exported */
 	uint64_t descriptor, normal_exit, frame_layout; /* ELF addresses */
+	uint64_t sched_data, no_scheds;			/* ELF addresses; 0: absent */
+	bool sched_layout; /* the release is one whose offsets above are known */
 	struct elf_segment segs[MAX_SEGS];
 	size_t nsegs;
 };
@@ -57,7 +80,10 @@ struct beam_process {
 	uint64_t checked_ns;
 	struct beam_module *mods; /* sorted by base */
 	uint32_t nmods;
-	bool said;
+	uint64_t *regs; /* the schedulers' registers blocks, keys of beam_scheds */
+	uint32_t nregs;
+	uint32_t sched_tries; /* descriptions that found the schedulers' data wrong */
+	bool said, bif_said;
 };
 _Static_assert(offsetof(struct beam_file, file_id) == 0 && offsetof(struct beam_process, pid) == 0,
 	       "keyed as runtime_state.h says");
@@ -69,9 +95,23 @@ struct beam_stats {
 struct beam {
 	struct runtime_state rs; /* first: runtime_state__new makes the whole */
 	struct proc_table *procs;
+	int scheds_fd;	      /* beam_scheds */
 	struct beam_stats st; /* under rs.lock */
 };
 _Static_assert(offsetof(struct beam, rs) == 0, "runtime_state.h");
+
+/* The schedulers' entries of beam_scheds, gone with the process. */
+static void forget_scheds(struct beam *b, struct beam_process *p)
+{
+	for (uint32_t i = 0; i < p->nregs; i++) {
+		struct beam_sched_key k = {.pid = p->pid, .regs = p->regs[i]};
+
+		bpf_map_delete_elem(b->scheds_fd, &k);
+	}
+	free(p->regs);
+	p->regs = NULL;
+	p->nregs = 0;
+}
 
 static void drop_modules(struct beam_process *p)
 {
@@ -85,9 +125,12 @@ static void drop_modules(struct beam_process *p)
 
 static void free_process(struct runtime_state *rs, void *proc)
 {
+	struct beam_process *p = proc;
+
 	(void)rs;
-	drop_modules(proc);
-	free(proc);
+	drop_modules(p);
+	free(p->regs);
+	free(p);
 }
 
 static void free_file(void *file)
@@ -109,10 +152,13 @@ static const struct runtime_state_conf state = {
 static int beam_init(const struct runtime_env *env, struct bpf_object *obj, void **priv)
 {
 	int err = runtime_state__new(obj, &state, sizeof(struct beam), priv);
+	const struct bpf_map *scheds = bpf_object__find_map_by_name(obj, "beam_scheds");
 
-	if (!err)
-		((struct beam *)*priv)->procs = env->procs;
-	return err;
+	if (err)
+		return err;
+	((struct beam *)*priv)->procs = env->procs;
+	((struct beam *)*priv)->scheds_fd = scheds ? bpf_map__fd(scheds) : -1;
+	return 0;
 }
 
 /* ---- detection ---- */
@@ -159,6 +205,11 @@ static bool beam_detect(void *priv, const struct runtime_file *rf)
 	f->descriptor = address(rf->elf, "__jit_debug_descriptor");
 	f->normal_exit = address(rf->elf, "beam_normal_exit");
 	f->frame_layout = address(rf->elf, "erts_frame_layout");
+	f->sched_data = address(rf->elf, "erts_aligned_scheduler_data");
+	f->no_scheds = address(rf->elf, "erts_no_schedulers");
+	/* The releases whose layouts beam_debug.h holds. */
+	f->sched_layout =
+	    !strcmp(f->release, "25") || !strcmp(f->release, "26") || !strcmp(f->release, "27");
 	f->jit = f->descriptor && f->normal_exit;
 	if (!f->jit) {
 		/* The interpreter keeps its registers in process_main's locals: nothing to
@@ -221,6 +272,137 @@ static void claim_jit(struct beam *b, const struct proc_mapping *maps, uint32_t 
 	pthread_mutex_unlock(&b->procs->lock);
 }
 
+/* ---- the callers of C code ---- */
+
+static void refresh(struct beam *b, struct beam_process *p, bool force);
+
+/* The ranges of the shared code in bif_code, from the VM's records, into bp. */
+static void find_bif_code(const struct beam_process *p, struct beam_proc *bp)
+{
+	for (uint32_t m = 0; m < p->nmods; m++) {
+		const struct beam_module *mod = &p->mods[m];
+
+		if (!mod->name || strcmp(mod->name, "global"))
+			continue; /* the VM's shared code is its module "global" */
+		for (uint32_t i = 0; i < mod->nfns && bp->nbif < BEAM_MAX_BIF; i++) {
+			const char *name = (const char *)mod->rec + mod->fns[i].name;
+
+			for (size_t k = 0; k < BEAM_MAX_BIF; k++) {
+				if (strcmp(name, bif_code[k]))
+					continue;
+				bp->bif[bp->nbif].low = mod->base + mod->fns[i].start;
+				bp->bif[bp->nbif++].high = mod->base + mod->fns[i].end;
+			}
+		}
+	}
+}
+
+/* Why the schedulers' data did not pass the check: a scheduler not started yet fails it
+ * too, so the first descriptions wait before the layout is taken for one not known. */
+static const char *layout_failed(struct beam_process *p)
+{
+	return ++p->sched_tries < SCHED_TRIES
+		   ? NOT_STARTED
+		   : "its scheduler data is not laid out as OTP 25 to 27's";
+}
+
+/* The size of the n elements of the schedulers' array at arr (n > 1), measured in as
+ * much of its first SCHED_READ bytes as can be read; 0 when none fits. */
+static uint32_t sched_stride(uint32_t pid, uint64_t arr, uint32_t n)
+{
+	uint8_t *buf = malloc(SCHED_READ);
+	uint32_t stride = 0;
+
+	if (!buf)
+		return 0;
+	/* The array may end near the end of its mapping: less is read then. */
+	for (size_t len = SCHED_READ; len >= 4096; len /= 2)
+		if (!runtime_mem__read(pid, arr, buf, len)) {
+			stride = beam_debug__sched_stride(buf, len, n);
+			break;
+		}
+	free(buf);
+	return stride;
+}
+
+/* The normal schedulers' registers blocks into p->regs and beam_scheds, each with where
+ * its current process is; once, when they are all known. Returns why not, or NULL. */
+static const char *describe_scheds(struct beam *b, const struct beam_file *f,
+				   struct beam_process *p, uint64_t bias)
+{
+	uint64_t arr = 0, n = 0, esd[BEAM_ESD_DIRTY_NO / 8 + 1];
+	const char *why = NULL;
+	uint32_t stride = 0;
+
+	if (p->nregs)
+		return NULL;
+	if (runtime_mem__read(p->pid, f->sched_data + bias, &arr, sizeof(arr)) ||
+	    runtime_mem__read(p->pid, f->no_scheds + bias, &n, sizeof(n)) || !arr || !n)
+		return NOT_STARTED;
+	if (n > SCHED_MAX)
+		return "it has too many schedulers";
+	if (n > 1 && !(stride = sched_stride(p->pid, arr, (uint32_t)n)))
+		return layout_failed(p);
+	p->regs = calloc(n, sizeof(*p->regs));
+	if (!p->regs)
+		return "out of memory";
+	for (uint64_t i = 0; i < n && !why; i++) {
+		if (runtime_mem__read(p->pid, arr + i * stride, esd, sizeof(esd)))
+			why = NOT_STARTED;
+		else if (!beam_debug__sched_ok((const uint8_t *)esd, sizeof(esd), i + 1))
+			why = layout_failed(p);
+		else
+			p->regs[p->nregs++] = esd[BEAM_ESD_REGISTERS / 8];
+	}
+	for (uint32_t i = 0; i < p->nregs && !why; i++) {
+		struct beam_sched_key k = {.pid = p->pid, .regs = p->regs[i]};
+		uint64_t cur = arr + i * stride + BEAM_ESD_CURRENT;
+
+		if (bpf_map_update_elem(b->scheds_fd, &k, &cur, BPF_ANY))
+			why = "the scheduler map is full";
+	}
+	if (why)
+		forget_scheds(b, p);
+	return why;
+}
+
+/* What the walker needs for the callers of C code called from Erlang (BIFs, NIFs, the
+ * collector): the schedulers, the shared code that calls C, the Process's stop. Said
+ * once per process when known, or known not to be. */
+static void describe_bifs(struct beam *b, const struct beam_file *f, struct beam_process *p,
+			  uint64_t bias, struct beam_proc *bp)
+{
+	const char *why = "ebprof knows the scheduler layout of OTP 25 to 27 only";
+
+	if (p->bif_said && !p->nregs)
+		return; /* said why not */
+	if (f->sched_layout && f->sched_data && f->no_scheds && b->scheds_fd >= 0) {
+		why = describe_scheds(b, f, p, bias);
+		refresh(b, p, false);
+		find_bif_code(p, bp);
+		if (!why && !bp->nbif)
+			why = "its records name none of the shared code that calls C";
+	}
+	/* Not yet: the shared code stays named, so that the walker's notice asks for the
+	 * next description when it meets it. */
+	if (why && !strcmp(why, NOT_STARTED))
+		return;
+	if (!why)
+		bp->stop_off = BEAM_PROC_STOP;
+	else
+		bp->nbif = 0;
+	if (p->bif_said)
+		return;
+	p->bif_said = true;
+	if (why)
+		pr_info("beam: pid %u: the Erlang callers of BIFs and NIFs are not walked: %s",
+			p->pid, why);
+	else
+		pr_info("beam: pid %u: the Erlang callers of BIFs and NIFs walked, from the "
+			"stacks its %u scheduler%s save%s",
+			p->pid, p->nregs, p->nregs == 1 ? "" : "s", p->nregs == 1 ? "s" : "");
+}
+
 static int beam_describe(void *priv, uint32_t pid, const struct proc_mapping *maps, uint32_t n,
 			 struct runtime_marks *marks)
 {
@@ -249,7 +431,6 @@ static int beam_describe(void *priv, uint32_t pid, const struct proc_mapping *ma
 	}
 	if (f->frame_layout)
 		runtime_mem__read(pid, f->frame_layout + bias, &layout, sizeof(layout));
-	bp.frame_layout = layout;
 	p = runtime_state__proc(&b->rs, pid);
 	if (!p) {
 		p = calloc(1, sizeof(*p));
@@ -265,6 +446,7 @@ static int beam_describe(void *priv, uint32_t pid, const struct proc_mapping *ma
 		pr_info("beam: pid %u runs Erlang/OTP %s, JIT frames %s frame pointers", pid,
 			f->release, layout ? "with" : "without");
 	}
+	describe_bifs(b, f, p, bias, &bp);
 	err = bpf_map_update_elem(b->rs.map_fd, &pid, &bp, BPF_ANY) ? -errno : 0;
 cleanup:
 	if (err && err != -ENOENT)
@@ -275,7 +457,15 @@ cleanup:
 
 static void beam_forget(void *priv, uint32_t pid)
 {
-	runtime_state__forget(&((struct beam *)priv)->rs, pid);
+	struct beam *b = priv;
+	struct beam_process *p;
+
+	pthread_mutex_lock(&b->rs.lock);
+	p = runtime_state__proc(&b->rs, pid);
+	if (p)
+		forget_scheds(b, p);
+	pthread_mutex_unlock(&b->rs.lock);
+	runtime_state__forget(&b->rs, pid);
 }
 
 /* ---- names ---- */
@@ -436,17 +626,18 @@ static void beam_print_stats(void *priv, FILE *out)
 		return;
 	counters__sum(b->rs.counters_fd, c, BEAM_CTR__COUNT);
 	fprintf(out,
-		"  beam: %llu processes; %llu walks into JIT code, cut: %llu without a "
-		"description, %llu from native code, %llu short of the bottom frame, %llu full, "
-		"%llu not its pc; %llu module records read (%llu modules, %llu malformed), "
-		"%llu frames unnamed\n",
+		"  beam: %llu processes; %llu walks into JIT code, %llu from C code's caller "
+		"by the saved stack; cut: %llu without a description, %llu from native code, "
+		"%llu from C code without its scheduler, %llu short of the bottom frame, "
+		"%llu full, %llu not its pc; %llu module records read (%llu modules, %llu "
+		"malformed), %llu frames unnamed\n",
 		(unsigned long long)s.processes, (unsigned long long)c[BEAM_CTR_WALKS],
-		(unsigned long long)c[BEAM_CTR_NO_PROC],
+		(unsigned long long)c[BEAM_CTR_FROM_BIF], (unsigned long long)c[BEAM_CTR_NO_PROC],
 		(unsigned long long)c[BEAM_CTR_FROM_NATIVE],
-		(unsigned long long)c[BEAM_CTR_NO_BOTTOM], (unsigned long long)c[BEAM_CTR_FULL],
-		(unsigned long long)c[BEAM_CTR_NO_PROGRESS], (unsigned long long)s.reads,
-		(unsigned long long)s.modules, (unsigned long long)s.bad_records,
-		(unsigned long long)s.unnamed);
+		(unsigned long long)c[BEAM_CTR_NO_SCHED], (unsigned long long)c[BEAM_CTR_NO_BOTTOM],
+		(unsigned long long)c[BEAM_CTR_FULL], (unsigned long long)c[BEAM_CTR_NO_PROGRESS],
+		(unsigned long long)s.reads, (unsigned long long)s.modules,
+		(unsigned long long)s.bad_records, (unsigned long long)s.unnamed);
 }
 
 static const void *beam_elf(size_t *size)

@@ -222,3 +222,60 @@ const char *beam_module__find(const struct beam_module *m, uint64_t addr, uint32
 	}
 	return (const char *)m->rec + m->fns[lo - 1].name;
 }
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+int beam_debug__sched_ok(const uint8_t *buf, size_t len, uint64_t no)
+{
+	uint64_t regs;
+
+	if (len < BEAM_ESD_DIRTY_NO + 8)
+		return 0;
+	regs = get64(buf + BEAM_ESD_REGISTERS);
+	return regs && !(regs % BEAM_ESD_ALIGN) && !get32(buf + BEAM_ESD_TYPE) &&
+	       get64(buf + BEAM_ESD_NO) == no && !get64(buf + BEAM_ESD_DIRTY_NO);
+}
+
+/* Whether every element of size stride that buf holds whole says its number, and buf
+ * holds one at least after the first. */
+static int stride_fits(const uint8_t *buf, size_t len, uint32_t n, size_t stride)
+{
+	uint32_t whole = 0;
+
+	for (uint32_t i = 1; i < n; i++) {
+		size_t at = stride * i;
+
+		if (at > len || len - at < BEAM_ESD_DIRTY_NO + 8)
+			break; /* the rest lies past buf */
+		if (!beam_debug__sched_ok(buf + at, len - at, i + 1))
+			return 0;
+		whole++;
+	}
+	return whole > 0;
+}
+
+uint32_t beam_debug__sched_stride(const uint8_t *buf, size_t len, uint32_t n)
+{
+	uint32_t found = 0;
+
+	if (n < 2 || !beam_debug__sched_ok(buf, len, 1))
+		return 0;
+	/* A multiple k of the true size reads element k where element 1 should be, which
+	 * says k + 1: only a coincidence could fit too, and then none is taken. */
+	for (size_t stride =
+		 BEAM_ESD_ALIGN * ((BEAM_ESD_DIRTY_NO + 8 + BEAM_ESD_ALIGN - 1) / BEAM_ESD_ALIGN);
+	     stride < len; stride += BEAM_ESD_ALIGN) {
+		if (!stride_fits(buf, len, n, stride))
+			continue;
+		if (found)
+			return 0;
+		found = (uint32_t)stride;
+	}
+	return found;
+}

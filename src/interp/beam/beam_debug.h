@@ -69,4 +69,28 @@ void beam_module__release(struct beam_module *m);
 const char *beam_module__find(const struct beam_module *m, uint64_t addr, uint32_t *line,
 			      const char **file);
 
+/* The schedulers' data (erts_aligned_scheduler_data, erts/emulator/beam/erl_process.h,
+ * the same in OTP 25, 26 and 27): an array of ErtsSchedulerData padded to cache lines,
+ * each beginning with the address of its registers block (aligned to a cache line, set
+ * when the scheduler starts) and holding, past a prefix of fixed size, current_process,
+ * its type (0: normal), no (its number, from 1) and dirty_no (0 for a normal scheduler). A Process begins with its 80-byte ErtsPTabElementCommon, then htop
+ * and stop. The element's size depends on the build: it is measured on the live VM. */
+#define BEAM_ESD_REGISTERS 0
+#define BEAM_ESD_CURRENT 168
+#define BEAM_ESD_TYPE 176
+#define BEAM_ESD_NO 184
+#define BEAM_ESD_DIRTY_NO 192
+#define BEAM_ESD_ALIGN 64
+#define BEAM_PROC_STOP 88
+
+/* The size of one element of the array of n normal schedulers whose first len bytes
+ * are buf: the one multiple of BEAM_ESD_ALIGN for which element 0 and every element
+ * after it that buf holds whole say their number (no == i + 1, dirty_no == 0), and
+ * which puts at least one element after the first in buf. Returns it; 0 when no size
+ * or more than one fits (the layout is not the one known), or n < 2 (none to measure
+ * by: element 0 alone is checked, by beam_debug__sched_ok). */
+uint32_t beam_debug__sched_stride(const uint8_t *buf, size_t len, uint32_t n);
+/* Whether the element at buf (len bytes) is normal scheduler number no, started. */
+int beam_debug__sched_ok(const uint8_t *buf, size_t len, uint64_t no);
+
 #endif

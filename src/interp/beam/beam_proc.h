@@ -16,6 +16,9 @@
  * words: 64 KiB of stack, past which a process's frames are cut (counted). */
 #define BEAM_CHUNK_WORDS 64
 #define BEAM_SCAN_WORDS 8192
+/* The JIT's shared code that calls C with the process's Erlang stack pointer saved in
+ * its Process (c_p->stop): BIFs, NIFs and the garbage collector (beam.c names them). */
+#define BEAM_MAX_BIF 3
 
 struct beam_range {
 	__u64 low, high;
@@ -24,10 +27,23 @@ struct beam_range {
 struct beam_proc {
 	struct beam_range range[BEAM_MAX_RANGES];
 	__u32 nranges;
-	__u32 frame_layout; /* erts_frame_layout: 0 return addresses only, 1 with rbp */
+	__u16 nbif;	/* the ranges in bif */
+	__u16 stop_off; /* offsetof(Process, stop); 0: the schedulers are not described */
 	/* The continuation pointer every process's stack ends with (beam_normal_exit's
 	 * value): the scan stops there, and only a scan that reached it is kept. */
 	__u64 normal_exit;
+	/* Code returned to from C whose caller saved c_p->stop (BEAM_MAX_BIF). */
+	struct beam_range bif[BEAM_MAX_BIF];
+};
+
+/* A scheduler of an Erlang VM (map beam_scheds): its registers block, which the JIT
+ * keeps at the top of the scheduler thread's C stack, where the stack pointer of C code
+ * called from Erlang starts; the value is the address of the scheduler's
+ * current_process (ErtsSchedulerData), the Process whose stop the walk reads. */
+struct beam_sched_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 regs;
 };
 
 /* What the walker could not do, per CPU (map beam_counters, printed by beam.c). */
@@ -40,6 +56,10 @@ enum beam_counter {
 				 stack, an unreadable one, or not an Erlang stack): leaf kept */
 	BEAM_CTR_FULL,	      /* the record's frames ran out: the stack is truncated */
 	BEAM_CTR_NO_PROGRESS, /* handed a pc it does not own: stack cut */
+	BEAM_CTR_FROM_BIF,    /* reached from a BIF, NIF or the collector: the Erlang stack
+				 scanned from the saved c_p->stop */
+	BEAM_CTR_NO_SCHED,    /* reached from C code called from Erlang on a scheduler not
+				 described (or between processes): cut after it */
 	BEAM_CTR__COUNT,
 };
 

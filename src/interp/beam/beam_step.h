@@ -34,6 +34,16 @@ static __always_inline int beam_in_code(const struct beam_proc *p, __u64 pc)
 	return 0;
 }
 
+/* Whether a return address from C lies in the JIT's shared code that saved the
+ * process's Erlang stack pointer before calling it. */
+static __always_inline int beam_in_bif(const struct beam_proc *p, __u64 pc)
+{
+	for (int i = 0; i < BEAM_MAX_BIF; i++)
+		if ((__u32)i < p->nbif && pc >= p->bif[i].low && pc < p->bif[i].high)
+			return 1;
+	return 0;
+}
+
 static __always_inline int beam_word_kind(const struct beam_proc *p, __u64 w)
 {
 	if (w & 3)
