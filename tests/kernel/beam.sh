@@ -204,6 +204,9 @@ for l in "${ex_present[@]}"; do
 		"^[^;]*;$m:spin/1 \($f:[0-9]+\);$m:outer/1 \($f:[0-9]+\);$m:middle/1 \($f:[0-9]+\);$m:leaf/3 \($f:($ex_leaf|$((ex_leaf - 2)))\)$leaf" \
 		";$m:leaf/3 " 40
 done
+# The recording's flame graph names the Erlang frames too (pprof's are read above).
+check beam_flamegraph "the flame graph lacks an Erlang leaf" \
+	grep -qE "chain_[0-9a-z]+:leaf/3" "$OUT/flamegraph.html"
 said=$(grep -cE "^ebprof: beam: .*bullseye.* is Erlang/OTP 23 without the JIT" "$OUT.stderr")
 if [ -x "$OTP23" ]; then
 	check beam_23_said "ebprof said OTP 23's interpreter $said times, want 1" test "$said" -eq 1
