@@ -4,6 +4,7 @@
  * touch the same libbpf object. Shared state changes (attaching, map updates) are the
  * callers' and happen only after loader__run returned success. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -583,14 +585,42 @@ static void select_run(struct loader *l, const struct bpf_object *owner, bool de
 
 /* Verifies the selected jobs on the pool; on any failure reports every one of them and
  * closes their objects. Returns 0 or the first failure's errno. */
+/* Verification is one burst of CPU (at start, and when a runtime is first met), and until
+ * it ends a runtime's stacks stay native: on a busy host, where every CPU runs the
+ * workloads, it ran at their priority and took ten times as long (a Go walker: 0.36 s
+ * alone, 5 s beside seven Go processes in the 5.10 guest). So the calling thread, and the
+ * pool's threads, which inherit its nice value, run it VERIFY_NICE_BOOST nicer than the
+ * workloads for its duration; the CPU it takes is the same. Without the right to (no
+ * CAP_SYS_NICE, RLIMIT_NICE) it runs as before. Returns the thread's nice value to go
+ * back to, or INT_MIN when unchanged. */
+#define VERIFY_NICE_BOOST 10
+static int boost_thread(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	int was;
+
+	errno = 0;
+	was = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (errno || setpriority(PRIO_PROCESS, (id_t)tid, was - VERIFY_NICE_BOOST))
+		return INT_MIN;
+	return was;
+}
+
+static void unboost_thread(int was)
+{
+	if (was != INT_MIN)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), was);
+}
+
 static int verify_run(struct loader *l, uint64_t *ns)
 {
 	uint64_t t0 = now_ns();
-	int err;
+	int err, nice_was = boost_thread();
 
 	outer_print = libbpf_set_print(capture_print);
 	run_pool(l);
 	libbpf_set_print(outer_print);
+	unboost_thread(nice_was);
 	*ns += now_ns() - t0;
 	err = first_error(l);
 	if (err) {

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -105,15 +107,22 @@ static int load_loadtest(struct loadtest_bpf **skel, struct loader **l, const st
 	return loader__run(*l);
 }
 
+/* The calling thread's nice value (verification runs nicer, then puts it back). */
+static int thread_nice(void)
+{
+	return getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+}
+
 static void test_all_programs_load(void)
 {
 	struct loader_opts o = {.jobs = 2};
-	int fds = count_fds();
+	int fds = count_fds(), nice = thread_nice();
 	struct loadtest_bpf *skel;
 	struct loader *l;
 
 	objects_track();
 	CHECK(load_loadtest(&skel, &l, &o, false) == 0);
+	CHECK(thread_nice() == nice);
 	CHECK(loader__njobs(l) == 3);
 	for (size_t i = 0; i < loader__njobs(l); i++) {
 		CHECK(loader__stat(l, i)->err == 0);
