@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* An assembly's metadata (ECMA-335 partition II) read from its file: the PE headers, the
+ * CLI header, the metadata root, its #~ tables and #Strings heap, enough to name a
+ * method by its MethodDef token: "Namespace.Type+Nested.Method/arity". The file is not
+ * trusted: every offset is checked against its size, every count bounded. */
+#ifndef EBPROF_DOTNET_PE_H
+#define EBPROF_DOTNET_PE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DN_PE_TABLES 64
+
+/* A view of one file's metadata; the bytes stay the caller's. */
+struct dn_pe {
+	const uint8_t *data;
+	size_t size;
+	const uint8_t *strings; /* the #Strings heap */
+	uint32_t nstrings;
+	const uint8_t *blobs; /* the #Blob heap */
+	uint32_t nblobs;
+	uint32_t rows[DN_PE_TABLES];
+	const uint8_t *table[DN_PE_TABLES]; /* each present table's first row */
+	uint8_t row_size[DN_PE_TABLES];
+	uint8_t str_idx, blob_idx; /* heap index sizes, 2 or 4 */
+};
+
+/* Reads the metadata of a PE file of size bytes. Returns 0, or -EINVAL when it is not a
+ * managed PE image this reader understands (a native PE, a truncated file). */
+int dn_pe__open(struct dn_pe *pe, const uint8_t *data, size_t size);
+/* The name of MethodDef rid (the token's low 24 bits) into out (cap bytes, truncated,
+ * always terminated): its type's namespace and name, the enclosing types' names
+ * (joined by '+'), the method's name and its parameter count. Returns 0, or -ENOENT
+ * (no such method, or its names unreadable). */
+int dn_pe__method_name(const struct dn_pe *pe, uint32_t rid, char *out, size_t cap);
+
+#endif
