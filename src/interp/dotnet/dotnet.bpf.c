@@ -20,10 +20,23 @@ CHAIN_PROCS(pid_to_dotnet, struct dn_proc);
 
 CHAIN_COUNTERS(dotnet_counters, dn_count, DN_CTR__COUNT);
 
+/* The window of stack words a frame's scan reads: too big for the BPF stack. */
+struct dn_window {
+	__u64 w[DN_SCAN_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dn_window);
+} dotnet_window SEC(".maps");
+
 struct dn_walk {
 	struct dn_regs regs;
 	struct chain_slot *s;
 	const struct dn_proc *p;
+	__u64 *window; /* dotnet_window's words; NULL: no scans (the walker without bpf_loop) */
 	__u32 frames;
 	__u32 stop; /* enum dn_step that ended the loop, DN_STEP_NEXT when it ran out */
 };
@@ -47,12 +60,54 @@ static __always_inline bool dn_record(struct sample_record *r, __u64 addr, __u32
 	return true;
 }
 
+struct dn_scan {
+	struct dn_walk *w;
+	__u32 words; /* in the window */
+	__u32 found;
+};
+
+/* bpf_loop() callback: word i of a frame's window, sent when it may be a frameless
+ * caller's return address. */
+static long dn_scan_cb(__u32 i, void *arg)
+{
+	struct dn_scan *sc = arg;
+	__u64 v;
+
+	if (i >= sc->words || sc->found >= DN_SCAN_MAX)
+		return 1;
+	v = sc->w->window[i & (DN_SCAN_WORDS - 1)];
+	if (!dn_in_hull(sc->w->p, v))
+		return 0;
+	if (!dn_record(&sc->w->s->r, v, DN_FRAME_SCANNED))
+		return 1;
+	sc->found++;
+	return 0;
+}
+
+/* The frameless callers of the frame at r, whose window is read whole or not at all (the
+ * stack's top may be near: then a smaller read of what the window holds). */
+static __always_inline void dn_scan(struct dn_walk *w, const struct dn_regs *r)
+{
+	struct dn_scan sc = {.w = w, .words = dn_window_words(r)};
+
+	if (!w->window || !sc.words)
+		return;
+	/* The mask keeps the second read's size a known bound for the verifier; it is
+	 * only tried when the window is smaller than the whole. */
+	if (read_user(w->window, DN_SCAN_WORDS * 8, r->sp) &&
+	    (sc.words >= DN_SCAN_WORDS ||
+	     read_user(w->window, (sc.words & (DN_SCAN_WORDS - 1)) * 8, r->sp)))
+		return;
+	bpf_loop(DN_SCAN_WORDS, dn_scan_cb, &sc, 0);
+}
+
 /* bpf_loop() callback: one frame and the frameless callers found above it. The verifier
  * checks this body once. */
 static long dn_frame_cb(__u32 i, void *arg)
 {
 	struct dn_walk *w = arg;
 	struct sample_record *r = &w->s->r;
+	struct dn_regs at = w->regs;
 	struct dn_frame f = {};
 	int step;
 
@@ -67,14 +122,8 @@ static long dn_frame_cb(__u32 i, void *arg)
 		return 1;
 	}
 	w->frames++;
-	for (__u32 k = 0; k < DN_SCAN_MAX; k++) {
-		if (k >= f.nscanned)
-			break;
-		if (!dn_record(r, f.scanned[k], DN_FRAME_SCANNED)) {
-			w->stop = DN_STEP_NEXT;
-			return 1;
-		}
-	}
+	if (step == DN_STEP_NEXT || step == DN_STEP_END)
+		dn_scan(w, &at);
 	return step != DN_STEP_NEXT;
 }
 
@@ -122,9 +171,11 @@ static __always_inline int dotnet_walk(void *ctx, const struct chain c)
 {
 	struct chain_slot *s = chain_slot(c);
 	struct dn_walk w = {.stop = DN_STEP_NEXT};
+	__u32 zero = 0;
 
 	if (!s)
 		return 0;
+	w.window = bpf_map_lookup_elem(&dotnet_window, &zero);
 	w.p = bpf_map_lookup_elem(&pid_to_dotnet, &s->w.pid);
 	if (!w.p)
 		return dn_no_proc(ctx, c, s);

@@ -74,6 +74,11 @@ struct dn_process {
 	uint32_t pid; /* first: runtime_state.h */
 	bool dac_ok;  /* the DAC table read (the runtime has started) */
 	uint64_t dac[DN_DAC_ENTRIES];
+	/* Where its DAC table is (0: libcoreclr.so has none), its library's load address and
+	 * span, its runtime's major version: the table is read again until the runtime
+	 * has filled it (a process described while it starts). */
+	uint64_t dac_table, base, span;
+	uint32_t major;
 	const struct dn_layout *layout; /* NULL: its JIT frames are not named */
 	struct dn_names *names;		/* made once the DAC table is read */
 	struct hmap pcs;		/* struct dn_pc_entry by pc */
@@ -247,24 +252,22 @@ static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 	return runtime_mem__read(*(const uint32_t *)ctx, addr, buf, len);
 }
 
-/* The process's DAC table, once the runtime has filled it. */
-static void read_dac(struct dotnet *d, struct dn_process *p, const struct dn_file *f, uint64_t bias,
-		     uint64_t span)
+/* The process's DAC table, once the runtime has filled it, and then its namer. */
+static void read_dac(struct dotnet *d, struct dn_process *p)
 {
 	int err;
 
-	if (p->dac_ok || !f->dac_table)
+	if (p->dac_ok || !p->dac_table)
 		return;
-	err = dn_dac__read(read_mem, &p->pid, f->dac_table + bias, bias, span, p->dac);
+	err = dn_dac__read(read_mem, &p->pid, p->dac_table, p->base, p->span, p->dac);
 	p->dac_ok = !err;
-	p->layout = dn_layout__for(f->version.v[0]);
+	p->layout = dn_layout__for(p->major);
 	if (!err && p->layout)
 		p->names = dn_names__new(p->pid, p->layout, p->dac[p->layout->dac_jit_manager]);
 	if (err == -EINVAL) {
 		d->st.bad_dac++;
+		p->dac_table = 0; /* not read again */
 		pr_debug("dotnet: pid %u: its DAC table is not one ebprof understands", p->pid);
-	} else if (err) {
-		d->st.no_dac++;
 	}
 }
 
@@ -358,7 +361,13 @@ static int dotnet_describe(void *priv, uint32_t pid, const struct proc_mapping *
 	p = get_process(d, pid);
 	if (!p)
 		goto cleanup;
-	read_dac(d, p, f, bias, span);
+	p->dac_table = f->dac_table ? f->dac_table + bias : 0;
+	p->base = bias;
+	p->span = span;
+	p->major = f->version.v[0];
+	read_dac(d, p);
+	if (!p->dac_ok)
+		d->st.no_dac++;
 	err = fill(d, p, maps, n, &bp, marks);
 	if (!err)
 		err = bpf_map_update_elem(d->rs.map_fd, &pid, &bp, BPF_ANY) ? -errno : 0;
@@ -388,6 +397,8 @@ static uint32_t lookup(struct dotnet *d, struct dn_process *p, uint64_t pc, uint
 
 	d->st.lookups++;
 	*start = *header = 0;
+	if (!p->names)
+		read_dac(d, p);
 	kind = p->names ? dn_names__lookup(p->names, pc, func, sizeof(func), &file, start, header)
 			: DN_NAME_NONE;
 	if (kind == DN_NAME_METHOD)
@@ -445,8 +456,9 @@ static uint32_t jit_name(struct dotnet *d, struct dn_process *p, uint64_t pc, ui
 
 	if (!e)
 		return lookup(d, p, pc, start, &(uint64_t){0});
-	if (!e->name || !still_there(p, e)) {
-		if (e->name)
+	/* Unnamed while the runtime had not started: asked again. */
+	if (!e->name || !still_there(p, e) || (e->name == d->unnamed && !p->names)) {
+		if (e->name && e->name != d->unnamed)
 			d->st.replaced++;
 		e->name = lookup(d, p, pc, &e->start, &e->header);
 	}
@@ -575,7 +587,8 @@ static void dotnet_print_stats(void *priv, FILE *out)
 		return;
 	counters__sum(d->rs.counters_fd, c, DN_CTR__COUNT);
 	fprintf(out,
-		"  dotnet: %llu processes (%llu DAC tables not read yet, %llu not understood, "
+		"  dotnet: %llu processes (%llu descriptions before the DAC table was filled, %llu "
+		"not understood, "
 		"%llu managed mappings past the ranges); %llu walks into managed code, cut: %llu "
 		"without a description, %llu unreadable, %llu impossible caller, %llu not its "
 		"pc, %llu full; %llu ready-to-run frames; %llu code addresses looked up (%llu "

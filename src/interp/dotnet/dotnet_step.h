@@ -8,13 +8,13 @@
  * code always does: the saved rbp at rbp, the return address above it), but optimized
  * code gives small methods none (sub rsp, 8; call; add rsp, 8; ret): the rbp chain then
  * skips them. Their return addresses lie between a frame's sp and its frame pointer, the
- * lowest words of the stack above the frame that called them: the step reads the first
- * DN_SCAN_WORDS words from sp and sends those that point between the lowest and highest
- * managed address as scanned frames (DN_FRAME_SCANNED), which the host keeps only when
- * a call instruction ends right before them and they name a method (one compare per
- * word: 8 ranges per word took the verifier 236 k instructions and 4.4 s, where the
- * rest of the walker takes 30 k). A sample in a prologue before `mov rbp, rsp` loses its
- * caller. */
+ * lowest words of the stack above the frame that called them (on-stack replacement
+ * leaves one too: the tier-0 frame's, under the optimized code's frame). The walker
+ * (dotnet.bpf.c) reads up to DN_SCAN_WORDS words of that window and sends those that
+ * fall between the lowest and highest managed address (dn_in_hull: one compare per
+ * word) as scanned frames (DN_FRAME_SCANNED), which the host keeps only when a call
+ * instruction ends right before them and they name a method. A sample in a prologue
+ * before `mov rbp, rsp` loses its caller. */
 #ifndef EBPROF_DOTNET_STEP_H
 #define EBPROF_DOTNET_STEP_H
 
@@ -24,9 +24,9 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-/* Words scanned above each frame's sp for frameless callers' return addresses, and how
- * many such frames one step sends at most (a power of two: it masks an index). */
-#define DN_SCAN_WORDS 16
+/* Words scanned above each frame's sp for frameless callers' return addresses (a power
+ * of two: it masks an index), and how many such frames one frame's window sends at most. */
+#define DN_SCAN_WORDS 64
 #define DN_SCAN_MAX 4
 
 struct dn_regs {
@@ -45,13 +45,11 @@ enum dn_step {
 	DN_STEP_END,	  /* the outermost frame (a zero return address) */
 };
 
-/* The frame at r: its pc, and the return addresses of frameless callers found in the
- * first words above its sp (below its frame pointer), innermost first. */
+/* The frame at r: its pc, and its flags for the record (DN_FRAME_EXACT). */
 struct dn_frame {
 	__u64 pc;
 	__u32 flags;
-	__u32 nscanned;
-	__u64 scanned[DN_SCAN_MAX];
+	__u32 pad;
 };
 
 /* Whether pc lies in one of the process's managed ranges. */
@@ -63,21 +61,20 @@ static __always_inline int dn_managed(const struct dn_proc *p, __u64 pc)
 	return 0;
 }
 
-/* Fills f->scanned from the words at [sp, fp) that may point into managed code. A window
- * that cannot be read whole (the stack's top is near) is not scanned. */
-static __always_inline void dn_scan(const struct dn_proc *p, const struct dn_regs *r,
-				    struct dn_frame *f)
+/* Whether v may be a managed code address: inside the hull of the ranges (the host
+ * checks what the walker sends on this test alone). */
+static __always_inline int dn_in_hull(const struct dn_proc *p, __u64 v)
 {
-	__u64 w[DN_SCAN_WORDS];
+	return v >= p->hull.low && v < p->hull.high;
+}
 
-	if (DN_READ_USER(w, sizeof(w), r->sp))
-		return;
-	for (int i = 0; i < DN_SCAN_WORDS; i++) {
-		if (r->sp + 8 * (__u64)i >= r->fp || f->nscanned >= DN_SCAN_MAX)
-			break;
-		if (w[i] >= p->hull.low && w[i] < p->hull.high)
-			f->scanned[f->nscanned++ & (DN_SCAN_MAX - 1)] = w[i];
-	}
+/* The words of the window above the frame at r (from sp up to its frame pointer) that
+ * a scan reads: at most DN_SCAN_WORDS. */
+static __always_inline __u32 dn_window_words(const struct dn_regs *r)
+{
+	__u64 n = r->fp > r->sp ? (r->fp - r->sp) / 8 : 0;
+
+	return n < DN_SCAN_WORDS ? (__u32)n : DN_SCAN_WORDS;
 }
 
 /* Records the frame at r in f and steps to its caller. */
@@ -91,7 +88,6 @@ static __always_inline int dn_step(const struct dn_proc *p, struct dn_regs *r, s
 	f->flags = r->pc_exact ? DN_FRAME_EXACT : 0;
 	if (!r->fp || (r->fp & 7) || r->fp < r->sp)
 		return DN_STEP_BAD;
-	dn_scan(p, r, f);
 	if (DN_READ_USER(w, sizeof(w), r->fp))
 		return DN_STEP_FAULT;
 	/* w[0]: the caller's fp, w[1]: the return address. A native caller may use rbp as
@@ -100,7 +96,7 @@ static __always_inline int dn_step(const struct dn_proc *p, struct dn_regs *r, s
 	 * hull stands for the ranges: one compare). */
 	if (!w[1])
 		return DN_STEP_END;
-	if (w[1] >= p->hull.low && w[1] < p->hull.high && w[0] <= r->fp)
+	if (dn_in_hull(p, w[1]) && w[0] <= r->fp)
 		return DN_STEP_BAD;
 	r->sp = r->fp + 16;
 	r->pc = w[1];

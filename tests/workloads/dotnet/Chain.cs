@@ -32,6 +32,7 @@ namespace Ebprof.Workload {
 		[MethodImpl(MethodImplOptions.NoInlining)]
 		static long Outer(long n) { return Middle(n) + 1; }
 
+		[MethodImpl(MethodImplOptions.NoInlining)]
 		static void ChainLoop() {
 			while (DateTime.UtcNow < end)
 				sink += Outer(200000);
@@ -94,11 +95,13 @@ namespace Ebprof.Workload {
 		[MethodImpl(MethodImplOptions.NoInlining)]
 		static long SpinB(long n) { return Leaf(n) + 3; }
 
+		[MethodImpl(MethodImplOptions.NoInlining)]
 		static void ThreadA() {
 			while (DateTime.UtcNow < end)
 				Interlocked.Add(ref sink, SpinA(100000));
 		}
 
+		[MethodImpl(MethodImplOptions.NoInlining)]
 		static void ThreadB() {
 			while (DateTime.UtcNow < end)
 				Interlocked.Add(ref sink, SpinB(100000));
