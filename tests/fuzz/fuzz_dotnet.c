@@ -123,13 +123,14 @@ static void walk(const uint8_t *data, size_t size)
 	for (int i = 0; i < 64; i++) {
 		struct dn_frame f = {0};
 		uint64_t fp = r.fp;
-		int s = dn_step(&p, &r, &f);
+		int s;
 
-		if (f.nscanned > DN_SCAN_MAX)
+		if (dn_window_words(&r) > DN_SCAN_WORDS)
 			abort();
+		s = dn_step(&p, &r, &f);
 		if (s != DN_STEP_NEXT)
 			break;
-		if (r.fp && r.pc >= p.hull.low && r.pc < p.hull.high && r.fp <= fp)
+		if (r.fp && dn_in_hull(&p, r.pc) && r.fp <= fp)
 			abort(); /* managed callers' frames grow */
 	}
 	free(m.p);
