@@ -21,10 +21,12 @@ static int step_read(void *dst, size_t size, uint64_t addr)
 }
 #include "interp/dotnet/dotnet_step.h"
 
-/* [file]: opened as an assembly, then every method named (at most 4096). */
+/* [file]: opened as an assembly, every method named (at most 4096), its ready-to-run
+ * methods read and 64 offsets looked up. */
 static void metadata(const uint8_t *data, size_t size)
 {
 	uint8_t *copy = fuzz_copy(data, size);
+	struct dn_r2r r = {0};
 	struct dn_pe pe;
 	char name[160];
 
@@ -36,6 +38,12 @@ static void metadata(const uint8_t *data, size_t size)
 			    strlen(name) >= sizeof(name))
 				abort(); /* always terminated */
 		dn_pe__method_name(&pe, 1, name, 1);
+		if (dn_r2r__open(&pe, &r) == 0) {
+			for (uint64_t off = 0; off < size; off += 1 + size / 64)
+				if (dn_r2r__method(&pe, &r, off) > pe.rows[6])
+					abort(); /* a method the metadata has */
+		}
+		dn_r2r__free(&r);
 	}
 	free(copy);
 }

@@ -8,10 +8,11 @@
 NAME=fuzz_dotnet
 out=${BUILD:-build}/fuzz/dotnet
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
-FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-8192}
+FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-16384}
 . "$(dirname "$0")/lib.sh"
 
-# Seeds: the test workload's assembly as mcs builds it (when mcs is there), a code heap
+# Seeds: the test workload's assembly as mcs builds it (when mcs is there), the installed
+# runtime's System.ComponentModel.dll (a ready-to-run image of 7 KiB), a code heap
 # laid out as .NET 8's (the JIT manager, a heap list, a nibble map, a code header, a
 # MethodDesc and its chunk, a method table, a module and its name), a version string
 # and a DAC table, and a walk of two managed frames into native code.
@@ -21,6 +22,9 @@ seed() {
 		mcs -out:"$out/Chain.exe" tests/workloads/dotnet/Chain.cs >/dev/null 2>&1; then
 		{ printf '\0'; cat "$out/Chain.exe"; } >"$out/seeds/assembly"
 	fi
+	r2r=$(ls /var/cache/ebprof/dotnet/dotnet/shared/Microsoft.NETCore.App/*/System.ComponentModel.dll \
+		2>/dev/null | head -1)
+	[ -z "$r2r" ] || { printf '\0'; cat "$r2r"; } >"$out/seeds/r2r"
 	python3 - "$out/seeds" <<'PY'
 import struct, sys
 d = sys.argv[1]

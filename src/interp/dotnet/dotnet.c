@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -20,6 +24,7 @@
 #include "elf/elf_file.h"
 #include "interp/dotnet/dotnet_meta.h"
 #include "interp/dotnet/dotnet_names.h"
+#include "interp/dotnet/dotnet_pe.h"
 #include "interp/runtime.h"
 #include "interp/runtime_state.h"
 #include "loader/counters.h"
@@ -29,11 +34,12 @@
 #include "util/log.h"
 #include "dotnet.skel.h"
 
-#define MAX_NAMES (1 << 20) /* distinct (method, module) names kept; then frames are unnamed */
-#define MAX_PCS (1 << 16)   /* code addresses named per process; then the cache starts over */
-#define MAX_IMAGES 64	    /* images remembered per process to name their frames */
-#define MAX_DATA (1 << 20)  /* bytes of libcoreclr.so's .data searched for its version */
-#define TESTED_MAJOR 8	    /* the only CoreCLR the tests run (README.md) */
+#define MAX_NAMES (1 << 20)    /* distinct (method, module) names kept; then frames are unnamed */
+#define MAX_PCS (1 << 16)      /* code addresses named per process; then the cache starts over */
+#define MAX_IMAGES 64	       /* images remembered per process to name their frames */
+#define MAX_DATA (1 << 20)     /* bytes of libcoreclr.so's .data searched for its version */
+#define TESTED_MAJOR 8	       /* the only CoreCLR the tests run (README.md) */
+#define MAX_IMAGE (512u << 20) /* an image larger than this is not opened for its names */
 
 enum dn_file_kind {
 	DN_FILE_CORECLR = 1, /* libcoreclr.so */
@@ -53,12 +59,20 @@ struct dn_file {
 	uint64_t dac_table; /* g_dacTable's ELF address; 0: none */
 	struct elf_segment segs[ELF_FILE_MAX_SEGMENTS];
 	size_t nsegs;
+	/* An image's: opened the first time one of its frames is named (tried), mapped,
+	 * its metadata and ready-to-run methods (ok). */
+	bool tried, ok;
+	void *map;
+	size_t size;
+	struct dn_pe pe;
+	struct dn_r2r r2r;
 };
 
-/* An image mapped executable in a process: its frames are named by it. */
+/* An image mapped executable in a process: its frames are named from its file. */
 struct dn_image {
-	uint64_t start, end;
-	uint32_t name; /* functab id of its frames */
+	uint64_t start, end, pgoff;
+	struct dn_file *file;
+	uint32_t name; /* functab id of its frames no method is found for */
 };
 
 /* A code address as first named: the code's start and header word (whose change says
@@ -110,6 +124,9 @@ static void free_file(void *file)
 {
 	struct dn_file *f = file;
 
+	dn_r2r__free(&f->r2r);
+	if (f->map)
+		munmap(f->map, f->size);
 	free(f->path);
 	free(f);
 }
@@ -304,6 +321,8 @@ static bool managed(struct dotnet *d, struct dn_process *p, const struct proc_ma
 		p->images[p->nimages++] = (struct dn_image){
 		    .start = m->start,
 		    .end = m->end,
+		    .pgoff = m->pgoff,
+		    .file = (struct dn_file *)f,
 		    .name = functab__intern(&d->rs.names, "[.NET ready-to-run code]", f->base)};
 	return true;
 }
@@ -482,9 +501,59 @@ static bool is_return_address(struct dotnet *d, struct dn_process *p, uint64_t r
 	return yes;
 }
 
-/* The name of a managed pc of process p: the image whose ready-to-run code holds it,
- * else its JIT code's method (*start: where that code starts, 0 when not known). A
- * return address is named by its call, the byte before. */
+/* Maps image f's file (through pid's root) and reads its metadata and ready-to-run
+ * methods, once. */
+static void open_image(struct dn_file *f, uint32_t pid)
+{
+	char path[4096 + 64];
+	struct stat st;
+	int fd;
+
+	f->tried = true;
+	if (snprintf(path, sizeof(path), "/proc/%u/root%s", pid, f->path) >= (int)sizeof(path))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_size > 0 && (uint64_t)st.st_size <= MAX_IMAGE) {
+		f->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (f->map == MAP_FAILED)
+			f->map = NULL;
+		else
+			f->size = (size_t)st.st_size;
+	}
+	close(fd);
+	f->ok = f->map && !dn_pe__open(&f->pe, f->map, f->size) && !dn_r2r__open(&f->pe, &f->r2r);
+}
+
+/* The name of ready-to-run code at pc of image im: its method's, found from the image's
+ * file, else the image's. */
+static uint32_t image_name(struct dotnet *d, struct dn_process *p, const struct dn_image *im,
+			   uint64_t pc)
+{
+	struct dn_pc_entry *e = pc_entry(p, pc);
+	struct dn_file *f = im->file;
+	char func[512];
+	uint32_t rid;
+
+	if (e && e->name)
+		return e->name;
+	d->st.frames_image++;
+	if (!f->tried)
+		open_image(f, p->pid);
+	rid = f->ok ? dn_r2r__method(&f->pe, &f->r2r, pc - im->start + im->pgoff) : 0;
+	if (rid && !dn_pe__method_name(&f->pe, rid, func, sizeof(func)))
+		d->st.methods++;
+	else
+		d->st.unnamed++;
+	if (e)
+		e->name = rid && func[0] ? functab__intern(&d->rs.names, func, f->base) : im->name;
+	return e ? e->name : im->name;
+}
+
+/* The name of a managed pc of process p: the method of the image whose ready-to-run
+ * code holds it, else its JIT code's method (*start: where that code starts, 0 when not
+ * known). A return address is named by its call, the byte before. */
 static uint32_t name_of(struct dotnet *d, struct dn_process *p, const struct user_frame *uf,
 			uint64_t *start)
 {
@@ -492,10 +561,8 @@ static uint32_t name_of(struct dotnet *d, struct dn_process *p, const struct use
 
 	*start = 0;
 	for (uint32_t i = 0; i < p->nimages; i++)
-		if (pc >= p->images[i].start && pc < p->images[i].end) {
-			d->st.frames_image++;
-			return p->images[i].name;
-		}
+		if (pc >= p->images[i].start && pc < p->images[i].end)
+			return image_name(d, p, &p->images[i], pc);
 	return jit_name(d, p, pc, start);
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/dotnet/dotnet_pe.h"
@@ -473,5 +474,221 @@ int dn_pe__method_name(const struct dn_pe *pe, uint32_t rid, char *out, size_t c
 		snprintf(n, sizeof(n), "/%d", args);
 		append(out, cap, &at, n);
 	}
+	return 0;
+}
+
+/* ---- ready-to-run ---- */
+
+#define R2R_SIGNATURE 0x00525452 /* "RTR" */
+#define R2R_RUNTIME_FUNCTIONS 102
+#define R2R_METHODDEF_ENTRYPOINTS 103
+#define R2R_BLOCK 16	    /* NativeArray's block of elements */
+#define R2R_FUNCLETS_MAX 64 /* runtime functions searched back from a funclet to its method */
+
+/* The bytes at rva, len of them inside one section of the file, or NULL. */
+static const uint8_t *rva_ptr(const struct dn_pe *pe, uint32_t rva, uint32_t len)
+{
+	uint32_t off;
+
+	if (rva_to_off(pe, rva, &off) || !inside(pe->size, off, len))
+		return NULL;
+	return pe->data + off;
+}
+
+/* The relative virtual address of file offset off, from the section whose raw data
+ * holds it. */
+static int off_to_rva(const struct dn_pe *pe, uint64_t off, uint32_t *rva)
+{
+	uint32_t pe_off = u32(pe->data + 0x3c), nsec = u16(pe->data + pe_off + 6);
+	uint32_t sec = pe_off + 24 + u16(pe->data + pe_off + 20);
+
+	for (uint32_t i = 0; i < nsec && i < 96; i++, sec += 40) {
+		uint32_t raw, rawsize;
+
+		if (!inside(pe->size, sec, 40))
+			return -EINVAL;
+		rawsize = u32(pe->data + sec + 16);
+		raw = u32(pe->data + sec + 20);
+		if (off >= raw && off - raw < rawsize) {
+			*rva = u32(pe->data + sec + 12) + (uint32_t)(off - raw);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* NativeFormat's unsigned integer at rva: 1 to 5 bytes, the low bits of the first
+ * saying how many. Returns the rva past it, or 0 when it is unreadable. */
+static uint32_t native_unsigned(const struct dn_pe *pe, uint32_t rva, uint32_t *v)
+{
+	const uint8_t *p = rva_ptr(pe, rva, 1);
+	uint32_t n;
+
+	if (!p)
+		return 0;
+	n = (p[0] & 1) == 0   ? 1
+	    : (p[0] & 2) == 0 ? 2
+	    : (p[0] & 4) == 0 ? 3
+	    : (p[0] & 8) == 0 ? 4
+			      : 5;
+	if ((p[0] & 0x1f) == 0x1f || !(p = rva_ptr(pe, rva, n)))
+		return 0;
+	switch (n) {
+	case 1:
+		*v = p[0] >> 1;
+		break;
+	case 2:
+		*v = (uint32_t)(p[0] >> 2) | (uint32_t)p[1] << 6;
+		break;
+	case 3:
+		*v = (uint32_t)(p[0] >> 3) | (uint32_t)p[1] << 5 | (uint32_t)p[2] << 13;
+		break;
+	case 4:
+		*v = (uint32_t)(p[0] >> 4) | (uint32_t)p[1] << 4 | (uint32_t)p[2] << 12 |
+		     (uint32_t)p[3] << 20;
+		break;
+	default:
+		*v = u32(p + 1);
+	}
+	return rva + n;
+}
+
+struct native_array {
+	uint32_t base; /* rva of the block index */
+	uint32_t n;
+	uint8_t index_size; /* 1, 2 or 4 */
+};
+
+static int native_array(const struct dn_pe *pe, uint32_t rva, struct native_array *a)
+{
+	uint32_t v, at = native_unsigned(pe, rva, &v);
+
+	if (!at || (v & 3) == 3)
+		return -EINVAL;
+	a->base = at;
+	a->n = v >> 2;
+	a->index_size = (uint8_t)(1u << (v & 3));
+	return 0;
+}
+
+/* Element i of a NativeArray: the rva of its value, or 0 when it has none. The array is
+ * a tree per block of R2R_BLOCK elements: each node says whether a subtree is on its
+ * left (bit 0) or its right (bit 1, and how far), or is a leaf of one element. */
+static uint32_t native_array_at(const struct dn_pe *pe, const struct native_array *a, uint32_t i)
+{
+	const uint8_t *p = rva_ptr(pe, a->base + (i / R2R_BLOCK) * a->index_size, a->index_size);
+	uint32_t at, v, next;
+
+	if (i >= a->n || !p)
+		return 0;
+	at = a->index_size == 1 ? p[0] : a->index_size == 2 ? u16(p) : u32(p);
+	at += a->base;
+	for (uint32_t bit = R2R_BLOCK >> 1; bit; bit >>= 1) {
+		next = native_unsigned(pe, at, &v);
+		if (!next)
+			return 0;
+		if ((i & bit) && (v & 2)) {
+			at += v >> 2;
+			continue;
+		}
+		if (!(i & bit) && (v & 1)) {
+			at = next;
+			continue;
+		}
+		if ((v & 3) == 0 && (v >> 2) == (i & (R2R_BLOCK - 1)))
+			return next;
+		return 0;
+	}
+	return at;
+}
+
+/* The runtime function index of method rid's entry point, or -1. */
+static int64_t entry_of(const struct dn_pe *pe, const struct native_array *a, uint32_t rid)
+{
+	uint32_t at = native_array_at(pe, a, rid - 1), id;
+
+	if (!at || !native_unsigned(pe, at, &id))
+		return -1;
+	/* The low bit says fixups follow; with them the index is two bits up. */
+	return id & 1 ? id >> 2 : id >> 1;
+}
+
+/* The rva and size of ready-to-run section type, or -ENOENT. */
+static int r2r_section(const struct dn_pe *pe, uint32_t type, uint32_t *rva, uint32_t *size)
+{
+	uint32_t pe_off = u32(pe->data + 0x3c), opt = pe_off + 24, dirs, cli, n;
+	const uint8_t *h, *c;
+
+	dirs = opt + (u16(pe->data + opt) == 0x20b ? 112 : 96);
+	if (rva_to_off(pe, u32(pe->data + dirs + 14 * 8), &cli) || !inside(pe->size, cli, 72))
+		return -ENOENT;
+	c = pe->data + cli;
+	h = u32(c + 64) ? rva_ptr(pe, u32(c + 64), 16) : NULL;
+	if (!h || u32(h) != R2R_SIGNATURE)
+		return -ENOENT;
+	n = u32(h + 12);
+	h = rva_ptr(pe, u32(c + 64), 16 + 12 * (n < 256 ? n : 256));
+	for (uint32_t i = 0; h && i < n && i < 256; i++) {
+		if (u32(h + 16 + 12 * i) == type) {
+			*rva = u32(h + 20 + 12 * i);
+			*size = u32(h + 24 + 12 * i);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int dn_r2r__open(const struct dn_pe *pe, struct dn_r2r *r)
+{
+	uint32_t rva, size, eps, eps_size;
+	struct native_array a;
+
+	memset(r, 0, sizeof(*r));
+	if (r2r_section(pe, R2R_RUNTIME_FUNCTIONS, &rva, &size) ||
+	    r2r_section(pe, R2R_METHODDEF_ENTRYPOINTS, &eps, &eps_size))
+		return -ENOENT;
+	r->funcs = rva_ptr(pe, rva, size);
+	r->nfuncs = size / 12;
+	if (!r->funcs || !r->nfuncs || native_array(pe, eps, &a))
+		return -EINVAL;
+	r->rid_of = calloc(r->nfuncs, sizeof(*r->rid_of));
+	if (!r->rid_of)
+		return -ENOMEM;
+	for (uint32_t rid = 1; rid <= a.n && rid <= pe->rows[T_METHOD]; rid++) {
+		int64_t f = entry_of(pe, &a, rid);
+
+		if (f >= 0 && f < r->nfuncs)
+			r->rid_of[f] = rid;
+	}
+	return 0;
+}
+
+void dn_r2r__free(struct dn_r2r *r)
+{
+	free(r->rid_of);
+	memset(r, 0, sizeof(*r));
+}
+
+uint32_t dn_r2r__method(const struct dn_pe *pe, const struct dn_r2r *r, uint64_t off)
+{
+	uint32_t rva, lo = 0, hi = r->nfuncs;
+
+	if (!r->rid_of || off_to_rva(pe, off, &rva))
+		return 0;
+	/* The last runtime function starting at or before rva. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (u32(r->funcs + 12 * (size_t)mid) <= rva)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || rva >= u32(r->funcs + 12 * (size_t)(lo - 1) + 4))
+		return 0;
+	/* A funclet's runtime function follows its method's. */
+	for (uint32_t k = lo, n = 0; k-- > 0 && n < R2R_FUNCLETS_MAX; n++)
+		if (r->rid_of[k])
+			return r->rid_of[k];
 	return 0;
 }

@@ -34,4 +34,22 @@ int dn_pe__open(struct dn_pe *pe, const uint8_t *data, size_t size);
  * (no such method, or its names unreadable). */
 int dn_pe__method_name(const struct dn_pe *pe, uint32_t rid, char *out, size_t cap);
 
+/* A ready-to-run image's compiled methods (its READYTORUN_HEADER, found through the CLI
+ * header's ManagedNativeHeader): the runtime functions (code ranges, sorted) and, for each
+ * one that starts a method, the method's MethodDef rid. */
+struct dn_r2r {
+	const uint8_t *funcs; /* RUNTIME_FUNCTION entries: begin, end, unwind (RVAs) */
+	uint32_t nfuncs;
+	uint32_t *rid_of; /* per runtime function: the method it starts, or 0 */
+};
+
+/* Reads pe's ready-to-run sections into r. Returns 0; -ENOENT (not a ready-to-run image),
+ * -EINVAL (its sections are not what this reader understands), -ENOMEM. */
+int dn_r2r__open(const struct dn_pe *pe, struct dn_r2r *r);
+void dn_r2r__free(struct dn_r2r *r);
+/* The MethodDef rid of the method whose compiled code holds file offset off (its body
+ * or a funclet after it), or 0: not compiled code, or a generic instantiation's (those
+ * are in another table, not read). */
+uint32_t dn_r2r__method(const struct dn_pe *pe, const struct dn_r2r *r, uint64_t off);
+
 #endif
