@@ -13,10 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -506,23 +503,11 @@ static bool is_return_address(struct dotnet *d, struct dn_process *p, uint64_t r
 static void open_image(struct dn_file *f, uint32_t pid)
 {
 	char path[4096 + 64];
-	struct stat st;
-	int fd;
 
 	f->tried = true;
 	if (snprintf(path, sizeof(path), "/proc/%u/root%s", pid, f->path) >= (int)sizeof(path))
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (!fstat(fd, &st) && st.st_size > 0 && (uint64_t)st.st_size <= MAX_IMAGE) {
-		f->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (f->map == MAP_FAILED)
-			f->map = NULL;
-		else
-			f->size = (size_t)st.st_size;
-	}
-	close(fd);
+	f->map = dn_pe__map(path, MAX_IMAGE, &f->size);
 	f->ok = f->map && !dn_pe__open(&f->pe, f->map, f->size) && !dn_r2r__open(&f->pe, &f->r2r);
 }
 

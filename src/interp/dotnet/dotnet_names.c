@@ -2,13 +2,10 @@
 /* Managed pcs named from a CoreCLR process's code heaps and its modules' metadata
  * (dotnet_names.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "interp/dotnet/dotnet_names.h"
 #include "interp/dotnet/dotnet_pe.h"
@@ -108,19 +105,7 @@ static int find_file(uint32_t pid, const char *name, char *path, size_t cap)
 /* Maps module file path and reads its metadata into m. */
 static void open_module(struct dn_module *m, const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	if (!fstat(fd, &st) && st.st_size > 0 && (uint64_t)st.st_size <= MAX_FILE) {
-		m->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m->map == MAP_FAILED)
-			m->map = NULL;
-		else
-			m->size = (size_t)st.st_size;
-	}
-	close(fd);
+	m->map = dn_pe__map(path, MAX_FILE, &m->size);
 	m->ok = m->map && !dn_pe__open(&m->pe, m->map, m->size);
 }
 

@@ -2,10 +2,14 @@
 /* ECMA-335 metadata from an assembly's file (dotnet_pe.h): the tables' row sizes follow
  * partition II, 22 (each table's columns) and 24.2.6 (index sizes by row counts). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "interp/dotnet/dotnet_pe.h"
 
@@ -311,6 +315,25 @@ static int read_streams(struct dn_pe *pe, const uint8_t *root, uint32_t len)
 	if (!tabs || !pe->strings)
 		return -EINVAL;
 	return read_tables(pe, tabs, tabs_len);
+}
+
+void *dn_pe__map(const char *path, size_t max, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *map = NULL;
+	struct stat st;
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && st.st_size > 0 && (uint64_t)st.st_size <= max) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED)
+			map = NULL;
+		else
+			*size = (size_t)st.st_size;
+	}
+	close(fd);
+	return map;
 }
 
 int dn_pe__open(struct dn_pe *pe, const uint8_t *data, size_t size)

@@ -25,6 +25,10 @@ struct dn_pe {
 	uint8_t str_idx, blob_idx; /* heap index sizes, 2 or 4 */
 };
 
+/* Maps the file at path read-only, whole, when it is at most max bytes: the mapping
+ * (*size bytes, the caller munmaps it), or NULL. */
+void *dn_pe__map(const char *path, size_t max, size_t *size);
+
 /* Reads the metadata of a PE file of size bytes. Returns 0, or -EINVAL when it is not a
  * managed PE image this reader understands (a native PE, a truncated file). */
 int dn_pe__open(struct dn_pe *pe, const uint8_t *data, size_t size);
