@@ -9,8 +9,9 @@
 # samples reaching its leaf carry the whole chain from the process's first frame (main,
 # or start_thread). The runtime is said once with its version; a runtime whose folder says
 # another major version (a hard-linked copy named 9.0.0) is said once to be untested, its
-# frames walked all the same. pprof keeps the chain apart, frame by frame; `ebprof agent`
-# sends the chain as OTLP frames of type dotnet. No runtime or no mcs: a SKIP.
+# frames walked all the same. The tier-0 chain again with the walker of kernels without
+# bpf_loop. pprof keeps the chain apart, frame by frame; `ebprof agent` sends the chain as
+# OTLP frames of type dotnet. No runtime or no mcs: a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/dotnet
@@ -91,6 +92,22 @@ if [ -n "$NET9" ]; then
 	n=$(grep -cE "coreclr_execute_assembly;([^;]*;)*\[\.NET JIT code\];\[\.NET JIT code\];\[\.NET JIT code\]" "$(batch_stacks net9)")
 	check dotnet_untested_walked "no stack of the .NET 9.0.0 process walked through 3 JIT frames" \
 		test "$n" -gt 0
+fi
+
+# The walker of kernels without bpf_loop (before 5.17), which scans no stack window: the
+# chain of tier-0 code, where every method has its rbp frame.
+if case_selected dotnet_unrolled; then
+	OUT=$TMP/unrolled
+	EBPROF_KERNEL_LACKS=bpf_loop "$EBPROF" record -F 199 -o "$OUT" -- env DOTNET_TC_CallCounting=0 \
+		DOTNET_TC_OnStackReplacement=0 "$NET/dotnet" "$TMP/Chain.exe" chain "$(secs 5)" \
+		>"$OUT.stdout" 2>"$OUT.stderr"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail dotnet_unrolled "record failed, $(how_ended "$rc" "$OUT.stderr")"
+	else
+		expect dotnet_unrolled "$OUT/stacks.folded" "the tier-0 chain, walked without bpf_loop" \
+			"$chain" ";$C\.Leaf/1 " 100
+	fi
 fi
 
 # pprof: the chain's frames are functions of their own, innermost first in a trace.
