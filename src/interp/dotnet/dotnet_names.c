@@ -31,7 +31,7 @@ struct dn_names {
 	int nheaps;
 	struct dn_heap heaps[DN_MAX_HEAPS];
 	uint32_t nmodules;
-	struct dn_module modules[MAX_MODULES];
+	struct dn_module *modules[MAX_MODULES]; /* made as the process's frames need them */
 };
 
 struct dn_names *dn_names__new(uint32_t pid, const struct dn_layout *l, uint64_t jm_addr)
@@ -50,9 +50,11 @@ void dn_names__free(struct dn_names *n)
 {
 	if (!n)
 		return;
-	for (uint32_t i = 0; i < n->nmodules; i++)
-		if (n->modules[i].map)
-			munmap(n->modules[i].map, n->modules[i].size);
+	for (uint32_t i = 0; i < n->nmodules; i++) {
+		if (n->modules[i]->map)
+			munmap(n->modules[i]->map, n->modules[i]->size);
+		free(n->modules[i]);
+	}
 	free(n);
 }
 
@@ -110,7 +112,7 @@ static void open_module(struct dn_module *m, const char *path)
 }
 
 /* The module at address module (named name), its file opened the first time. NULL when
- * the table is full. */
+ * the table is full (or on ENOMEM). */
 static struct dn_module *module_of(struct dn_names *n, uint64_t module, const char *name)
 {
 	char path[4096 + 64];
@@ -118,12 +120,14 @@ static struct dn_module *module_of(struct dn_names *n, uint64_t module, const ch
 	const char *base;
 
 	for (uint32_t i = 0; i < n->nmodules; i++)
-		if (n->modules[i].module == module)
-			return &n->modules[i];
+		if (n->modules[i]->module == module)
+			return n->modules[i];
 	if (n->nmodules >= MAX_MODULES)
 		return NULL;
-	m = &n->modules[n->nmodules++];
-	memset(m, 0, sizeof(*m));
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	n->modules[n->nmodules++] = m;
 	m->module = module;
 	snprintf(m->file, sizeof(m->file), "%s", name);
 	if (find_file(n->pid, name, path, sizeof(path)))
