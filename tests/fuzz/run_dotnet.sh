@@ -8,11 +8,12 @@
 NAME=fuzz_dotnet
 out=${BUILD:-build}/fuzz/dotnet
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
-FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-16384}
+FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536}
 . "$(dirname "$0")/lib.sh"
 
 # Seeds: the test workload's assembly as mcs builds it (when mcs is there), the installed
-# runtime's System.ComponentModel.dll (a ready-to-run image of 7 KiB), a code heap
+# runtime's System.ComponentModel.dll and System.Reflection.DispatchProxy.dll (ready-to-run
+# images of 7 and 54 KiB, the second with instantiations), a code heap
 # laid out as .NET 8's (the JIT manager, a heap list, a nibble map, a code header, a
 # MethodDesc and its chunk, a method table, a module and its name), a version string
 # and a DAC table, and a walk of two managed frames into native code.
@@ -22,9 +23,11 @@ seed() {
 		mcs -out:"$out/Chain.exe" tests/workloads/dotnet/Chain.cs >/dev/null 2>&1; then
 		{ printf '\0'; cat "$out/Chain.exe"; } >"$out/seeds/assembly"
 	fi
-	r2r=$(ls /var/cache/ebprof/dotnet/dotnet/shared/Microsoft.NETCore.App/*/System.ComponentModel.dll \
-		2>/dev/null | head -1)
-	[ -z "$r2r" ] || { printf '\0'; cat "$r2r"; } >"$out/seeds/r2r"
+	for f in System.ComponentModel System.Reflection.DispatchProxy; do
+		r2r=$(ls /var/cache/ebprof/dotnet/dotnet/shared/Microsoft.NETCore.App/*/$f.dll \
+			2>/dev/null | head -1)
+		[ -z "$r2r" ] || { printf '\0'; cat "$r2r"; } >"$out/seeds/$f"
+	done
 	python3 - "$out/seeds" <<'PY'
 import struct, sys
 d = sys.argv[1]

@@ -505,7 +505,11 @@ int dn_pe__method_name(const struct dn_pe *pe, uint32_t rid, char *out, size_t c
 #define R2R_SIGNATURE 0x00525452 /* "RTR" */
 #define R2R_RUNTIME_FUNCTIONS 102
 #define R2R_METHODDEF_ENTRYPOINTS 103
-#define R2R_BLOCK 16	    /* NativeArray's block of elements */
+#define R2R_INSTANCE_ENTRYPOINTS 109
+#define R2R_SIG_DEPTH 8		   /* nesting of a type signature followed */
+#define R2R_SIG_MAX 256		   /* bytes of one entry's signature read */
+#define R2R_MAX_ENTRIES (1u << 20) /* instantiations read per image */
+#define R2R_BLOCK 16		   /* NativeArray's block of elements */
 #define R2R_FUNCLETS_MAX 64 /* runtime functions searched back from a funclet to its method */
 
 /* The bytes at rva, len of them inside one section of the file, or NULL. */
@@ -636,6 +640,179 @@ static int64_t entry_of(const struct dn_pe *pe, const struct native_array *a, ui
 	return id & 1 ? id >> 2 : id >> 1;
 }
 
+/* A signature being read: bytes [at, end) of the file. */
+struct sig {
+	const uint8_t *at, *end;
+};
+
+/* ECMA-335's compressed unsigned integer (II.23.2): 1, 2 or 4 bytes. */
+static int sig_uint(struct sig *s, uint32_t *v)
+{
+	if (s->at >= s->end)
+		return -1;
+	if (!(s->at[0] & 0x80)) {
+		*v = *s->at++;
+	} else if ((s->at[0] & 0xc0) == 0x80 && s->end - s->at >= 2) {
+		*v = (uint32_t)(s->at[0] & 0x3f) << 8 | s->at[1];
+		s->at += 2;
+	} else if ((s->at[0] & 0xe0) == 0xc0 && s->end - s->at >= 4) {
+		*v = (uint32_t)(s->at[0] & 0x1f) << 24 | (uint32_t)s->at[1] << 16 |
+		     (uint32_t)s->at[2] << 8 | s->at[3];
+		s->at += 4;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* Steps over one type in a signature (II.23.2.12, and ready-to-run's canonical type);
+ * -1 for a form it does not know (a function pointer, another module's type). */
+static int sig_skip_type(struct sig *s, int depth)
+{
+	uint32_t e, n, v;
+
+	if (depth > R2R_SIG_DEPTH || sig_uint(s, &e))
+		return -1;
+	if ((e >= 0x01 && e <= 0x0e) || e == 0x16 || e == 0x18 || e == 0x19 || e == 0x1c ||
+	    e == 0x3e) /* primitives, object, __Canon */
+		return 0;
+	switch (e) {
+	case 0x0f: /* pointer */
+	case 0x10: /* by reference */
+	case 0x1d: /* vector */
+	case 0x45: /* pinned */
+		return sig_skip_type(s, depth + 1);
+	case 0x11: /* value type */
+	case 0x12: /* class */
+	case 0x13: /* a type's generic parameter */
+	case 0x1e: /* a method's */
+		return sig_uint(s, &v);
+	case 0x15: /* generic instantiation: its kind, type, arguments */
+		if (sig_uint(s, &v) || sig_uint(s, &v) || sig_uint(s, &n) || n > 64)
+			return -1;
+		for (uint32_t i = 0; i < n; i++)
+			if (sig_skip_type(s, depth + 1))
+				return -1;
+		return 0;
+	case 0x1f: /* custom modifiers */
+	case 0x20:
+		return sig_uint(s, &v) ? -1 : sig_skip_type(s, depth + 1);
+	case 0x14: /* array: type, rank, sizes, lower bounds */
+		if (sig_skip_type(s, depth + 1) || sig_uint(s, &v) || sig_uint(s, &n) || n > 32)
+			return -1;
+		for (uint32_t i = 0; i < n; i++)
+			if (sig_uint(s, &v))
+				return -1;
+		if (sig_uint(s, &n) || n > 32)
+			return -1;
+		for (uint32_t i = 0; i < n; i++)
+			if (sig_uint(s, &v))
+				return -1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The MethodDef rid an instantiation's signature names, in this image: 0 when it names
+ * a MemberRef, another module's method or a form not read. Leaves s past the method's
+ * token and instantiation (the entry point follows). */
+static uint32_t sig_method(struct sig *s)
+{
+	uint32_t flags, rid, n;
+
+	/* Flags: 0x10 a MemberRef token, 0x08 a slot, 0x80 another module's context,
+	 * 0x40 the owner type first, 0x04 the method's instantiation after the token,
+	 * 0x20 a constraint type after that. */
+	if (sig_uint(s, &flags) || (flags & 0x98))
+		return 0;
+	if ((flags & 0x40) && sig_skip_type(s, 0))
+		return 0;
+	if (sig_uint(s, &rid))
+		return 0;
+	if (flags & 0x04) {
+		if (sig_uint(s, &n) || n > 64)
+			return 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (sig_skip_type(s, 0))
+				return 0;
+	}
+	if ((flags & 0x20) && sig_skip_type(s, 0))
+		return 0;
+	return rid;
+}
+
+/* The entry at rva of the instantiations' hashtable: its method's rid and the runtime
+ * function of its entry point into r (the first code seen for a function keeps it). */
+static void instance_entry(const struct dn_pe *pe, struct dn_r2r *r, uint32_t rva)
+{
+	const uint8_t *p = rva_ptr(pe, rva, 1);
+	uint32_t off, rid, id;
+	struct sig s;
+
+	if (!p || rva_to_off(pe, rva, &off))
+		return;
+	s = (struct sig){p,
+			 pe->data + (pe->size - off < R2R_SIG_MAX ? pe->size : off + R2R_SIG_MAX)};
+	rid = sig_method(&s);
+	if (!rid || rid > pe->rows[T_METHOD] ||
+	    !native_unsigned(pe, rva + (uint32_t)(s.at - p), &id))
+		return;
+	id = id & 1 ? id >> 2 : id >> 1;
+	if (id < r->nfuncs && !r->rid_of[id])
+		r->rid_of[id] = rid;
+}
+
+/* NativeFormat's signed integer at rva (the same encoding, sign-extended). Returns the
+ * rva past it, or 0. */
+static uint32_t native_signed(const struct dn_pe *pe, uint32_t rva, int32_t *v)
+{
+	const uint8_t *p = rva_ptr(pe, rva, 1);
+	uint32_t u, bits, next = native_unsigned(pe, rva, &u);
+
+	if (!next || !p)
+		return 0;
+	bits = (next - rva) * 7;
+	if (bits >= 32)
+		*v = (int32_t)u;
+	else
+		*v = (int32_t)(u << (32 - bits)) >> (32 - bits);
+	return next;
+}
+
+/* Every entry of the instantiations' NativeHashtable at rva: a header byte (bucket count
+ * shift, index size), the buckets' offsets, then per bucket (low hash byte, relative
+ * offset of the entry) pairs. */
+static void instance_entries(const struct dn_pe *pe, struct dn_r2r *r, uint32_t rva)
+{
+	const uint8_t *h = rva_ptr(pe, rva, 1), *b;
+	uint32_t base = rva + 1, shift, size, nb, seen = 0;
+
+	if (!h || (h[0] & 3) == 3 || (shift = h[0] >> 2) > 24)
+		return;
+	size = 1u << (h[0] & 3);
+	nb = 1u << shift;
+	for (uint32_t i = 0; i < nb && seen < R2R_MAX_ENTRIES; i++) {
+		uint32_t start, end;
+
+		b = rva_ptr(pe, base + i * size, 2 * size);
+		if (!b)
+			return;
+		start = size == 1 ? b[0] : size == 2 ? u16(b) : u32(b);
+		end = size == 1 ? b[1] : size == 2 ? u16(b + 2) : u32(b + 4);
+		for (uint32_t at = base + start; at < base + end && seen < R2R_MAX_ENTRIES;
+		     seen++) {
+			int32_t delta;
+			uint32_t next = native_signed(pe, at + 1, &delta);
+
+			if (!next)
+				break;
+			instance_entry(pe, r, at + 1 + (uint32_t)delta);
+			at = next;
+		}
+	}
+}
+
 /* The rva and size of ready-to-run section type, or -ENOENT. */
 static int r2r_section(const struct dn_pe *pe, uint32_t type, uint32_t *rva, uint32_t *size)
 {
@@ -683,6 +860,9 @@ int dn_r2r__open(const struct dn_pe *pe, struct dn_r2r *r)
 		if (f >= 0 && f < r->nfuncs)
 			r->rid_of[f] = rid;
 	}
+	/* Generic methods' instantiations compiled in the image, named by their method. */
+	if (!r2r_section(pe, R2R_INSTANCE_ENTRYPOINTS, &eps, &eps_size))
+		instance_entries(pe, r, eps);
 	return 0;
 }
 
