@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # .NET (CoreCLR 8, scripts/install-dotnet.sh) from the outside: no DOTNET_PerfMapEnabled,
 # no agent. tests/workloads/dotnet/Chain.cs, compiled by mcs, runs its workloads together
-# under one recording: Outer -> Middle -> Leaf three ways (tiered compilation's way, tier-0
-# code only, fully optimized code only: frameless small methods), Array.Sort with a managed
+# under one recording: Outer -> Middle -> Leaf four ways (tiered compilation's way, tier-0
+# code only, fully optimized code only: frameless small methods; W^X off: the JIT's code in
+# anonymous memory, not the memfd's double mapping), Array.Sort with a managed
 # comparer (CoreLib's code between C# frames), libc's qsort called by P/Invoke with a C#
 # comparer (managed, libc, managed again), two threads. Each asserts that >= 90 % of the
 # samples reaching its leaf carry the whole chain from the process's first frame (main,
@@ -46,6 +47,7 @@ batch_add chain "" "$NET/dotnet" "$TMP/Chain.exe" chain "$SECS"
 batch_add tier0 "" env DOTNET_TC_CallCounting=0 DOTNET_TC_OnStackReplacement=0 \
 	"$NET/dotnet" "$TMP/Chain.exe" chain "$SECS"
 batch_add tier1 "" env DOTNET_TieredCompilation=0 "$NET/dotnet" "$TMP/Chain.exe" chain "$SECS"
+batch_add wxoff "" env DOTNET_EnableWriteXorExecute=0 "$NET/dotnet" "$TMP/Chain.exe" chain "$SECS"
 batch_add sort "" "$NET/dotnet" "$TMP/Chain.exe" sort "$SECS"
 batch_add qsort "" "$NET/dotnet" "$TMP/Chain.exe" qsort "$SECS"
 batch_add threads "" "$NET/dotnet" "$TMP/Chain.exe" threads "$SECS"
@@ -68,9 +70,12 @@ ROOT="^[^;]*;.*__libc_start_call_main[^;]*;.*;coreclr_execute_assembly;([^;]*;)*
 LEAF='(;[^;]*_\[k\])* [0-9]+$' # kernel frames may follow the leaf (an interrupt)
 # Samples before the walker was in, or of a process not described yet: the JIT's code
 # unnamed (a few hundred milliseconds of each start).
-EXPECT_IGNORE='memfd:doublemapper|\[\.NET JIT code\]'
+EXPECT_IGNORE='memfd:doublemapper|\[\.NET JIT code\]|\[unknown\]'
 chain="$ROOT;$C\.ChainLoop/0$M;$C\.Outer/1$M;$C\.Middle/1$M;$C\.Leaf/1$M$LEAF"
-for w in chain tier0 tier1; do
+for w in chain tier0 tier1 wxoff; do
+	f=$(batch_stacks $w)
+	echo "dotnet_$w: $(grep -E "$EXPECT_IGNORE" "$f" | awk '{ s += $NF } END { print s + 0 }') of" \
+		"$(awk '{ s += $NF } END { print s + 0 }' "$f") samples not counted (not yet described)" >&2
 	expect "dotnet_$w" "$(batch_stacks $w)" "Main -> ChainLoop -> Outer -> Middle -> Leaf from main" \
 		"$chain" ";$C\.Leaf/1 " 100
 done
