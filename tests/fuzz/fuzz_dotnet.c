@@ -133,7 +133,7 @@ static void walk(const uint8_t *data, size_t size)
 		uint64_t fp = r.fp;
 		int s;
 
-		if (dn_window_words(&r) > DN_SCAN_WORDS)
+		if (dn_window_words(&r) > DN_SCAN_WORDS * DN_SCAN_CHUNKS)
 			abort();
 		s = dn_step(&p, &r, &f);
 		if (s != DN_STEP_NEXT)

@@ -94,12 +94,12 @@ struct dn_process {
 	struct dn_names *names;		/* made once the DAC table is read */
 	struct hmap pcs;		/* struct dn_pc_entry by pc */
 	uint32_t npcs;
-	/* The frame ingested last (a sample's frames come in order, innermost first): its
-	 * name and its code's start (0: not known). */
+	/* The name of the frame ingested last (a sample's frames come in order, innermost
+	 * first). */
 	uint32_t last;
-	uint64_t last_start;
 	uint32_t nimages;
 	struct dn_image images[MAX_IMAGES];
+	struct dn_proc bp; /* its managed ranges, as the walker has them */
 };
 _Static_assert(offsetof(struct dn_file, file_id) == 0 && offsetof(struct dn_process, pid) == 0,
 	       "keyed as runtime_state.h says");
@@ -387,6 +387,8 @@ static int dotnet_describe(void *priv, uint32_t pid, const struct proc_mapping *
 	err = fill(d, p, maps, n, &bp, marks);
 	if (!err)
 		err = bpf_map_update_elem(d->rs.map_fd, &pid, &bp, BPF_ANY) ? -errno : 0;
+	if (!err)
+		p->bp = bp;
 cleanup:
 	if (err && err != -ENOENT)
 		pr_debug("dotnet: describing pid %u: %s", pid, strerror(-err));
@@ -551,20 +553,38 @@ static uint32_t name_of(struct dotnet *d, struct dn_process *p, const struct use
 	return jit_name(d, p, pc, start);
 }
 
-/* Whether frame (name, start) of p repeats the frame before it (its callee): a scanned
- * frame of that same method (the word was found above that frame's own code), or the
- * frame of that method's other code right below it: on-stack replacement runs a loop's
- * optimized code in a frame above the frame of its tier-0 code, whose call into the
- * runtime stays there. Direct recursion through other code of one method (tier-0 frames
- * calling their tier-1 code) is dropped with them: rarer. */
-static bool repeats(const struct dn_process *p, const struct user_frame *uf, uint32_t name,
-		    uint64_t start)
+/* Whether the call that return address ret follows goes out of managed code (a call
+ * rel32, or through a pointer at rip plus a displacement, to the runtime's helpers). */
+static bool calls_out(struct dn_process *p, uint64_t ret)
 {
-	if (name != p->last)
+	uint8_t b[8];
+	int32_t disp;
+	uint64_t target;
+
+	if (runtime_proc__read(p, ret - 8, b, sizeof(b)))
 		return false;
-	if (uf->pad & DN_FRAME_SCANNED)
-		return true;
-	return start && p->last_start && start != p->last_start;
+	memcpy(&disp, b + 4, sizeof(disp));
+	if (b[3] == 0xe8)
+		target = ret + (uint64_t)(int64_t)disp;
+	else if (b[2] != 0xff || b[3] != 0x15 ||
+		 runtime_proc__read(p, ret + (uint64_t)(int64_t)disp, &target, sizeof(target)))
+		return false;
+	for (uint32_t i = 0; i < p->bp.nranges && i < DN_MAX_RANGES; i++)
+		if (target >= p->bp.range[i].low && target < p->bp.range[i].high)
+			return false;
+	return true;
+}
+
+/* Whether frame uf of p, named name, repeats the frame before it (its callee): the same
+ * method, returned to from a call into the runtime. On-stack replacement runs a loop's
+ * optimized code in a frame above the frame of its tier-0 code, entered from the tier-0
+ * code's call of the runtime's patchpoint helper, whose return address (on the rbp
+ * chain, or found by the scan) is that method's again. A method calling itself, in the
+ * same code or other code of it (a tier-1 body called from an older one), calls managed
+ * code: kept. */
+static bool repeats(struct dn_process *p, const struct user_frame *uf, uint32_t name)
+{
+	return name == p->last && !(uf->pad & DN_FRAME_EXACT) && calls_out(p, uf->addr);
 }
 
 static unsigned int dotnet_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
@@ -572,7 +592,7 @@ static unsigned int dotnet_ingest(void *priv, uint32_t pid, const struct user_fr
 {
 	struct dotnet *d = priv;
 	struct dn_process *p;
-	uint64_t start = 0;
+	uint64_t start;
 
 	if (!max)
 		return 0;
@@ -597,15 +617,13 @@ static unsigned int dotnet_ingest(void *priv, uint32_t pid, const struct user_fr
 		pthread_mutex_unlock(&d->rs.lock);
 		return 0;
 	}
-	if (p && repeats(p, uf, out[0].file_id, start)) {
+	if (p && repeats(p, uf, out[0].file_id)) {
 		d->st.repeats++;
 		pthread_mutex_unlock(&d->rs.lock);
 		return 0;
 	}
-	if (p) {
+	if (p)
 		p->last = out[0].file_id;
-		p->last_start = start;
-	}
 	pthread_mutex_unlock(&d->rs.lock);
 	return 1;
 }

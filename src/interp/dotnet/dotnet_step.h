@@ -24,10 +24,12 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-/* Words scanned above each frame's sp for frameless callers' return addresses (a power
- * of two: it masks an index), and how many such frames one frame's window sends at most. */
+/* Words scanned above each frame's sp for frameless callers' return addresses: chunks
+ * of DN_SCAN_WORDS (a power of two: it masks an index), DN_SCAN_CHUNKS of them at most;
+ * and how many such frames one frame's window sends at most. */
 #define DN_SCAN_WORDS 64
-#define DN_SCAN_MAX 4
+#define DN_SCAN_CHUNKS 8
+#define DN_SCAN_MAX 128
 
 struct dn_regs {
 	__u64 pc;
@@ -69,12 +71,12 @@ static __always_inline int dn_in_hull(const struct dn_proc *p, __u64 v)
 }
 
 /* The words of the window above the frame at r (from sp up to its frame pointer) that
- * a scan reads: at most DN_SCAN_WORDS. */
+ * a scan reads: at most DN_SCAN_WORDS * DN_SCAN_CHUNKS. */
 static __always_inline __u32 dn_window_words(const struct dn_regs *r)
 {
 	__u64 n = r->fp > r->sp ? (r->fp - r->sp) / 8 : 0;
 
-	return n < DN_SCAN_WORDS ? (__u32)n : DN_SCAN_WORDS;
+	return n < DN_SCAN_WORDS * DN_SCAN_CHUNKS ? (__u32)n : DN_SCAN_WORDS * DN_SCAN_CHUNKS;
 }
 
 /* Records the frame at r in f and steps to its caller. */
