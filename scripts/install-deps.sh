@@ -18,7 +18,7 @@ build_pkgs=(make gcc clang llvm pkg-config curl unzip bpftool libbpf-dev libelf-
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
 	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod
-	qemu-system-x86 busybox-static cpio xz-utils mono-mcs)
+	qemu-system-x86 busybox-static cpio xz-utils mono-mcs python3-venv)
 
 # The cross build's: every library ebprof links, as Debian's :arm64 multiarch packages,
 # and <sys/sdt.h> for the USDT probes of tests/workloads/probe_target.c.

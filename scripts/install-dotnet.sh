@@ -5,7 +5,8 @@
 # complete .NET 8.0.4 linux-x64 runtime (the dotnet host, libcoreclr.so, the JIT,
 # System.Private.CoreLib.dll). Pinned, in a venv of its own under /var/cache/ebprof/dotnet,
 # made once; $cache/dotnet is then the runtime's folder (tests/kernel/dotnet.sh). The test
-# programs are compiled by Debian's mono-mcs (scripts/install-deps.sh test installs it).
+# programs are compiled by Debian's mono-mcs (scripts/install-deps.sh test installs it, and
+# python3-venv for a machine whose python3 is Debian's).
 # Usage: scripts/install-dotnet.sh   (EBPROF_DOTNET_CACHE=DIR changes where)
 set -euo pipefail
 
