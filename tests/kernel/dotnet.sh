@@ -40,7 +40,10 @@ R9=$NET9/shared/Microsoft.NETCore.App/9.0.0
 cp -al "$(readlink -f "$NET")" "$NET9" 2>/dev/null &&
 	mv "$NET9"/shared/Microsoft.NETCore.App/8.* "$R9" &&
 	cp "$R9/libcoreclr.so" "$R9/libcoreclr.so.copy" &&
-	mv "$R9/libcoreclr.so.copy" "$R9/libcoreclr.so" || NET9=
+	mv "$R9/libcoreclr.so.copy" "$R9/libcoreclr.so" || {
+	echo "SKIP dotnet_untested: no hard-linked copy of $NET under $TMP (another file system?)"
+	NET9=
+}
 
 batch_new
 batch_add chain "" "$NET/dotnet" "$TMP/Chain.exe" chain "$SECS"
