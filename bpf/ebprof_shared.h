@@ -88,6 +88,7 @@ enum walker {
 	WALKER_PERL,	   /* Perl: runops activations -> subs from the context stack */
 	WALKER_RUBY,	   /* CRuby: VM activations -> Ruby frames; steps over YJIT's code */
 	WALKER_BEAM, /* Erlang/BEAM: walks the JIT's code by the Erlang stack's return addresses */
+	WALKER_DOTNET, /* .NET (CoreCLR): walks managed code's frames in place */
 	WALKER__COUNT,
 };
 

