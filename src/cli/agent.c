@@ -296,9 +296,12 @@ static void cover_times(const struct profile *p, uint64_t *start, uint64_t *end)
 
 /* The symbolizer every interval's report uses: the frames named stay in each file's
  * line cache (symbolizer.h), so a file's DWARF is asked only about frames not seen
- * before, and it is freed once AGENT_DWARF_IDLE reports in a row asked it nothing new
- * (its units unbounded: bounding them made every interval index libpython's again).
- * Kept across intervals for its counters. */
+ * before. A file read from its mapping or the debug cache's copy is freed once its
+ * frames are named and its units bounded as record's (indexes at most 8-9 MiB where
+ * keeping them held 25-27 MiB, a peak RSS 15 MiB lower, for 3-4 ms of CPU a second
+ * more: bench/README.md); one libdw inflated in memory is kept until AGENT_DWARF_IDLE
+ * reports in a row asked it nothing new, as inflating it again costs more. Kept across
+ * intervals for its counters. */
 static struct symbolizer *agent_symbolizer(struct agent *a)
 {
 	if (a->sym_ready)
@@ -306,6 +309,8 @@ static struct symbolizer *agent_symbolizer(struct agent *a)
 	session__symbolizer(a->s, &a->sym, session__ksyms(a->s));
 	a->sym.release_dwarf = true;
 	a->sym.dwarf_idle_max = AGENT_DWARF_IDLE;
+	a->sym.dwarf_keep_inflated = true;
+	a->sym.units_keep = SYMBOLIZER_UNITS_KEEP;
 	a->sym_ready = true;
 	return &a->sym;
 }
