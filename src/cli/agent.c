@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,10 @@ next:
 	proc_info_cache__age(&a->procs);
 	/* What exited processes left is exported now: let their entries and files go. */
 	proc_table__prune(&a->s->procs, &a->pruned);
+	/* An interval's report, DWARF freed, a table built and freed on the tracker's
+	 * threads: glibc keeps what was freed for the next malloc, in the middle of each
+	 * arena, and the resident set only grows. Given back once an interval (about 1 ms). */
+	malloc_trim(0);
 	a->cpu_forget_ns += thread_cpu_ns() - t0;
 	a->interval_start_ns = end_ns;
 	a->interval_start_unix_ns = end_ns + a->s->ingest.mono_to_unix_ns;
