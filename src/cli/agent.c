@@ -28,6 +28,7 @@
 #include "proc/procinfo.h"
 #include "profile/report.h"
 #include "symbol/symbolizer.h"
+#include "unwind/native.h"
 #include "util/log.h"
 
 #define DEFAULT_FREQ 20
@@ -509,6 +510,9 @@ static void print_summary(const struct agent *a, const struct otlp_client_stats 
 		       a->sym.lines_dropped);
 	if (a->sym_ready)
 		symbolizer__print_refused(&a->sym, stdout);
+	/* What the tracker did (processes looked at, tables built), as record says it. */
+	if (log_verbose && a->s->native)
+		native__print_stats(a->s->native, stdout);
 }
 
 /* Whether the agent failed at its one job: it had samples to send and no export
