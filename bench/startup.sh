@@ -29,14 +29,13 @@ one_run() {
 	shift 2
 	taskset -c "$cpus" "$BUILD/bench/exec_clock" "$BUILD/ebprof" record -v -d 0.05 -o "$TMP/out" "$@" \
 		>/dev/null 2>"$TMP/err"
-	local exec_ns main_ns
-	exec_ns=$(sed -n 's/^exec_mono_ns=//p' "$TMP/err")
+	local exec first
 	grep '^ebprof: startup_ms' "$TMP/err" | tr ' ' '\n' | grep '=' >"$TMP/kv"
-	main_ns=$(sed -n 's/^main_mono_ns=//p' "$TMP/kv")
+	exec=$(sed -n 's/^exec=//p' "$TMP/kv")
 	first=$(sed -n 's/^first_sample=//p' "$TMP/kv")
-	echo "exec_to_main=$(awk -v a="$exec_ns" -v b="$main_ns" 'BEGIN { printf "%.2f", (b - a) / 1e6 }')" >>"$out"
-	echo "exec_to_first=$(awk -v a="$exec_ns" -v b="$main_ns" -v f="$first" 'BEGIN { printf "%.2f", (b - a) / 1e6 + f }')" >>"$out"
-	grep -v main_mono_ns "$TMP/kv" >>"$out"
+	echo "exec_to_main=$exec" >>"$out"
+	echo "exec_to_first=$(awk -v a="$exec" -v f="$first" 'BEGIN { printf "%.2f", a + f }')" >>"$out"
+	grep -v '^exec=' "$TMP/kv" >>"$out"
 	grep '^ebprof: program ' "$TMP/err" | sed 's/^ebprof: program //' >>"$out.programs"
 }
 

@@ -31,11 +31,15 @@ void startup__mark(enum startup_phase p);
 /* Marks STARTUP_FIRST_SAMPLE once, at taken_ns (the sample's bpf_ktime_get_ns(), the
  * same CLOCK_MONOTONIC): when sampling began, not when the batch reached us. */
 void startup__first_sample(uint64_t taken_ns);
-/* Prints the timeline and the loader's per-program figures to stderr. */
+/* Set by a launcher to its CLOCK_MONOTONIC ns just before it execs ebprof: the timeline
+ * then starts with exec= (ms from that exec to main). Only the start-up benchmark does. */
+#define EXEC_STAMP_ENV "EBPROF_EXEC_MONO_NS"
+
+/* Prints the timeline, in ms from main (exec= excepted), and the loader's per-program
+ * figures to stderr. */
 void startup__print(const struct loader *l);
-/* Prints the exit timeline ("exit_ms phase=value ...", ms from EXIT_BEGIN), the
- * process's CPU time so far and when the stop began (stop_mono_ns, CLOCK_MONOTONIC) to
- * stderr. */
+/* Prints the exit timeline ("exit_ms phase=value ...", ms from EXIT_BEGIN) and the
+ * process's CPU time so far to stderr. */
 void startup__print_exit(void);
 
 #endif

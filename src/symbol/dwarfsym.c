@@ -705,6 +705,11 @@ size_t dwarf_syms__memory(const struct dwarf_syms *d)
 	       d->line_rows * LINE_ROW_BYTES;
 }
 
+size_t dwarf_syms__inflated(const struct dwarf_syms *d)
+{
+	return d ? d->section_bytes : 0;
+}
+
 size_t dwarf_syms__units_memory(const struct dwarf_syms *d)
 {
 	size_t m = dwarf_syms__memory(d);

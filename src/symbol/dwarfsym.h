@@ -50,6 +50,9 @@ bool dwarf_syms__torn(const struct dwarf_syms *d);
  * (estimated per row) and the debug sections libdw inflated. What dwarf_syms__free gives
  * back. */
 size_t dwarf_syms__memory(const struct dwarf_syms *d);
+/* Of those, the debug sections libdw inflated in memory (compressed ones the debug
+ * cache did not serve): what opening the file again would inflate again. */
+size_t dwarf_syms__inflated(const struct dwarf_syms *d);
 /* Of those, what the units looked up since opening hold (indexes, names, line tables):
  * what freeing and opening again would give back. */
 size_t dwarf_syms__units_memory(const struct dwarf_syms *d);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* /proc/kallsyms reader. Names live in one arena; the table holds offsets into it, so
- * loading ~200k symbols costs two allocations that grow, not 200k. */
+ * loading ~200k symbols costs two allocations that grow, not 200k. A function's padding
+ * symbol ("__pfx_NAME") and the function share one entry and one name. */
 #include <errno.h>
 #include <pthread.h>
 #include <inttypes.h>
@@ -12,10 +13,17 @@
 #include "symbol/ksyms.h"
 #include "util/crash.h"
 
+#define PFX_LEN 6 /* strlen("__pfx_") */
+#define KSYMS_MODULES_MAX UINT16_MAX
+
+/* One entry, 16 bytes: [addr, addr + pfx) is "__pfx_NAME" (names + name), the rest NAME
+ * (names + name + PFX_LEN); with pfx 0, all of it is names + name. Half of a 6.2+
+ * kernel's text symbols are padding (58 k of 122 k here): this halves the table. */
 struct ksym {
 	uint64_t addr;
 	uint32_t name;	 /* offset into names */
-	uint32_t module; /* offset into names; 0 is "" */
+	uint16_t module; /* index into modules; 0 is the kernel image ("") */
+	uint16_t pfx;	 /* bytes of padding before the function, 0: none */
 };
 
 struct ksyms {
@@ -23,7 +31,9 @@ struct ksyms {
 	size_t n, cap;
 	char *names;
 	size_t names_len, names_cap;
-	size_t last_pfx; /* offset of the last name if it was "__pfx_...", else 0 */
+	size_t last_pfx;   /* offset of the last name if it was "__pfx_...", else 0 */
+	uint32_t *modules; /* offsets of module names into names; [0] is "" */
+	uint16_t nmodules;
 };
 
 static int64_t arena_add(struct ksyms *k, const char *s, size_t len)
@@ -59,11 +69,30 @@ static int64_t name_off(struct ksyms *k, const char *name, size_t len)
 	return arena_add(k, name, len);
 }
 
-static int ksyms__push(struct ksyms *k, uint64_t addr, const char *name, uint32_t module)
+/* Whether NAME, named at off, is the function whose padding the last entry is: the
+ * padding's entry then covers both. */
+static bool joins_padding(const struct ksyms *k, uint64_t addr, int64_t off, uint16_t module)
+{
+	const struct ksym *last = k->n ? &k->syms[k->n - 1] : NULL;
+
+	return last && !last->pfx && k->last_pfx && (size_t)off == k->last_pfx + PFX_LEN &&
+	       last->name == k->last_pfx && last->module == module && addr > last->addr &&
+	       addr - last->addr <= UINT16_MAX;
+}
+
+static int ksyms__push(struct ksyms *k, uint64_t addr, const char *name, uint16_t module)
 {
 	size_t len = strlen(name);
 	int64_t off;
 
+	off = name_off(k, name, len);
+	if (off < 0)
+		return off;
+	if (joins_padding(k, addr, off, module)) {
+		k->syms[k->n - 1].pfx = (uint16_t)(addr - k->syms[k->n - 1].addr);
+		k->last_pfx = 0;
+		return 0;
+	}
 	if (k->n == k->cap) {
 		size_t cap = k->cap ? k->cap * 2 : 65536;
 		struct ksym *v = realloc(k->syms, cap * sizeof(*v));
@@ -73,16 +102,29 @@ static int ksyms__push(struct ksyms *k, uint64_t addr, const char *name, uint32_
 		k->syms = v;
 		k->cap = cap;
 	}
-	off = name_off(k, name, len);
-	if (off < 0)
-		return off;
 	/* Only the name just added can be shared: it must end the arena. */
-	k->last_pfx =
-	    len > 6 && (size_t)off + len + 1 == k->names_len && !strncmp(name, "__pfx_", 6)
-		? (size_t)off
-		: 0;
-	k->syms[k->n++] = (struct ksym){addr, (uint32_t)off, module};
+	k->last_pfx = len > PFX_LEN && (size_t)off + len + 1 == k->names_len &&
+			      !strncmp(name, "__pfx_", PFX_LEN)
+			  ? (size_t)off
+			  : 0;
+	k->syms[k->n++] = (struct ksym){addr, (uint32_t)off, module, 0};
 	return 0;
+}
+
+/* Gives back the tables' unused capacity once loaded (a failed shrink keeps it). */
+static void shrink(struct ksyms *k)
+{
+	struct ksym *v = k->n ? realloc(k->syms, k->n * sizeof(*v)) : NULL;
+	char *names = realloc(k->names, k->names_len);
+
+	if (v) {
+		k->syms = v;
+		k->cap = k->n;
+	}
+	if (names) {
+		k->names = names;
+		k->names_cap = k->names_len;
+	}
 }
 
 static int cmp_ksym(const void *a, const void *b)
@@ -92,19 +134,32 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Module names repeat for thousands of lines in a row: intern the last one. */
-static int64_t module_off(struct ksyms *k, const char *mod, int64_t *last_off)
+/* Module names repeat for thousands of lines in a row: the last one is interned. Returns
+ * mod's index in modules, 0 for none, or a negative errno (-E2BIG past
+ * KSYMS_MODULES_MAX runs of module lines). */
+static int module_index(struct ksyms *k, const char *mod)
 {
+	const char *last = k->names + k->modules[k->nmodules - 1];
 	size_t len;
+	int64_t off;
+	uint32_t *v;
 
 	if (!mod)
 		return 0;
 	len = strcspn(mod, "]");
-	if (*last_off > 0 && strncmp(k->names + *last_off, mod, len) == 0 &&
-	    k->names[*last_off + len] == '\0')
-		return *last_off;
-	*last_off = arena_add(k, mod, len);
-	return *last_off;
+	if (k->nmodules > 1 && strncmp(last, mod, len) == 0 && last[len] == '\0')
+		return k->nmodules - 1;
+	if (k->nmodules == KSYMS_MODULES_MAX)
+		return -E2BIG;
+	v = realloc(k->modules, (k->nmodules + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	k->modules = v;
+	off = arena_add(k, mod, len);
+	if (off < 0)
+		return (int)off;
+	k->modules[k->nmodules] = (uint32_t)off;
+	return k->nmodules++;
 }
 
 /* Parses "ADDR TYPE NAME [MODULE]" by hand: sscanf took most of the load's user time
@@ -133,29 +188,31 @@ static bool parse_line(char *line, uint64_t *addr, char *type, char **name, char
 static int ksyms__parse(struct ksyms *k, FILE *fp)
 {
 	char line[512], type, *name, *modname;
-	int64_t last_mod = 0, mod;
 	bool any_nonzero = false;
 	uint64_t addr;
-	int err;
+	int err, mod;
 
-	if (arena_add(k, "", 0) < 0)
+	k->modules = calloc(1, sizeof(*k->modules));
+	if (!k->modules || arena_add(k, "", 0) < 0)
 		return -ENOMEM;
+	k->nmodules = 1;
 	while (fgets(line, sizeof(line), fp)) {
 		if (!parse_line(line, &addr, &type, &name, &modname))
 			continue;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		any_nonzero |= addr != 0;
-		mod = module_off(k, modname ? modname + 1 : NULL, &last_mod);
+		mod = module_index(k, modname ? modname + 1 : NULL);
 		if (mod < 0)
-			return -ENOMEM;
-		err = ksyms__push(k, addr, name, (uint32_t)mod);
+			return mod;
+		err = ksyms__push(k, addr, name, (uint16_t)mod);
 		if (err)
 			return err;
 	}
 	if (!any_nonzero)
 		return -EPERM;
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	shrink(k);
 	return 0;
 }
 
@@ -191,12 +248,14 @@ void ksyms__free(struct ksyms *k)
 		return;
 	free(k->syms);
 	free(k->names);
+	free(k->modules);
 	free(k);
 }
 
 const char *ksyms__lookup(const struct ksyms *k, uint64_t addr, const char **module)
 {
 	size_t lo = 0, hi = k->n;
+	const struct ksym *s;
 
 	/* Find the last symbol at or below addr. */
 	while (lo < hi) {
@@ -209,9 +268,15 @@ const char *ksyms__lookup(const struct ksyms *k, uint64_t addr, const char **mod
 	}
 	if (lo == 0)
 		return NULL;
+	s = &k->syms[lo - 1];
 	if (module)
-		*module = k->names + k->syms[lo - 1].module;
-	return k->names + k->syms[lo - 1].name;
+		*module = k->names + k->modules[s->module];
+	return k->names + s->name + (s->pfx && addr - s->addr >= s->pfx ? PFX_LEN : 0);
+}
+
+size_t ksyms__memory(const struct ksyms *k)
+{
+	return k ? k->cap * sizeof(*k->syms) + k->names_cap + k->nmodules * sizeof(*k->modules) : 0;
 }
 
 struct ksyms_loading {

@@ -25,5 +25,7 @@ struct ksyms *ksyms__load_finish(struct ksyms_loading *l);
 /* Returns the name of the function containing addr, or NULL. *module gets the module
  * name ("" for the kernel image). Pointers stay valid until ksyms__free. */
 const char *ksyms__lookup(const struct ksyms *k, uint64_t addr, const char **module);
+/* Bytes k holds (its table and names), 0 for NULL. */
+size_t ksyms__memory(const struct ksyms *k);
 
 #endif

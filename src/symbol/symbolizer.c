@@ -441,7 +441,7 @@ void symbolizer__file_named(struct symbolizer *s, uint32_t file_id)
 	enforce_lines_budget(s);
 	if (!s->release_dwarf || !f || !f->dwarf)
 		return;
-	if (s->dwarf_idle_max) {
+	if (s->dwarf_idle_max && (!s->dwarf_keep_inflated || dwarf_syms__inflated(f->dwarf))) {
 		s->dwarf_kept++;
 		return;
 	}

@@ -47,6 +47,10 @@ struct symbolizer {
 	 * busy function keeps producing new addresses, and opening libc's debug file again
 	 * costs 55-75 ms of inflating), then frees it. */
 	uint8_t dwarf_idle_max;
+	/* With dwarf_idle_max: only a file whose DWARF libdw inflated in memory is kept (the
+	 * agent: opening it again inflates again); one read from its mapping or from the debug
+	 * cache's copy is freed once named, as with 0 (opening it again reads unit headers). */
+	bool dwarf_keep_inflated;
 	uint32_t dwarf_opened;	 /* times this symbolizer opened a file's DWARF */
 	uint32_t dwarf_torn;	 /* files that shrank under their mapped DWARF (mapguard.h) */
 	uint32_t dwarf_released; /* times symbolizer__file_named freed one */

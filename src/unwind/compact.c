@@ -46,20 +46,22 @@ bool unwind_row__compact(const struct unwind_row *r, struct unwind_row_compact *
 	return true;
 }
 
-int unwind_rows__compact(const struct unwind_row *rows, uint32_t n, struct unwind_row **out)
+int unwind_rows__compact(struct unwind_row *rows, uint32_t n)
 {
-	size_t pool_rows = ((size_t)n + 1) / 2;
-	struct unwind_row_compact *c = calloc(pool_rows ? pool_rows * 2 : 1, sizeof(*c));
+	struct unwind_row_compact *c = (struct unwind_row_compact *)rows, one;
 
-	_Static_assert(2 * sizeof(*c) == sizeof(**out), "two compact rows to a pool row");
-	if (!c)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!unwind_row__compact(&rows[i], &c[i])) {
-			free(c);
+	_Static_assert(2 * sizeof(*c) == sizeof(*rows), "two compact rows to a pool row");
+	/* Every row is checked before any is overwritten: a misfit leaves the table whole. */
+	for (uint32_t i = 0; i < n; i++)
+		if (!unwind_row__compact(&rows[i], &one))
 			return -ERANGE;
-		}
+	/* c[i] takes bytes [8i, 8i + 8) of the array, rows[i] is read from [16i, 16i + 16):
+	 * row i is read whole before c[i] is written, and no later row lies below 16i. */
+	for (uint32_t i = 0; i < n; i++) {
+		unwind_row__compact(&rows[i], &one);
+		c[i] = one;
 	}
-	*out = (struct unwind_row *)c;
+	if (n % 2)
+		memset(&c[n], 0, sizeof(c[n]));
 	return 0;
 }

@@ -12,9 +12,11 @@
 
 /* The compact form of r into *out; false when r does not fit it. */
 bool unwind_row__compact(const struct unwind_row *r, struct unwind_row_compact *out);
-/* The n rows compacted into a new array of (n + 1) / 2 pool rows (the last half zero when
- * n is odd), in *out for the caller to free. Returns 0, -ERANGE when a row does not fit
- * (the table stays in full rows), or -ENOMEM. */
-int unwind_rows__compact(const struct unwind_row *rows, uint32_t n, struct unwind_row **out);
+/* Compacts the n rows in place: rows[0 .. (n + 1) / 2) become the pool rows (the last
+ * half zero when n is odd), what follows is left over. In place because a large file's
+ * table is the agent's largest transient (16 bytes a row, 8 more for a compact copy).
+ * Returns 0, or -ERANGE when a row does not fit (rows untouched: the table stays in
+ * full rows). */
+int unwind_rows__compact(struct unwind_row *rows, uint32_t n);
 
 #endif

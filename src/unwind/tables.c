@@ -516,23 +516,25 @@ static uint32_t free_id(const struct table_pool *p)
 /* A table's rows as they go into the pool: compact when every row fits. */
 struct pool_rows {
 	const struct unwind_row *rows;
-	uint32_t n; /* pool rows */
-	struct unwind_row *own;
+	uint32_t n;	/* pool rows */
 	uint32_t flags; /* UNW_TABLE_* */
 };
 
-static int pool_rows(const struct unwind_table *ut, struct pool_rows *pr)
+/* Compacts ut's rows in place when they all fit, and gives back the half they no longer
+ * need; ut->rows is then in pool form, ut->nrows still the table's row count. */
+static int pool_rows(struct unwind_table *ut, struct pool_rows *pr)
 {
-	int err = unwind_rows__compact(ut->rows, ut->nrows, &pr->own);
+	struct unwind_row *shrunk;
 
-	*pr = (struct pool_rows){.rows = ut->rows, .n = ut->nrows, .own = pr->own};
-	if (err == -ERANGE)
-		return 0;
-	if (err)
-		return err;
-	pr->rows = pr->own;
+	*pr = (struct pool_rows){.rows = ut->rows, .n = ut->nrows};
+	if (unwind_rows__compact(ut->rows, ut->nrows))
+		return 0; /* -ERANGE: in full rows */
 	pr->n = (ut->nrows + 1) / 2;
 	pr->flags = UNW_TABLE_COMPACT;
+	shrunk = pr->n ? realloc(ut->rows, (size_t)pr->n * sizeof(*shrunk)) : NULL;
+	if (shrunk)
+		ut->rows = shrunk;
+	pr->rows = ut->rows;
 	return 0;
 }
 
@@ -601,7 +603,6 @@ struct compiled {
 
 static void compiled_free(struct compiled *c)
 {
-	free(c->pr.own);
 	row_index__free(&c->ix);
 	unwind_table__free(&c->ut);
 }

@@ -21,6 +21,8 @@ static const char sample[] = "ffffffff81000000 T _stext\n"
 			     "garbage line\n"
 			     "ffffffff81000310 T do_two\n"
 			     "ffffffff81000400 W weak_one\n"
+			     "ffffffff81000500 t __pfx_lone\n"
+			     "ffffffff81000510 t not_lone\n"
 			     "ffffffffc0000000 t __pfx_mod_fn\t[ext4]\n"
 			     "ffffffffc0000010 t mod_fn\t[ext4]\n"
 			     "ffffffffc0001000 t other_fn\t[xfs]\n"
@@ -70,6 +72,15 @@ static void test_names(void)
 	CHECK(named(k, 0xffffffff8100030f, "__pfx_do_two", ""));
 	CHECK(named(k, 0xffffffff81000320, "do_two", ""));
 	CHECK(named(k, 0xffffffff81000400, "weak_one", ""));
+	/* A padding entry shares the function's: the boundary is the function's address. */
+	CHECK(named(k, 0xffffffff8100010f, "__pfx_do_one", ""));
+	CHECK(named(k, 0xffffffff81000300, "__pfx_do_two", ""));
+	CHECK(named(k, 0xffffffff81000310, "do_two", ""));
+	/* Padding followed by another function than its own keeps both entries. */
+	CHECK(named(k, 0xffffffff8100050f, "__pfx_lone", ""));
+	CHECK(named(k, 0xffffffff81000510, "not_lone", ""));
+	CHECK(named(k, 0xffffffffc000000f, "__pfx_mod_fn", "ext4"));
+	CHECK(named(k, 0xffffffffc0000010, "mod_fn", "ext4"));
 	CHECK(named(k, 0xffffffffc0000001, "__pfx_mod_fn", "ext4"));
 	CHECK(named(k, 0xffffffffc0000020, "mod_fn", "ext4"));
 	CHECK(named(k, 0xffffffffc0001001, "other_fn", "xfs"));

@@ -282,19 +282,24 @@ static void test_compact_rows(void)
 	};
 	uint32_t n = sizeof(fit) / sizeof(fit[0]);
 	struct unw_table t = {.first = 2, .count = n, .flags = UNW_TABLE_COMPACT};
-	struct unwind_row *packed = NULL, got;
+	struct unwind_row packed[sizeof(fit) / sizeof(fit[0])], got;
+	struct unwind_row mixed[6];
 	struct unwind_row_compact c;
 
 	memset(&got, 0xa5, sizeof(got)); /* every field of got must be unw_read_row's */
 
 	for (size_t i = 0; i < sizeof(misfit) / sizeof(misfit[0]); i++)
 		CHECK(!unwind_row__compact(&misfit[i], &c));
-	CHECK(unwind_rows__compact(misfit, 6, &packed) == -ERANGE && !packed);
-	CHECK(unwind_rows__compact(fit, n, &packed) == 0);
+	/* A misfit anywhere leaves every row as it was, those before it included. */
+	memcpy(mixed, fit, 5 * sizeof(mixed[0]));
+	mixed[5] = misfit[0];
+	memcpy(packed, mixed, sizeof(mixed));
+	CHECK(unwind_rows__compact(packed, 6) == -ERANGE && !memcmp(packed, mixed, sizeof(mixed)));
+	memcpy(packed, fit, sizeof(fit));
+	CHECK(unwind_rows__compact(packed, n) == 0);
 	memset(pool, 0, sizeof(pool));
 	memcpy(&pool[t.first], packed, (n + 1) / 2 * sizeof(pool[0]));
 	pool_len = t.first + (n + 1) / 2;
-	free(packed);
 	for (uint32_t i = 0; i < n; i++) {
 		struct unwind_row want = fit[i];
 
