@@ -121,11 +121,12 @@ static __always_inline void dn_scan(struct dn_walk *w, const struct dn_regs *r)
 		bpf_loop(DN_SCAN_CHUNKS, dn_chunk_cb, &sc, 0);
 }
 
-/* bpf_loop() callback: one frame and the frameless callers found above it. The verifier
- * checks this body once. */
-static long dn_frame_cb(__u32 i, void *arg)
+/* One frame and, with scan, the frameless callers found above it. scan is a constant:
+ * false leaves no bpf_loop() and no callback in the walker without bpf_loop, whose kernels
+ * (before 5.13) refuse a program holding a callback's address ("number of funcs in
+ * func_info doesn't match number of subprogs"). */
+static __always_inline long dn_frame_body(struct dn_walk *w, const bool scan)
 {
-	struct dn_walk *w = arg;
 	struct sample_record *r = &w->s->r;
 	struct dn_regs at = w->regs;
 	struct dn_frame f = {};
@@ -142,9 +143,16 @@ static long dn_frame_cb(__u32 i, void *arg)
 		return 1;
 	}
 	w->frames++;
-	if (step == DN_STEP_NEXT || step == DN_STEP_END)
+	if (scan && (step == DN_STEP_NEXT || step == DN_STEP_END))
 		dn_scan(w, &at);
 	return step != DN_STEP_NEXT;
+}
+
+/* bpf_loop() callback: one frame and its frameless callers. The verifier checks this body
+ * once. */
+static long dn_frame_cb(__u32 i, void *arg)
+{
+	return dn_frame_body(arg, true);
 }
 
 /* The managed part of the stack cannot go on: the stack ends here, incomplete unless
@@ -238,7 +246,7 @@ static __always_inline long dn_frame_resumed(struct chain_slot *s, struct dn_res
 	w.regs.fp = s->w.regs.fp;
 	w.regs.pc_exact = s->w.regs.pc_exact;
 	w.frames = rs->frames;
-	stop = dn_frame_cb(0, &w);
+	stop = dn_frame_body(&w, false);
 	s->w.regs.pc = w.regs.pc;
 	s->w.regs.sp = w.regs.sp;
 	s->w.regs.fp = w.regs.fp;
