@@ -11,8 +11,8 @@
 # or start_thread). The runtime is said once with its version; a runtime whose folder says
 # another major version (a hard-linked copy named 9.0.0) is said once to be untested, its
 # frames walked all the same. The tier-0 chain again with the walker of kernels without
-# bpf_loop. pprof keeps the chain apart, frame by frame; `ebprof agent` sends the chain as
-# OTLP frames of type dotnet. No runtime or no mcs: a SKIP.
+# bpf_loop. pprof keeps the chain apart, frame by frame, and the flame graph names the leaf;
+# `ebprof agent` sends the chain as OTLP frames of type dotnet. No runtime or no mcs: a SKIP.
 . "$(dirname "$0")/lib.sh"
 
 WL=tests/workloads/dotnet
@@ -129,6 +129,10 @@ if command -v go >/dev/null; then
 else
 	echo "SKIP dotnet_pprof: no go to run go tool pprof"
 fi
+
+# The flame graph of the same recording names the managed leaf too.
+check dotnet_flamegraph "the flame graph lacks Chain.Leaf/1" \
+	grep -q 'Chain\.Leaf/1' "$BATCH/out/flamegraph.html"
 
 # `ebprof agent` sends the chain over OTLP as frames of type dotnet.
 "$NET/dotnet" "$TMP/Chain.exe" chain 30 >/dev/null 2>&1 &
