@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/spawn.h"
+#include "util/limits.h"
 #include "util/clock.h"
 
 static void child(int go_rd, int err_wr, char *const argv[])
@@ -23,6 +24,7 @@ static void child(int go_rd, int err_wr, char *const argv[])
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
 		;
 	close(go_rd);
+	limits__restore(); /* the command's limits are the ones ebprof was started with */
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(err_wr, &e, sizeof(e)) < 0)

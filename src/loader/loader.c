@@ -25,6 +25,7 @@
 #include "util/clock.h"
 #include "util/crash.h"
 #include "util/errstr.h"
+#include "util/limits.h"
 #include "util/log.h"
 
 #define LOG_BUF_SIZE (1u << 20) /* a verifier log of the full 1 M-instruction walk fits */
@@ -397,16 +398,6 @@ static void run_pool(struct loader *l)
 	free(t);
 }
 
-/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK: raise it once, here, not
- * per program (later kernels account to the memory cgroup and ignore it). */
-static void raise_memlock(void)
-{
-	struct rlimit r = {RLIM_INFINITY, RLIM_INFINITY};
-
-	/* Failing is harmless where memory is charged to the cgroup instead. */
-	setrlimit(RLIMIT_MEMLOCK, &r);
-}
-
 /* An owner's maps named like a map of an earlier owner are that map: the walker
  * chain's objects share the ring buffer, the scratch records and the program arrays
  * this way. Each object's own .rodata/.bss stay its own. */
@@ -641,7 +632,8 @@ int loader__run(struct loader *l)
 	if (l->ran)
 		return -EALREADY;
 	l->ran = true;
-	raise_memlock();
+	/* Locked memory (before 5.11) and an fd per program, map and BTF object. */
+	limits__raise();
 	outer_print = libbpf_set_print(capture_print);
 	t0 = now_ns();
 	err = load_owners(l);

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # `record -- CMD` behaves as a wrapper: it exits with the command's status (128 + N for
 # signal N); when -d expires or Ctrl-C comes first the command gets SIGTERM, a bounded
-# grace, then SIGKILL, and the profile is written; --help says so. `record -p` ends once every
-# target has exited.
+# grace, then SIGKILL, and the profile is written; --help says so; the command runs with the
+# resource limits it was given, whatever ebprof raised for itself. `record -p` ends once
+# every target has exited.
 . "$(dirname "$0")/lib.sh"
 
 written() { [ -s "$1/profile.pb.gz" ] && [ -s "$1/stacks.folded" ] && [ -s "$1/flamegraph.html" ]; }
@@ -17,6 +18,14 @@ rc=$?
 check wrapper_signal_status "exit $rc, want 128 + SIGSEGV" [ $rc -eq $((128 + 11)) ]
 check wrapper_signal_said "no line about the signal: $(cat "$TMP/sig.err")" \
 	grep -q 'command killed by signal 11' "$TMP/sig.err"
+
+# ebprof raises its own limits (an fd per BPF program, map and BTF object: over a thousand
+# with every walker) from a login shell's 1,024 open files, and loads every walker within
+# it; the command still gets the limits it was started with.
+got=$(bash -c 'ulimit -Sn 1024 && ulimit -Sl 64 && exec "$0" record -o "$1" -- sh -c "ulimit -Sn; ulimit -Sl"' \
+	"$EBPROF" "$TMP/limits" 2>"$TMP/limits.err" | tr '\n' ' ')
+check wrapper_limits "the command saw open files and locked memory '$got', want '1024 64 ' ($(tail -1 "$TMP/limits.err"))" \
+	[ "$got" = "1024 64 " ]
 
 # -d expires first: SIGTERM, which this command turns into exit 7; sampled until then.
 "$EBPROF" record -d 1 -o "$TMP/term" -- sh -c 'trap "exit 7" TERM; while :; do :; done' \
