@@ -53,6 +53,8 @@ exact() {
 	echo "$1: $good of $all events match $3 (calls: $4 + ${5:-0} warm-up)"
 	check "$1" "$good of $all events match, $4 + ${5:-0} calls were made" \
 		[ "$all" -eq $(($4 + ${5:-0})) -a "$good" -eq "$4" ]
+	# What the others were, for the log: the cause of a cut is in its stack.
+	[ "$good" -eq "$4" ] || grep -vE "$3" "$2" | head -5 | cut -c1-400 >&2
 }
 o=$TMP/out
 exact probes_uprobe "$o/stacks.uprobe-probe_leaf.folded" "^probe_target;_start;.*;main$L;probe_outer$L;probe_leaf$L [0-9]+\$" $CALLS 1

@@ -23,7 +23,7 @@ java_chain() {
 		fail top_batch_java "javac failed: $(tail -2 "$TMP/javac.log")"
 		return 1
 	}
-	(in_root "$root" java -cp "$RDIR" Chain "$secs") &
+	start java in_root "$root" java -cp "$RDIR" Chain "$secs"
 	JAVA_PID=$!
 }
 
@@ -35,25 +35,46 @@ in_tables() {
 	check "$1" "no row matching '$2' among the first $ROWS of any table" [ "$n" -gt 0 ]
 }
 
+# start NAME CMD...: CMD in the background, its stderr kept as NAME's; adds its pid to
+# PIDS.
+declare -A NAME_OF
+PIDS=
+start() {
+	local name=$1
+	shift
+	"$@" 2>"$TMP/$name.err" &
+	NAME_OF[$!]=$name
+	PIDS+=${PIDS:+,}$!
+}
+
+# gone: a workload already exited (top -p then rightly refuses the whole list): a FAIL
+# line naming it and its last words.
+gone() {
+	local pid rc=1 name
+	for pid in ${PIDS//,/ }; do
+		kill -0 "$pid" 2>/dev/null && continue
+		name=${NAME_OF[$pid]}
+		fail top_batch "$name (pid $pid) exited before top began: $(tail -3 "$TMP/$name.err" | tr '\n' ' ')"
+		rc=0
+	done
+	return $rc
+}
+
 batch() {
-	local secs pids= rc
+	local secs rc
 	secs=$(secs 12)
 	# Java first: javac takes longer than the others' whole run in an emulated guest.
 	JAVA_PID=
-	java_chain "$secs" && pids=$JAVA_PID,
-	"$W/nofp_qsort" "$secs" &
-	pids+=$!
-	/usr/bin/python3 tests/workloads/python/chain.py "$secs" &
-	pids+=,$!
-	if command -v node >/dev/null; then
-		node tests/workloads/node/chain.js "$secs" &
-		pids+=,$!
-	fi
+	java_chain "$secs"
+	start nofp_qsort "$W/nofp_qsort" "$secs"
+	start python /usr/bin/python3 tests/workloads/python/chain.py "$secs"
+	command -v node >/dev/null && start node node tests/workloads/node/chain.js "$secs"
 	sleep 1
+	gone && return
 	"$EBPROF" top --batch -n 3 -i "$(secs 2)" -w "$(secs 4)" --by process --rows "$ROWS" \
-		-p "$pids" >"$TMP/batch.out" 2>"$TMP/batch.err"
+		-p "$PIDS" >"$TMP/batch.out" 2>"$TMP/batch.err"
 	rc=$?
-	kill ${pids//,/ } 2>/dev/null
+	kill ${PIDS//,/ } 2>/dev/null
 	wait 2>/dev/null
 	if [ "$rc" -ne 0 ]; then
 		fail top_batch "top failed, $(how_ended "$rc" "$TMP/batch.err")"
