@@ -198,6 +198,13 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		return add_cgroup(o, false, arg);
 	case SESSION_OPT_CONTAINER:
 		return add_cgroup(o, true, arg);
+	case SESSION_OPT_RUNTIMES: {
+		uint32_t mask;
+		int err = runtime_list__mask(arg, &mask);
+
+		o->runtimes = err ? NULL : arg;
+		return err;
+	}
 	case SESSION_OPT_DEBUG_CACHE:
 		if (!arg[0]) {
 			pr_err("--debug-cache: give a directory, or 'off'");
@@ -379,9 +386,10 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	if (err)
 		return err;
 	/* After the sampler's object, whose maps the runtimes' walkers share. */
-	s->runtimes = runtime_set__new(&(struct runtime_env){.procs = &s->procs});
+	s->runtimes =
+	    runtime_set__new(&(struct runtime_env){.procs = &s->procs, .only = o->runtimes});
 	if (!s->runtimes)
-		return -ENOMEM;
+		return -errno;
 	err = runtime_set__prepare(s->runtimes, s->loader, sampler__chain_types(s->sampler));
 	if (err)
 		return err;
@@ -401,6 +409,7 @@ static int load_programs(struct session *s, const struct session_opts *o,
 	err = runtime_set__start(s->runtimes, s->loader);
 	if (err)
 		return err;
+	runtime_set__verify_named(s->runtimes);
 	runtime_set__frame_source(s->runtimes, &s->frames);
 	s->ingest.frames = &s->frames;
 	/* Its libc's and ld.so's tables are built before it runs (warm.h): cheap to find. */

@@ -52,6 +52,7 @@ struct session_opts {
 	bool no_lines;		 /* --no-lines: names from symbol tables only, no DWARF */
 	bool no_inline;		 /* --no-inline: DWARF lines, but no inlined functions */
 	const char *debug_cache; /* --debug-cache: directory of inflated debug files; NULL: off */
+	const char *runtimes;	 /* --runtimes: runtime_env.only */
 };
 
 /* The flags every profiling verb takes, for getopt_long: -F -p -v and the long ones
@@ -69,6 +70,7 @@ enum session_opt {
 	SESSION_OPT_DEBUG_CACHE,
 	SESSION_OPT_CGROUP,
 	SESSION_OPT_CONTAINER,
+	SESSION_OPT_RUNTIMES,
 	SESSION_OPT__END,
 };
 /* clang-format off */
@@ -88,7 +90,8 @@ enum session_opt {
 	{"no-inline", no_argument, NULL, SESSION_OPT_NO_INLINE},            \
 	{"debug-cache", required_argument, NULL, SESSION_OPT_DEBUG_CACHE},   \
 	{"cgroup", required_argument, NULL, SESSION_OPT_CGROUP},            \
-	{"container", required_argument, NULL, SESSION_OPT_CONTAINER}
+	{"container", required_argument, NULL, SESSION_OPT_CONTAINER},      \
+	{"runtimes", required_argument, NULL, SESSION_OPT_RUNTIMES}
 /* clang-format on */
 /* The help of the flags every profiling verb takes, in words true of both; each verb
  * adds its own (record's allocation flags speak of its command, the agent's of
@@ -115,6 +118,12 @@ enum session_opt {
 	"                       a process of it is found\n"                                    \
 	"      --load-order O   'longest' (default: most expensive first, by the costs\n"      \
 	"                       measured on earlier runs) or 'build' (as declared)\n"          \
+	"      --runtimes LIST  walk only these runtimes (comma-separated, as 'runtimes'\n"    \
+	"                       below names them, any case: java,python; 'none': native\n"     \
+	"                       frames only), their walkers verified at start-up, so a\n"      \
+	"                       process started later has its runtime's frames from its\n"     \
+	"                       first sample (default: every runtime, each verified once\n"    \
+	"                       a process of it is found)\n"                                   \
 	"      --probe SPEC     also collect stacks on an event, as a profile of its own\n"    \
 	"                       (repeatable): uprobe:PATH:SYMBOL[+OFFSET],\n"                  \
 	"                       uretprobe:PATH:SYMBOL, tracepoint:CATEGORY:NAME,\n"            \

@@ -4,8 +4,10 @@
  * process's description, and dispatch of frames to the runtime that made them. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -79,6 +81,7 @@ struct runtime_set {
 	const bool *vcancel;	/* the tracker's stop flag: a verification not begun is skipped */
 	runtime_ready_fn ready; /* the tracker's: look at pid again */
 	void *ready_ctx;
+	bool named; /* the runtimes were named: their walkers are verified at start-up */
 };
 
 int runtime_registry__images(struct bpf_images *imgs)
@@ -118,35 +121,76 @@ static int id_eq(const void *entry, const void *key)
 	return ((const struct id_mask *)entry)->id == *(const uint32_t *)key;
 }
 
-/* EBPROF_RUNTIMES=python,... (or "none") loads only those runtimes' walkers: for
- * benchmarks of the native walker alone, and for a user who wants one left out. */
-static bool wanted(const char *name)
+/* Whether word (len bytes) names ops: its name or its title, in any case. */
+static bool names(const struct runtime_ops *ops, const char *word, size_t len)
 {
-	const char *list = getenv("EBPROF_RUNTIMES"), *p;
-	size_t n = strlen(name);
+	return (strlen(ops->name) == len && !strncasecmp(ops->name, word, len)) ||
+	       (strlen(ops->title) == len && !strncasecmp(ops->title, word, len));
+}
 
-	if (!list)
-		return true;
-	for (p = list; (p = strstr(p, name)); p += n) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
+/* Says that word (len bytes) names no runtime, and which names do. */
+static void bad_name(const char *word, size_t len)
+{
+	char known[512];
+	size_t at = 0;
+
+	known[0] = 0;
+	for (size_t i = 0; i < NRUNTIMES && at < sizeof(known); i++)
+		at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s (%s)", i ? ", " : "",
+				       registry[i]->name, registry[i]->title);
+	pr_err("--runtimes: '%.*s' is not a runtime ebprof walks: give a comma-separated list "
+	       "of %s, by either name, or 'none'",
+	       (int)len, word, known);
+}
+
+int runtime_list__mask(const char *list, uint32_t *mask)
+{
+	const char *p = list, *end;
+
+	*mask = 0;
+	if (!strcmp(list, "none"))
+		return 0;
+	if (!*list) {
+		bad_name(list, 0);
+		return -EINVAL;
 	}
-	return false;
+	for (; *p; p = *end ? end + 1 : end) {
+		size_t len, i;
+
+		end = p + strcspn(p, ",");
+		len = (size_t)(end - p);
+		for (i = 0; i < NRUNTIMES && !names(registry[i], p, len); i++)
+			;
+		if (!len || i == NRUNTIMES) {
+			bad_name(p, len);
+			return -EINVAL;
+		}
+		*mask |= 1u << i;
+	}
+	return 0;
 }
 
 struct runtime_set *runtime_set__new(const struct runtime_env *env)
 {
-	struct runtime_set *rs = calloc(1, sizeof(*rs));
+	const char *list = env->only ? env->only : getenv("EBPROF_RUNTIMES");
+	uint32_t mask = ~0u;
+	struct runtime_set *rs;
 
+	if (list && runtime_list__mask(list, &mask)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rs = calloc(1, sizeof(*rs));
 	if (!rs)
 		return NULL;
 	rs->env = *env;
+	rs->named = list != NULL;
 	hmap_init(&rs->claims, id_eq);
 	hmap_init(&rs->described, id_eq);
 	pthread_mutex_init(&rs->vlock, NULL);
 	pthread_cond_init(&rs->vwake, NULL);
 	for (size_t i = 0; i < NRUNTIMES; i++) {
-		if (wanted(registry[i]->name))
+		if (mask & (1u << i))
 			rs->e[rs->n++].ops = registry[i];
 	}
 	return rs;
@@ -521,6 +565,14 @@ void runtime_set__expect_command(struct runtime_set *rs, const char *exe)
 
 		if (usable(e) && e->ops->launches && e->ops->launches(exe))
 			walker_ready(rs, e);
+	}
+}
+
+void runtime_set__verify_named(struct runtime_set *rs)
+{
+	for (size_t i = 0; rs->named && i < rs->n; i++) {
+		if (usable(&rs->e[i]))
+			walker_ready(rs, &rs->e[i]);
 	}
 }
 

@@ -51,6 +51,9 @@ struct runtime_marks {
 /* What every runtime is given. */
 struct runtime_env {
 	struct proc_table *procs; /* files and mappings; its lock guards the file table */
+	/* --runtimes: only these (comma-separated names or titles, or "none"), their
+	 * walkers verified at start-up; NULL: EBPROF_RUNTIMES's, else every runtime. */
+	const char *only;
 };
 
 /* What a runtime's walker needs of the kernel beyond ebprof's floor (5.10): ebprof check
@@ -118,7 +121,11 @@ struct runtime_ops {
 
 struct runtime_set;
 
-/* The runtimes of one session. Returns NULL on ENOMEM. */
+/* The runtimes a --runtimes list names (1 << registry index; "none": none). Returns 0,
+ * or -EINVAL for a word that is no runtime's (said). */
+int runtime_list__mask(const char *list, uint32_t *mask);
+/* The runtimes of one session. Returns NULL with errno: ENOMEM, or EINVAL for a name
+ * in env->only that is no runtime's (said). */
 struct runtime_set *runtime_set__new(const struct runtime_env *env);
 /* Before load: opens every runtime's walker object and adds it to the loader, its
  * walker enabled for the entry types in types. Returns 0 or -errno (logged). */
@@ -137,6 +144,10 @@ void runtime_set__expect(struct runtime_set *rs, uint32_t file_id, const char *p
 /* Start-up: the executable (a real path) a command is about to run: the runtimes whose
  * launches() says it loads them get their walkers verified now. */
 void runtime_set__expect_command(struct runtime_set *rs, const char *exe);
+/* Start-up: when the runtimes were named (runtime_env.only, EBPROF_RUNTIMES), every one
+ * of them gets its walker verified now, so a process that starts later has its runtime's
+ * frames from its first sample; otherwise nothing. */
+void runtime_set__verify_named(struct runtime_set *rs);
 void runtime_set__free(struct runtime_set *rs);
 
 /* Tracker thread: lets every runtime that detects one of pid's files describe it, and

@@ -100,7 +100,7 @@ while read -r v dir go; do
 	ln -sf "$dir/chain.stripped" "$TMP/golabels" # a comm of its own for the labels run
 	ln -sf "$dir/chain.stripped" "$TMP/gogc"     # ... and for the collector's
 	ln -sf "$dir/chain.stripped" "$TMP/gogrow"   # ... and for stack growth
-	"$EBPROF" record -F 199 -o "$OUT" -- sh -c "'$dir/chain' chain $SECS & '$dir/chain.stripped' \
+	"$EBPROF" record -F 199 $(named_runtime go) -o "$OUT" -- sh -c "'$dir/chain' chain $SECS & '$dir/chain.stripped' \
 		chain $SECS & '$dir/cgo' $SECS & '$dir/cgo.stripped' $SECS & \
 		'$TMP/golabels' labels $SECS & '$TMP/gogc' gc $SECS & '$TMP/gogrow' grow $SECS & \
 		wait" \

@@ -150,5 +150,5 @@ for spec in "${LIVE[@]}"; do
 	IFS=: read -r l root java <<<"$spec"
 	batch_new
 	add "$l" "$root" "$java"
-	batch_record "hotspot_$l" '^  hotspot' && check_suite "$l"
+	batch_record "hotspot_$l" '^  hotspot' $(named_runtime hotspot) && check_suite "$l"
 done

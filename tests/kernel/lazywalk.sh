@@ -3,7 +3,7 @@
 # A runtime's walker is verified only when a file of that runtime is found: a native
 # command verifies none; python3 run directly has its walker verified before it runs
 # (its first samples have Python frames); a python3 a shell starts later has it verified
-# when the tracker finds it; a walker the verifier rejects then leaves Python's frames
+# when the tracker finds it, or before the shell runs when --runtimes names Python; a walker the verifier rejects then leaves Python's frames
 # native, the recording goes on and nothing stays in the kernel. Also without bpf_loop.
 . "$(dirname "$0")/lib.sh"
 
@@ -92,6 +92,29 @@ check lazywalk_late_verified "verified: $(walkers "$TMP/late.err")" \
 	grep -qE '^python/python_walk(_unrolled)?_perf $' <<<"$(walkers "$TMP/late.err")"
 leaf=$(folded_match "$TMP/late/stacks.folded" python3 'outer \(chain\.py:[0-9]+\);middle \(chain\.py:[0-9]+\);leaf \(chain\.py')
 check lazywalk_late_frames "$leaf samples of outer -> middle -> leaf, want >= 20" [ "$leaf" -ge 20 ]
+
+# Named (--runtimes python): the walker verified before a shell ran, so the python3 it
+# starts later has Python's frames from its first samples; 'none' verifies none even
+# for python3 as the command; a name that is no runtime's is a usage error.
+"$EBPROF" record -v -F 199 --runtimes Python -o "$TMP/named" -- sh -c "sleep 0.2; exec $PY $CHAIN 1" \
+	>/dev/null 2>"$TMP/named.err"
+rc=$?
+check lazywalk_named_exit "exit $rc" [ $rc -eq 0 ]
+check lazywalk_named_only "verified: $(walkers "$TMP/named.err")" \
+	grep -qE '^python/python_walk(_unrolled)?_perf $' <<<"$(walkers "$TMP/named.err")"
+check lazywalk_named_before "not verified before the shell ran: $(grep startup_ms "$TMP/named.err")" \
+	before_cmd "$TMP/named.err"
+eval=$(folded_match "$TMP/named/stacks.folded" python3 ';PyEval_EvalCode;')
+py=$(folded_match "$TMP/named/stacks.folded" python3 ';PyEval_EvalCode;<module> \(chain\.py:')
+echo "lazywalk_named: $py of $eval samples of the script with its frames" >&2
+check lazywalk_named_frames "$py of $eval samples of the script with its frames, want >= 90 %" \
+	most "$py" "$eval"
+"$EBPROF" record -v -F 199 --runtimes none -o "$TMP/none" -- "$PY" "$CHAIN" 0.3 \
+	>/dev/null 2>"$TMP/none.err"
+rc=$?
+check lazywalk_none_exit "exit $rc" [ $rc -eq 0 ]
+check lazywalk_none_verified "verified: $(walkers "$TMP/none.err")" [ -z "$(walkers "$TMP/none.err")" ]
+usage_errors lazywalk_named_bad record "--runtimes cobol -d 1" "--runtimes python,,go -d 1"
 
 # Rejected when found: said once, Python's frames native, the recording complete.
 prog=$(walkers "$TMP/direct.err")

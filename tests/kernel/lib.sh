@@ -64,6 +64,10 @@ steady() { grep -Ev "$STARTUP" "$1" >"$1.steady"; echo "$1.steady"; }
 TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-1}
 [[ ${EBPROF_VM:-} == *tcg* ]] && TIME_SCALE=${EBPROF_TEST_TIME_SCALE:-3}
 secs() { awk -v n="$1" -v k="$TIME_SCALE" 'BEGIN { print n * k }'; }
+# named_runtime NAME: record's flags for a test of runtime NAME. In an emulated guest a
+# walker's verification takes seconds, a tenth of a short run the host never sees: there
+# the runtime is named (--runtimes), its walker verified before the workloads start.
+named_runtime() { [[ ${EBPROF_VM:-} == *tcg* ]] && echo "--runtimes $1"; }
 # ratio A B: prints 100*A/B as an integer (0 when B is 0).
 pct() { [ "$2" -gt 0 ] && echo $((100 * $1 / $2)) || echo 0; }
 

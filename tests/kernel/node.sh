@@ -138,6 +138,6 @@ check_suite() {
 suite() {
 	batch_new
 	add "$@"
-	batch_record "node_$1" '^  v8' && check_suite "$1"
+	batch_record "node_$1" '^  v8' $(named_runtime v8) && check_suite "$1"
 }
 runtime_suites node suite "${NODES[@]}"

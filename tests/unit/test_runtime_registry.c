@@ -3,7 +3,10 @@
  * its name and title, a walker slot and a frame kind of its own, the row of its kind, a
  * fuzz driver for its decoders, and its kernel floor, which must match its walker object:
  * a runtime that says it needs bpf_loop has no unrolled variant, and one that says it does
- * not has one (ebprof check and the record warning read the word). */
+ * not has one (ebprof check and the record warning read the word); and --runtimes's
+ * names. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -117,6 +120,34 @@ static void test_floor_matches_the_walker(void)
 	}
 }
 
+/* --runtimes: each runtime by its name or its title, in any case, selects it alone (so
+ * no name or title is another runtime's); "none" selects none; an unknown or empty word
+ * is refused. */
+static void test_runtime_list(void)
+{
+	const struct runtime_ops *r;
+	char upper[64];
+	uint32_t mask, all = 0;
+
+	for (size_t i = 0; (r = runtime_registry__get(i)); i++) {
+		CHECK(runtime_list__mask(r->name, &mask) == 0 && mask == 1u << i);
+		snprintf(upper, sizeof(upper), "%s", r->title);
+		for (char *c = upper; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+		CHECK(runtime_list__mask(upper, &mask) == 0 && mask == 1u << i);
+		all |= 1u << i;
+	}
+	CHECK(runtime_list__mask("none", &mask) == 0 && mask == 0);
+	CHECK(runtime_list__mask("java,PYTHON,go", &mask) == 0 && __builtin_popcount(mask) == 3);
+	CHECK(runtime_list__mask("python,python", &mask) == 0 && __builtin_popcount(mask) == 1);
+	CHECK(runtime_list__mask("cobol", &mask) == -EINVAL);
+	CHECK(runtime_list__mask("python,,go", &mask) == -EINVAL);
+	CHECK(runtime_list__mask("python,", &mask) == 0 && __builtin_popcount(mask) == 1);
+	CHECK(runtime_list__mask("", &mask) == -EINVAL);
+	CHECK(runtime_list__mask("pythonx", &mask) == -EINVAL);
+	CHECK(all != 0);
+}
+
 int main(void)
 {
 	RUN_TEST(test_every_runtime_says_what_it_is);
@@ -124,5 +155,6 @@ int main(void)
 	RUN_TEST(test_every_runtime_has_its_row);
 	RUN_TEST(test_every_runtime_is_fuzzed);
 	RUN_TEST(test_floor_matches_the_walker);
+	RUN_TEST(test_runtime_list);
 	HARNESS_EXIT();
 }
