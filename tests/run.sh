@@ -99,8 +99,7 @@ vm_tests="unit/test_loader kernel/record_command kernel/unwind kernel/python ker
 # bpf_loop (5.10, whose walkers are unrolled and tail-call themselves) and the oldest with it
 # (6.1), one version each (EBPROF_TEST_VERSIONS, EBPROF_GO_VERSIONS below). Opt-in: under
 # TCG their batches (several JVMs, Node or Go processes at once on 2 emulated CPUs) pass or
-# not with the host's load, on both kernels, bpf_loop or not, and Go's do not pass yet
-# (tests/README.md).
+# not with the host's load, and HotSpot's leaf lines fall short (tests/README.md).
 vm_runtime_tests="kernel/hotspot kernel/node kernel/go"
 vm_runtime_kernels="5.10 6.1"
 # The live views (top, dump) in the oldest kernel the suite boots with every walker's

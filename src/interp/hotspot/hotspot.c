@@ -67,6 +67,8 @@ static void add_names_stats(struct hs_names_stats *to, const struct hs_names_sta
 	to->unreadable += s->unreadable;
 	to->replaced += s->replaced;
 	to->stubs += s->stubs;
+	to->no_bci += s->no_bci;
+	to->no_scope += s->no_scope;
 }
 
 static void free_process(struct runtime_state *rs, void *proc)
@@ -315,14 +317,17 @@ static void hotspot_print_stats(void *priv, FILE *out)
 		"  hotspot: %llu JVMs (%llu unusable); %llu walks into the code cache, cut: %llu "
 		"without a description, %llu in no code blob, %llu unreadable, %llu impossible "
 		"caller, %llu not its pc, %llu full; %llu methods and %llu compiled frames read, "
-		"%llu stub frames, frames unnamed: %llu unreadable, %llu whose code was replaced\n",
+		"%llu stub frames, frames unnamed: %llu unreadable, %llu whose code was replaced; "
+		"without a line: %llu interpreted (no bytecode index), %llu compiled (no debug "
+		"point)\n",
 		(unsigned long long)hs->st.processes, (unsigned long long)hs->st.unusable,
 		(unsigned long long)c[HS_CTR_WALKS], (unsigned long long)c[HS_CTR_NO_PROC],
 		(unsigned long long)c[HS_CTR_NO_BLOB], (unsigned long long)c[HS_CTR_FAULT],
 		(unsigned long long)c[HS_CTR_BAD], (unsigned long long)c[HS_CTR_NO_PROGRESS],
 		(unsigned long long)c[HS_CTR_FULL], (unsigned long long)s.method_reads,
 		(unsigned long long)s.nmethod_reads, (unsigned long long)s.stubs,
-		(unsigned long long)s.unreadable, (unsigned long long)s.replaced);
+		(unsigned long long)s.unreadable, (unsigned long long)s.replaced,
+		(unsigned long long)s.no_bci, (unsigned long long)s.no_scope);
 }
 
 static const void *hotspot_elf(size_t *size)

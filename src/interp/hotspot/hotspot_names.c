@@ -199,6 +199,7 @@ static int name_compiled(struct hs_names *n, uint64_t nm, uint16_t tag, uint32_t
 	if (k > 0)
 		return k;
 	/* No debug point (a native method's wrapper, a stub-like prologue): the method. */
+	n->st.no_scope++;
 	n->mem->read(n->mem->ctx, nm + n->l->nm_method, &method, 8);
 	name_method(n, method, -1, out);
 	return 1;
@@ -212,6 +213,7 @@ static int name_frame(struct hs_names *n, uint64_t addr, uint32_t pad, struct hs
 
 	switch (type) {
 	case HS_FRAME_INTERPRETED:
+		n->st.no_bci += value == HS_BCI_NONE;
 		name_method(n, ptr, value == HS_BCI_NONE ? -1 : (int)value, out);
 		return 1;
 	case HS_FRAME_COMPILED:

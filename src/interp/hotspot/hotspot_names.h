@@ -23,6 +23,9 @@ struct hs_names_stats {
 	uint64_t unreadable;		      /* frames whose code could not be read */
 	uint64_t replaced; /* compiled code freed and reused before it was read */
 	uint64_t stubs;	   /* frames of stubs, adapters and runtime code */
+	/* Frames named without a line: interpreted ones whose bytecode index the walker
+	 * could not read, compiled ones at a pc with no debug point around it. */
+	uint64_t no_bci, no_scope;
 };
 
 struct hs_names;
