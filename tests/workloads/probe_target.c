@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // cflags: -O2 -g -fomit-frame-pointer
-/* A known number of calls for the probe tests: one warm-up call main -> probe_leaf, then
- * after DELAY ms main -> probe_outer -> probe_leaf CALLS times, then FORKS forks (for a
+/* A known number of calls for the probe tests: WARMUPS (1) warm-up calls main ->
+ * probe_leaf spread over DELAY ms, then main -> probe_outer -> probe_leaf CALLS times,
+ * then FORKS forks (for a
  * sched_process_fork tracepoint), and one USDT probe hit per call (ebprof:tick) when
  * <sys/sdt.h> is there. Built without frame pointers, so the stacks come from the CFI
  * unwinder, whose tables of this binary and its libraries `record -- CMD` builds before
- * it runs; the warm-up call shows what a process's first event gets, and DELAY_MS keeps
- * the counted calls clear of what a file's first sight costs on an overlay root.
- * Usage: probe_target CALLS FORKS [DELAY_MS] */
+ * it runs; the warm-up call shows what a process's first event gets, and the warm-ups
+ * keep the counted calls clear of what a file's first sight costs on an overlay root:
+ * each file of the stack one notice, which a walk reaches only once the files below it
+ * are known, so one warm-up for each, apart.
+ * Usage: probe_target CALLS FORKS [DELAY_MS [WARMUPS]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -38,9 +41,12 @@ int main(int argc, char **argv)
 	unsigned long calls = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
 	unsigned long forks = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
 	unsigned long delay = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
+	unsigned long warmups = argc > 4 ? strtoul(argv[4], NULL, 0) : 1;
 
-	probe_leaf(0);
-	usleep(delay * 1000);
+	for (unsigned long i = 0; i < warmups; i++) {
+		probe_leaf(0);
+		usleep(delay * 1000 / warmups);
+	}
 
 	for (unsigned long i = 0; i < calls; i++)
 		probe_outer(i);
