@@ -766,6 +766,7 @@ static __always_inline void user_regs(struct unw_regs *u, const struct arch_regs
 	u->sp = ARCH_SP(r);
 	u->fp = ARCH_FP(r);
 	u->lr = ARCH_RA_STRIP(ARCH_LR(r));
+	u->bcp = ARCH_BCP(r);
 	u->pc_exact = exact;
 }
 

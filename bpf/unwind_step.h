@@ -275,11 +275,12 @@ static __always_inline const struct unw_mapping *unw_copy_mapping(struct unw_cop
 /* The interrupted registers from the kernel's signal frame at sp. */
 static __always_inline int unw_signal_step(struct unw_regs *r)
 {
-	__u64 fp, sp, pc, lr = 0;
+	__u64 fp, sp, pc, lr = 0, bcp;
 
 	if (UNW_READ_USER(&fp, 8, r->sp + ARCH_SIGCTX_FP) ||
 	    UNW_READ_USER(&sp, 8, r->sp + ARCH_SIGCTX_SP) ||
-	    UNW_READ_USER(&pc, 8, r->sp + ARCH_SIGCTX_PC))
+	    UNW_READ_USER(&pc, 8, r->sp + ARCH_SIGCTX_PC) ||
+	    UNW_READ_USER(&bcp, 8, r->sp + ARCH_SIGCTX_BCP))
 		return UNW_STEP_READ_FAULT;
 #ifdef ARCH_SIGCTX_LR
 	if (UNW_READ_USER(&lr, 8, r->sp + ARCH_SIGCTX_LR))
@@ -290,6 +291,7 @@ static __always_inline int unw_signal_step(struct unw_regs *r)
 	r->sp = sp;
 	r->pc = pc;
 	r->lr = lr;
+	r->bcp = bcp;
 	r->pc_exact = 1; /* the interrupted instruction itself */
 	return UNW_STEP_NEXT;
 }

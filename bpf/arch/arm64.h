@@ -18,6 +18,8 @@ struct arch_regs {
 /* Where a call leaves its return address (bl writes it to x30); a leaf function, a
  * prologue before it stores x30 and a PLT stub return through it. */
 #define ARCH_LR(r) ((r)->regs[30])
+/* An interpreter's bytecode pointer register (unw_regs.bcp): HotSpot's rbcp. */
+#define ARCH_BCP(r) ((r)->regs[22])
 /* The first three integer arguments of a function, at its entry (AAPCS64). */
 #define ARCH_ARG1(r) ((r)->regs[0])
 #define ARCH_ARG2(r) ((r)->regs[1])
@@ -52,6 +54,7 @@ struct arch_regs {
 #define ARCH_SIGCTX_LR (ARCH_SIGCTX_REGS + 30 * 8)
 #define ARCH_SIGCTX_SP (ARCH_SIGCTX_REGS + 31 * 8)
 #define ARCH_SIGCTX_PC (ARCH_SIGCTX_REGS + 32 * 8)
+#define ARCH_SIGCTX_BCP (ARCH_SIGCTX_REGS + 22 * 8)
 
 /* A frame record: [fp] holds the caller's fp and [fp + 8] the return address. GCC and
  * clang put it at the bottom of the frame, so fp + 16 is only a lower bound of the

@@ -16,6 +16,8 @@ struct arch_regs {
 #define ARCH_FP(r) ((r)->bp)
 /* No link register: a call pushes its return address. */
 #define ARCH_LR(r) 0
+/* An interpreter's bytecode pointer register (unw_regs.bcp): HotSpot's rbcp. */
+#define ARCH_BCP(r) ((r)->r13)
 /* The first three integer arguments of a function, at its entry (SysV ABI). */
 #define ARCH_ARG1(r) ((r)->di)
 #define ARCH_ARG2(r) ((r)->si)
@@ -45,6 +47,7 @@ struct arch_regs {
 #define ARCH_SIGCTX_FP (40 + 80)
 #define ARCH_SIGCTX_SP (40 + 120)
 #define ARCH_SIGCTX_PC (40 + 128)
+#define ARCH_SIGCTX_BCP (40 + 40) /* r13 */
 
 /* A frame-pointer frame: [fp] holds the caller's fp and [fp + 8] the return address;
  * the caller's sp is fp + 16. */

@@ -130,9 +130,11 @@ static int stop_thread(pid_t tid, struct user_regs_struct *regs)
 static struct hs_regs regs_of(const struct user_regs_struct *ur)
 {
 #if defined(__x86_64__)
-	return (struct hs_regs){.pc = ur->rip, .sp = ur->rsp, .fp = ur->rbp, .pc_exact = 1};
+	return (struct hs_regs){
+	    .pc = ur->rip, .sp = ur->rsp, .fp = ur->rbp, .pc_exact = 1, .bcp = ur->r13};
 #elif defined(__aarch64__)
-	return (struct hs_regs){.pc = ur->pc, .sp = ur->sp, .fp = ur->regs[29], .pc_exact = 1};
+	return (struct hs_regs){
+	    .pc = ur->pc, .sp = ur->sp, .fp = ur->regs[29], .pc_exact = 1, .bcp = ur->regs[22]};
 #endif
 }
 

@@ -7,7 +7,8 @@
 # into a hot loop, a chain through java.util.zip.Deflater into libz, two threads with
 # their own chains, a lambda/stream pipeline, each under the native frames that started
 # it. Each asserts that >= 90 % of the samples reaching its leaf carry the whole expected
-# chain and that the leaf's line is right. JVMs warm up together: every JDK's Chain for
+# chain and that the leaf's line is right; and a leaf the interpreter runs (-Xint) has
+# the lines of its loop, not the one where it was entered. JVMs warm up together: every JDK's Chain for
 # discovery and the step, then each JDK's workloads under one recording (lib.sh:
 # batch_new). A JDK whose root is missing is a SKIP.
 . "$(dirname "$0")/lib.sh"
@@ -97,6 +98,29 @@ add() {
 	for class in $CLASSES; do
 		batch_add "$l-$class" "$root" "$java" -cp "$RDIR" "$class" "$SECS"
 	done
+	batch_add "$l-Interp" "$root" "$java" -Xint -cp "$RDIR" Interp "$SECS"
+}
+
+# interp_lines LABEL: of the interpreted leaf's samples (at least 20), each of its three
+# loop lines has >= 5 % and the three half (the loop's header has the rest): the line is the interpreter's register's, not the frame's
+# stale copy (which names one line, where the method was entered).
+interp_lines() {
+	local name=hotspot_$1_interp_lines f total a b c
+	f=$(batch_stacks "$1-Interp")
+	total=$(grep -E 'Interp\.leaf \(' "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
+	a=$(grep -E "Interp\.leaf \(Interp\.java:$(line_of Interp LINE_A)\)" "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
+	b=$(grep -E "Interp\.leaf \(Interp\.java:$(line_of Interp LINE_B)\)" "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
+	c=$(grep -E "Interp\.leaf \(Interp\.java:$(line_of Interp LINE_C)\)" "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
+	echo "$name: of $total samples of the interpreted leaf, lines A $a, B $b, C $c" >&2
+	if [ "$total" -lt 20 ]; then
+		fail "$name" "only $total samples of Interp.leaf"
+	elif [ "$(pct "$a" "$total")" -lt 5 ] || [ "$(pct "$b" "$total")" -lt 5 ] ||
+		[ "$(pct "$c" "$total")" -lt 5 ] || [ "$(pct $((a + b + c)) "$total")" -lt 50 ]; then
+		fail "$name" "lines A $a, B $b, C $c of $total samples, want >= 5 % each, 50 % together"
+		grep -E 'Interp\.leaf \(' "$f" | sed 's/.*;Interp\.main/Interp.main/' | sort -t' ' -k2 -nr | head -5 >&2
+	else
+		pass "$name"
+	fi
 }
 
 J='[^;]*' # one frame
@@ -121,6 +145,7 @@ check_suite() {
 	expect "hotspot_${l}_stream" "$(batch_stacks "$l-Stream")" "main -> run -> the stream library -> the lambda -> mix" \
 		"${entry}Stream\.main \(Stream\.java:[0-9]+\);Stream\.run \(Stream\.java:[0-9]+\);java\.util\.stream\.LongPipeline\.sum \(LongPipeline\.java:[0-9]+\);($J;)*Stream\.mix \(Stream\.java:$(line_of Stream MIX_LINE)\)$leaf" \
 		'Stream\.mix \(' 20
+	interp_lines "$l"
 }
 
 if [ ! -x "$WALK" ] || [ ! -x "$INSPECT" ]; then

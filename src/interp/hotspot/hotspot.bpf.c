@@ -131,6 +131,7 @@ static __always_inline int hotspot_walk(void *ctx, const struct chain c)
 	w.regs.sp = s->w.regs.sp;
 	w.regs.fp = s->w.regs.fp;
 	w.regs.pc_exact = s->w.regs.pc_exact;
+	w.regs.bcp = s->w.regs.bcp;
 	bpf_loop(HS_MAX_JAVA_FRAMES, hs_frame_cb, &w, 0);
 	s->w.regs.pc = w.regs.pc;
 	s->w.regs.sp = w.regs.sp;
@@ -168,6 +169,7 @@ static __always_inline long hs_frame_resumed(struct chain_slot *s, struct hs_res
 	w.regs.sp = s->w.regs.sp;
 	w.regs.fp = s->w.regs.fp;
 	w.regs.pc_exact = s->w.regs.pc_exact;
+	w.regs.bcp = s->w.regs.bcp;
 	w.frames = rs->frames;
 	stop = hs_frame_cb(0, &w);
 	s->w.regs.pc = w.regs.pc;

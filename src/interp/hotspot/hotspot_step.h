@@ -29,6 +29,7 @@ struct hs_regs {
 	__u64 fp;
 	__u32 pc_exact; /* pc is the interrupted instruction, not a return address */
 	__u32 pad;
+	__u64 bcp; /* the interpreter's bytecode pointer register, while pc_exact */
 };
 
 enum hs_step {
@@ -121,7 +122,18 @@ static __always_inline int hs_is_nmethod(const struct hs_proc *p, const __u8 *he
 	       (name[0] == 'n' && name[1] == 'a' && name[6] == ' ' && name[7] == 'n');
 }
 
-/* An interpreted frame: Method* and bytecode index from the frame, caller by rbp. */
+/* The bytecode index of bcp in the method whose ConstMethod is cm, or HS_BCI_NONE when
+ * bcp is not among its bytecodes. */
+static __always_inline __u64 hs_bci(const struct hs_proc *p, __u64 cm, __u64 bcp)
+{
+	return bcp >= cm + p->cm_size && bcp - cm - p->cm_size < 0x10000 ? bcp - cm - p->cm_size
+									 : HS_BCI_NONE;
+}
+
+/* An interpreted frame: Method* and bytecode index from the frame, caller by rbp. The
+ * interpreter saves its bytecode pointer in the frame only when it calls out: the frame
+ * it was interrupted in has the current one in its register (when it points into the
+ * method's bytecodes; not yet at the method's entry). */
 static __always_inline int hs_interpreted(const struct hs_proc *p, struct hs_regs *r,
 					  struct hs_frame *f)
 {
@@ -131,9 +143,11 @@ static __always_inline int hs_interpreted(const struct hs_proc *p, struct hs_reg
 	    hs_read_u64(r->fp + HS_INTERP_BCP, &bcp) || hs_read_u64(r->fp + 8, &ra) ||
 	    hs_read_u64(r->fp + HS_INTERP_SENDER_SP, &sp) || hs_read_u64(r->fp, &fp))
 		return HS_STEP_FAULT;
-	if (!hs_read_u64(method + p->method_const, &cm) && bcp >= cm + p->cm_size &&
-	    bcp - cm - p->cm_size < 0x10000)
-		bci = bcp - cm - p->cm_size;
+	if (!hs_read_u64(method + p->method_const, &cm)) {
+		bci = r->pc_exact ? hs_bci(p, cm, r->bcp) : HS_BCI_NONE;
+		if (bci == HS_BCI_NONE)
+			bci = hs_bci(p, cm, bcp);
+	}
 	f->addr = (method & HS_PTR_MASK) | (((cm >> 3) & 0xffff) << HS_TAG_SHIFT);
 	f->pad = (HS_FRAME_INTERPRETED << HS_TYPE_SHIFT) | (__u32)bci;
 	if (sp <= r->sp)
