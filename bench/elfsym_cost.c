@@ -17,24 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "symbol/elfsym.h"
 
 #define MAX_FILES 64
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static size_t heap(void)
-{
-	struct mallinfo2 m = mallinfo2();
-
-	return m.uordblks + m.hblkhd;
-}
 
 static uint64_t names_hash = 1469598103934665603ull; /* FNV-1a of every name given */
 

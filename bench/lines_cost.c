@@ -16,7 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf/elf_file.h"
+#include "cost.h"
+#include "native_frames.h"
 #include "profile/profile.h"
 #include "profile/report.h"
 #include "proc/files.h"
@@ -24,61 +25,22 @@
 
 #define HOT_WINDOWS 64
 
-static double cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static uint64_t rng(uint64_t *state)
 {
 	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
 	return *state >> 17;
 }
 
-/* The file range of the binary's executable segment. */
-static int text_range(const char *path, uint64_t *off, uint64_t *size)
-{
-	const struct elf_segment *segs;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct elf_file *e = fd >= 0 ? elf_file__open(fd) : NULL;
-	size_t n;
-	int err = -ENOENT;
-
-	if (fd >= 0)
-		close(fd);
-	if (!e)
-		return -errno;
-	segs = elf_file__segments(e, &n);
-	for (size_t i = 0; i < n; i++)
-		if (segs[i].flags & 1 /* PF_X */) {
-			*off = segs[i].offset;
-			*size = segs[i].filesz;
-			err = 0;
-		}
-	elf_file__free(e);
-	return err;
-}
-
 /* One interval's profile: samples one-frame stacks at addresses drawn from the windows. */
 static int fill(struct profile *p, const uint64_t *windows, uint64_t window, uint32_t samples,
 		uint64_t *seed)
 {
-	const struct report_event ev = {.name = "cpu", .nvalues = 1};
-	struct stack *key = calloc(1, sizeof(struct stack) + sizeof(struct frame));
+	struct stack *key = native_stack_new(p, 1);
 	uint64_t one = 1;
 	int err = 0;
 
-	if (!key || profile__add_event(p, &ev) < 0) {
-		free(key);
+	if (!key)
 		return -ENOMEM;
-	}
-	key->cpu = -1;
-	key->pid = 1;
-	strcpy(key->comm, "bench");
-	key->nframes = 1;
 	for (uint32_t i = 0; !err && i < samples; i++) {
 		uint64_t at = windows[rng(seed) % HOT_WINDOWS] + rng(seed) % window;
 
@@ -120,9 +82,9 @@ int main(int argc, char **argv)
 		profile__init(&p);
 		if (fill(&p, windows, window, samples, &seed))
 			return 1;
-		t0 = cpu_ms();
+		t0 = cpu_s() * 1e3;
 		r = report__build(&p, &sym, NULL, 1000000, 0, 1000000000);
-		ms += cpu_ms() - t0;
+		ms += cpu_s() * 1e3 - t0;
 		report__free(r);
 		profile__free(&p);
 	}
