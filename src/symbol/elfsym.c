@@ -79,7 +79,7 @@ struct arena {
 
 struct elf_syms {
 	struct sym *syms; /* sorted by addr, one per address */
-	size_t nr;
+	size_t nr, cap;
 	struct elf_segment segs[ELF_FILE_MAX_SEGMENTS]; /* to map file offsets to addresses */
 	size_t nr_segs;
 	int fds[2]; /* the file and its debug file (dups, ours), -1 when none */
@@ -453,48 +453,33 @@ static void sym_add(struct elf_syms *s, Elf *elf, const GElf_Sym *st, uint8_t ta
 	sym->size = st->st_size ? clip32(st->st_size) : unsized_cap(elf, st);
 }
 
-static int syms_reserve(struct elf_syms *s, size_t n)
+/* Room for one more symbol: the index doubles, so it holds the function symbols (a
+ * minority of most tables) and at most as many again until loading ends and shrinks it. */
+static int syms_grow(struct elf_syms *s)
 {
+	size_t cap = s->cap ? 2 * s->cap : 1024;
 	struct sym *p;
 
-	if (!n)
-		return 0; /* realloc to 0 bytes would free the index */
-	if (n > SIZE_MAX / sizeof(*p) - s->nr)
+	if (s->nr < s->cap)
+		return 0;
+	if (cap > SIZE_MAX / sizeof(*p))
 		return -ENOMEM;
-	p = realloc(s->syms, (s->nr + n) * sizeof(*p));
+	p = realloc(s->syms, cap * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	s->syms = p;
+	s->cap = cap;
 	return 0;
 }
 
-/* The function symbols of t, counted: the index is sized for them alone (a minority of
- * most tables). */
-static int table_count(struct table *t, size_t *n)
-{
-	GElf_Sym st;
-	size_t i;
-	int err;
-
-	*n = 0;
-	for (i = 0; i < t->n; i++) {
-		err = table_sym(t, i, &st);
-		if (err)
-			return err;
-		*n += sym_wanted(&st, t->strs_size);
-	}
-	return 0;
-}
-
-/* Appends the function symbols of the first section of this type; its string table
- * becomes a name source of file fds[fd]. Two passes over the entries, a window at a
- * time: one counts, one adds. */
+/* Appends the function symbols of the first section of this type, reading its entries a
+ * window at a time; its string table becomes a name source of file fds[fd]. */
 static int add_table(struct elf_syms *s, Elf *elf, Elf64_Word type, struct load_ctx *c, uint8_t fd)
 {
 	struct table *t = &c->tab;
-	size_t i, want, added = 0;
 	uint8_t tab = s->nr_srcs;
 	GElf_Sym st;
+	size_t i;
 	int err;
 
 	if (tab == MAX_SOURCES)
@@ -502,16 +487,12 @@ static int add_table(struct elf_syms *s, Elf *elf, Elf64_Word type, struct load_
 	err = table_open(c, elf, type);
 	if (err <= 0)
 		return err;
-	err = table_count(t, &want);
-	if (!err)
-		err = syms_reserve(s, want);
-	for (i = 0; i < t->n && !err; i++) {
+	for (i = 0, err = 0; i < t->n && !err; i++) {
 		err = table_sym(t, i, &st);
 		if (err || !sym_wanted(&st, t->strs_size))
 			continue;
-		if (added++ == want)
-			err = -EIO; /* the file changed between the passes */
-		else
+		err = syms_grow(s);
+		if (!err)
 			sym_add(s, elf, &st, tab);
 	}
 	if (err)
@@ -530,23 +511,46 @@ static size_t leading_underscores(const char *p)
 	return n;
 }
 
+/* LSD radix sort of the n records at v by a 64-bit key, a byte a pass, skipping bytes
+ * that all keys share; about three times faster than qsort on the 190k symbols of a large
+ * Rust library. The records end at v, sorted, or at tmp (n records): returns which. One
+ * body for the two kinds of records sorted here (symbols by address, names by place). */
+#define DEFINE_RADIX_SORT(name, type, field)                                           \
+	static type *name(type *v, type *tmp, size_t n)                                \
+	{                                                                              \
+		size_t count[8][256] = {}, pos[256], i, b;                             \
+		type *src = v, *dst = tmp, *swap;                                      \
+                                                                                       \
+		for (i = 0; i < n; i++)                                                \
+			for (b = 0; b < 8; b++)                                        \
+				count[b][(src[i].field >> (8 * b)) & 0xff]++;          \
+		for (b = 0; b < 8 && n; b++) {                                         \
+			if (count[b][(src[0].field >> (8 * b)) & 0xff] == n)           \
+				continue;                                              \
+			pos[0] = 0;                                                    \
+			for (i = 1; i < 256; i++)                                      \
+				pos[i] = pos[i - 1] + count[b][i - 1];                 \
+			for (i = 0; i < n; i++)                                        \
+				dst[pos[(src[i].field >> (8 * b)) & 0xff]++] = src[i]; \
+			swap = src;                                                    \
+			src = dst;                                                     \
+			dst = swap;                                                    \
+		}                                                                      \
+		return src;                                                            \
+	}
+
 /* What choosing among aliases compares of a symbol's name, read once for every symbol
  * that shares its address with another. */
 struct alias_key {
-	uint64_t hash; /* of the first len bytes: names of one length are compared if they differ */
 	uint64_t pos;  /* where the name is read: tab << 56 | off, to read in file order */
+	uint32_t hash; /* of the first len bytes: names of one length are compared if they differ */
 	uint32_t sym;  /* index in elf_syms.syms */
 	uint32_t slot; /* index in the keys in the symbols' order */
 	uint16_t len;  /* strnlen, at most NAME_CMP_MAX */
 	uint8_t under; /* leading underscores */
 };
 
-static int key_pos_cmp(const void *a, const void *b)
-{
-	const struct alias_key *x = a, *y = b;
-
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
+DEFINE_RADIX_SORT(keys_radix, struct alias_key, pos)
 
 /* Puts every key at its slot: each swap places one for good. */
 static void keys_unsort(struct alias_key *k, size_t n)
@@ -642,7 +646,7 @@ static void key_fill(struct alias_key *k, const char *name, size_t avail)
 
 	k->len = (uint16_t)len;
 	k->under = (uint8_t)leading_underscores(name);
-	k->hash = hash_bytes(name, len, 0);
+	k->hash = (uint32_t)(hash_bytes(name, len, 0) >> 32);
 }
 
 /* Reads the names of the n keys, in file order through one window, then puts the keys
@@ -651,11 +655,17 @@ static void key_fill(struct alias_key *k, const char *name, size_t avail)
 static int alias_keys_read(const struct elf_syms *s, struct load_ctx *c, struct alias_key *k,
 			   size_t n)
 {
-	int cur = -1, err;
+	struct alias_key *tmp = malloc(n * sizeof(*tmp)), *sorted;
+	int cur = -1, err = 0;
 	const char *name = NULL;
 	ssize_t avail;
 
-	qsort(k, n, sizeof(*k), key_pos_cmp);
+	if (!tmp)
+		return -ENOMEM;
+	sorted = keys_radix(k, tmp, n);
+	if (sorted != k)
+		memcpy(k, sorted, n * sizeof(*k));
+	free(tmp);
 	for (size_t i = 0; i < n; i++) {
 		const struct sym *sym = &s->syms[k[i].sym];
 		const struct name_src *src = &s->srcs[sym->tab];
@@ -679,34 +689,17 @@ static int alias_keys_read(const struct elf_syms *s, struct load_ctx *c, struct 
 	return 0;
 }
 
-/* LSD radix sort by address, a byte a pass, skipping bytes that all addresses share; about
- * three times faster than qsort on the 190k symbols of a large Rust library. */
+DEFINE_RADIX_SORT(syms_radix, struct sym, addr)
+
 static int syms_sort(struct elf_syms *s)
 {
-	struct sym *tmp, *src = s->syms, *dst, *swap;
-	size_t count[8][256] = {}, pos[256], i, b, n = s->nr;
+	struct sym *tmp = malloc(s->nr * sizeof(*tmp)), *out;
 
-	tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
-	dst = tmp;
-	for (i = 0; i < n; i++)
-		for (b = 0; b < 8; b++)
-			count[b][(src[i].addr >> (8 * b)) & 0xff]++;
-	for (b = 0; b < 8; b++) {
-		if (count[b][(src[0].addr >> (8 * b)) & 0xff] == n)
-			continue;
-		pos[0] = 0;
-		for (i = 1; i < 256; i++)
-			pos[i] = pos[i - 1] + count[b][i - 1];
-		for (i = 0; i < n; i++)
-			dst[pos[(src[i].addr >> (8 * b)) & 0xff]++] = src[i];
-		swap = src;
-		src = dst;
-		dst = swap;
-	}
-	if (src != s->syms)
-		memcpy(s->syms, src, n * sizeof(*src));
+	out = syms_radix(s->syms, tmp, s->nr);
+	if (out != s->syms)
+		memcpy(s->syms, out, s->nr * sizeof(*out));
 	free(tmp);
 	return 0;
 }
@@ -772,11 +765,14 @@ static void syms_shrink(struct elf_syms *s)
 	if (!s->nr) {
 		free(s->syms);
 		s->syms = NULL;
+		s->cap = 0;
 		return;
 	}
 	p = realloc(s->syms, s->nr * sizeof(*p));
-	if (p)
+	if (p) {
 		s->syms = p;
+		s->cap = s->nr;
+	}
 }
 
 /* Takes out the symbols of sources from nr_srcs on (a load that failed), keeping the
