@@ -255,6 +255,18 @@ $(BUILD)/bench/detect_cost: bench/detect_cost.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
+# bench/lines_cost.c's driver, and the same over a symbolizer whose line cache keeps an
+# answer for its address alone (-DLINE_SPANS=0), to compare.
+$(BUILD)/bench/lines_cost: bench/lines_cost.c tests/unit/native_frames.h $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+$(BUILD)/bench/lines_cost_per_address: bench/lines_cost.c tests/unit/native_frames.h \
+		src/symbol/symbolizer.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DLINE_SPANS=0 -c src/symbol/symbolizer.c -o $(@D)/symbolizer_per_address.o
+	$(CC) $(CFLAGS) -Itests/unit $< $(filter-out $(BUILD)/obj/symbol/symbolizer.o,$(LIB_OBJS)) \
+		$(@D)/symbolizer_per_address.o -o $@ $(LDLIBS)
+
 $(BUILD)/tests/otlp_%: tests/otlp/otlp_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "symbol/dwarfsym.h"
 #include "symbol/elfsym.h"
 #include "util/resident.h"
@@ -31,21 +32,6 @@ static uint64_t addrs[MAX_ADDRS];
 static size_t naddrs;
 static volatile size_t sink;
 static size_t mapped_bound = DWARF_MAPPED_KEEP; /* DWARF_MAPPED_BOUND=BYTES sets another */
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static size_t heap(void)
-{
-	struct mallinfo2 m = mallinfo2();
-
-	return m.uordblks + m.hblkhd; /* large blocks are mmap()ed */
-}
 
 /* Resident set in bytes: the heap and the file pages the DWARF reader keeps mapped. */
 static size_t rss(void)

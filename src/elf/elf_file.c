@@ -803,6 +803,11 @@ Elf *elf_file__elf(const struct elf_file *e)
 	return e->elf;
 }
 
+uint64_t elf_file__size(const struct elf_file *e)
+{
+	return e->file_bytes;
+}
+
 int elf_file__fd(const struct elf_file *e)
 {
 	return e->fd;

@@ -101,6 +101,10 @@ int elf_file__symbol(const struct elf_file *e, const char *name, uint64_t *value
  * address, libdw). Owned by e: valid until elf_file__free. */
 Elf *elf_file__elf(const struct elf_file *e);
 
+/* The file's size when e was opened: a reader that finds it smaller later knows the file
+ * shrank (an error), where a section past it is one the file lies about (malformed). */
+uint64_t elf_file__size(const struct elf_file *e);
+
 /* The descriptor e reads through (its own dup, closed by elf_file__free): a reader that
  * comes back to the file after e is freed (symbol names read on lookup) dups it. */
 int elf_file__fd(const struct elf_file *e);

@@ -28,6 +28,7 @@
 #define CHAIN_VISITS_MAX (1u << 16) /* DIEs visited to find one address's inline chain */
 #define NEST_MAX 64		    /* namespaces/classes or blocks nested: deeper is hostile */
 #define WALK_BACK 16		    /* preceding ranges tried when ranges nest or overlap */
+#define ROW_MERGE_MAX 32	    /* rows of one line merged into an answer's span, each way */
 #define NAME_MAX_LEN 4096	    /* longer DWARF names are cut */
 /* .debug_aranges read at most: the elfutils reader allocas 32 bytes per 16-byte entry. */
 #define ARANGES_BYTES_MAX (256u << 10)
@@ -146,10 +147,10 @@ static int push_die_ranges(struct range_vec *rv, Dwarf_Die *die, uint32_t idx)
 	return 0;
 }
 
-/* The innermost range of v covering va, or NULL. */
-static const struct addr_range *range_find(const struct addr_range *v, size_t n, uint64_t va)
+/* How many ranges of v (sorted by lo) start at or below va. */
+static size_t ranges_upto(const struct addr_range *v, size_t n, uint64_t va)
 {
-	size_t lo = 0, hi = n, mid, k;
+	size_t lo = 0, hi = n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -158,6 +159,14 @@ static const struct addr_range *range_find(const struct addr_range *v, size_t n,
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The innermost range of v covering va, or NULL. */
+static const struct addr_range *range_find(const struct addr_range *v, size_t n, uint64_t va)
+{
+	size_t lo = ranges_upto(v, n, va), k;
+
 	for (k = 0; k < WALK_BACK && lo > 0; k++, lo--)
 		if (va < v[lo - 1].hi)
 			return &v[lo - 1];
@@ -886,20 +895,32 @@ static int covering_child(Dwarf_Die *scope, uint64_t va, Dwarf_Die *out, struct 
 	return 0;
 }
 
+/* Where an inline chain's walk ended: the deepest scope covering va (fn, an inlined call
+ * or a block), and whether the walk looked at all of its children (not cut by a bound). */
+struct chain_end {
+	Dwarf_Die scope;
+	bool whole;
+};
+
 /* Fills chain[] with the inlined calls covering va inside fn, outermost first. */
-static int inline_chain(struct dwarf_syms *d, Dwarf_Die *fn, uint64_t va, Dwarf_Die *chain, int max)
+static int inline_chain(struct dwarf_syms *d, Dwarf_Die *fn, uint64_t va, Dwarf_Die *chain, int max,
+			struct chain_end *end)
 {
 	struct chain_walk w = {};
 	Dwarf_Die scope = *fn, next;
 	int n = 0, nest;
 
+	end->whole = false;
 	for (nest = 0; nest < NEST_MAX && n < max; nest++) {
-		if (!covering_child(&scope, va, &next, &w, 0))
+		if (!covering_child(&scope, va, &next, &w, 0)) {
+			end->whole = w.visits <= CHAIN_VISITS_MAX;
 			break;
+		}
 		if (dwarf_tag(&next) == DW_TAG_inlined_subroutine)
 			chain[n++] = next;
 		scope = next;
 	}
+	end->scope = scope;
 	charge(d, fn->addr, w.last && (uintptr_t)w.last > (uintptr_t)fn->addr ? w.last : fn->addr);
 	return n;
 }
@@ -1011,11 +1032,11 @@ static void pc_line(struct dwarf_syms *d, struct unit *u, uint64_t va, struct dw
 /* Innermost first: out[0] is the deepest inlined function at va's own line; each next
  * entry is the function that inlined the previous one, at that call's line. */
 static int fill_lines(struct dwarf_syms *d, struct unit *u, Dwarf_Die *fn, uint64_t va,
-		      bool inlines, struct dwarf_line *out, int max)
+		      bool inlines, struct dwarf_line *out, int max, struct chain_end *end)
 {
 	Dwarf_Die chain[DWARF_LINES_MAX];
-	int n =
-	    inline_chain(d, fn, va, chain, max - 1 < DWARF_LINES_MAX ? max - 1 : DWARF_LINES_MAX);
+	int n = inline_chain(d, fn, va, chain,
+			     max - 1 < DWARF_LINES_MAX ? max - 1 : DWARF_LINES_MAX, end);
 	int k;
 
 	if (!inlines) {
@@ -1037,12 +1058,241 @@ static int fill_lines(struct dwarf_syms *d, struct unit *u, Dwarf_Die *fn, uint6
 	return n + 1;
 }
 
-static int lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out, int max)
+/* The span of va alone; empty for the last address, which no span can hold. */
+static struct dwarf_span span_one(uint64_t va)
+{
+	return (struct dwarf_span){va, va == UINT64_MAX ? va : va + 1};
+}
+
+/* Narrows sp to the addresses around va for which range_find(v, n, .) answers r, as it
+ * does for va: no range starts between va and them, and none that range_find would try
+ * before r covers them. */
+static void range_span(const struct addr_range *v, size_t n, const struct addr_range *r,
+		       uint64_t va, struct dwarf_span *sp)
+{
+	size_t lo = ranges_upto(v, n, va), k;
+
+	/* lo ranges start at or below va; the next one starts above it. */
+	if (lo < n && v[lo].lo < sp->hi)
+		sp->hi = v[lo].lo;
+	if (r->hi < sp->hi)
+		sp->hi = r->hi;
+	if (r->lo > sp->lo)
+		sp->lo = r->lo;
+	if (lo && v[lo - 1].lo > sp->lo)
+		sp->lo = v[lo - 1].lo;
+	for (k = lo; k > 0 && &v[k - 1] != r; k--)
+		if (v[k - 1].hi > sp->lo)
+			sp->lo = v[k - 1].hi; /* tried before r: it must still end below */
+}
+
+/* Narrows sp to keep die's ranges out, none of which holds va. False when one does, or
+ * they cannot all be read. */
+static bool clip_die(Dwarf_Die *die, uint64_t va, struct dwarf_span *sp)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int n = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (++n > RANGES_PER_DIE_MAX)
+			return false;
+		if (hi <= lo)
+			continue;
+		if (lo <= va && va < hi)
+			return false;
+		if (hi <= va && hi > sp->lo)
+			sp->lo = hi;
+		if (lo > va && lo < sp->hi)
+			sp->hi = lo;
+	}
+	return off == 0;
+}
+
+/* Narrows sp by the code of scope's inlined calls and blocks (entering blocks without
+ * addresses, as covering_child does): an address there would find a deeper chain. False
+ * when the walk was cut by its bounds. */
+static bool clip_children(Dwarf_Die *scope, uint64_t va, struct dwarf_span *sp, uint32_t *visits,
+			  int nest)
+{
+	Dwarf_Die child;
+	int r, tag;
+
+	for (r = dwarf_child(scope, &child); r == 0; r = dwarf_siblingof(&child, &child)) {
+		if (++*visits > CHAIN_VISITS_MAX)
+			return false;
+		tag = dwarf_tag(&child);
+		if (tag != DW_TAG_inlined_subroutine && !is_block(tag))
+			continue;
+		if (is_block(tag) && !dwarf_hasattr(&child, DW_AT_low_pc) &&
+		    !dwarf_hasattr(&child, DW_AT_ranges)) {
+			if (nest >= NEST_MAX || !clip_children(&child, va, sp, visits, nest + 1))
+				return false;
+			continue;
+		}
+		if (!clip_die(&child, va, sp))
+			return false;
+	}
+	return r >= 0;
+}
+
+/* Narrows sp to the piece of scope's code that holds va, less its children's code. */
+static bool scope_span(Dwarf_Die *scope, uint64_t va, struct dwarf_span *sp)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	uint32_t visits = 0;
+	bool found = false;
+
+	while (!found && (off = dwarf_ranges(scope, off, &base, &lo, &hi)) > 0) {
+		if (lo <= va && va < hi) {
+			found = true;
+			if (lo > sp->lo)
+				sp->lo = lo;
+			if (hi < sp->hi)
+				sp->hi = hi;
+		}
+	}
+	return found && clip_children(scope, va, sp, &visits, 0);
+}
+
+/* A row's answer: its file and line, or none for an end of sequence (what pc_line
+ * gives for an address the row holds). */
+struct row_answer {
+	const char *file;
+	int line;
+	bool none;
+};
+
+/* The address of row i of lines; false when unreadable. */
+static bool row_addr(Dwarf_Lines *lines, size_t i, Dwarf_Addr *a)
+{
+	return dwarf_lineaddr(dwarf_onesrcline(lines, i), a) == 0;
+}
+
+static void row_answer(Dwarf_Lines *lines, size_t i, struct row_answer *r)
+{
+	Dwarf_Line *l = dwarf_onesrcline(lines, i);
+	bool end = false;
+
+	r->line = 0;
+	r->none = !l || dwarf_lineendsequence(l, &end) || end;
+	r->file = r->none ? NULL : dwarf_linesrc(l, NULL, NULL);
+	if (!r->none && dwarf_lineno(l, &r->line))
+		r->line = 0;
+}
+
+static bool same_answer(const struct row_answer *a, const struct row_answer *b)
+{
+	return !a->none && !b->none && a->line == b->line &&
+	       (a->file == b->file || (a->file && b->file && !strcmp(a->file, b->file)));
+}
+
+/* The first row above va (libdw sorts a unit's rows by address): rows[..i) start at or
+ * below va. SIZE_MAX when a row is unreadable. */
+static size_t rows_upto(Dwarf_Lines *lines, size_t n, uint64_t va)
+{
+	size_t lo = 0, hi = n, mid;
+	Dwarf_Addr a;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (!row_addr(lines, mid, &a))
+			return SIZE_MAX;
+		if (a <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Narrows sp to the rows around va that give va's answer: dwarf_getsrc_die finds the last
+ * row at or below an address, so [the row's address, the next row's) gets its answer, and
+ * so do neighbouring rows of the same file and line (a statement is often several rows:
+ * views, is_stmt changes), up to ROW_MERGE_MAX distinct addresses each way. */
+static bool line_span(struct unit *u, uint64_t va, struct dwarf_span *sp)
+{
+	struct row_answer want, other;
+	Dwarf_Lines *lines;
+	size_t n, up, i, k;
+	Dwarf_Addr a, b;
+	int steps;
+
+	if (dwarf_getsrclines(&u->lines, &lines, &n))
+		return true; /* no line table: no address has a line */
+	up = rows_upto(lines, n, va);
+	if (up == SIZE_MAX)
+		return false;
+	if (up == 0) { /* below every row: no answer up to the first */
+		if (n && row_addr(lines, 0, &a) && a < sp->hi)
+			sp->hi = a;
+		return true;
+	}
+	row_answer(lines, up - 1, &want);
+	/* Forward: up is the first row of the next address; its last row answers there. */
+	for (i = up, steps = 0; i < n; i = k + 1, steps++) {
+		if (!row_addr(lines, i, &a))
+			return false;
+		for (k = i; k + 1 < n && row_addr(lines, k + 1, &b) && b == a; k++)
+			;
+		row_answer(lines, k, &other);
+		if (steps == ROW_MERGE_MAX || !same_answer(&want, &other)) {
+			if (a < sp->hi)
+				sp->hi = a;
+			break;
+		}
+	}
+	/* Backward: the rows of va's address start at the first row with it. */
+	if (!row_addr(lines, up - 1, &a))
+		return false;
+	for (i = up - 1, steps = 0;; steps++) {
+		while (i > 0 && row_addr(lines, i - 1, &b) && b == a)
+			i--;
+		if (!i || steps == ROW_MERGE_MAX)
+			break;
+		row_answer(lines, i - 1, &other);
+		if (!same_answer(&want, &other) || !row_addr(lines, i - 1, &b))
+			break;
+		a = b;
+		i--;
+	}
+	if (a > sp->lo)
+		sp->lo = a;
+	return true;
+}
+
+/* Narrows sp, for an address va that no range of v covers as range_find sees it, to the
+ * addresses around it that none covers either. */
+static void gap_span(const struct addr_range *v, size_t n, uint64_t va, struct dwarf_span *sp)
+{
+	size_t lo = ranges_upto(v, n, va), k;
+
+	if (lo < n && v[lo].lo < sp->hi)
+		sp->hi = v[lo].lo;
+	if (lo && v[lo - 1].lo > sp->lo)
+		sp->lo = v[lo - 1].lo;
+	for (k = 0; k < WALK_BACK && lo > k; k++)
+		if (v[lo - 1 - k].hi > sp->lo)
+			sp->lo = v[lo - 1 - k].hi; /* tried: it must still end below */
+}
+
+/* The lookup; with sp, narrows *sp (all addresses at first) to the span of the answer, or
+ * sets it to va alone when it cannot tell. */
+static int lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out, int max,
+		  struct dwarf_span *sp)
 {
 	const struct addr_range *ur, *fr;
+	struct dwarf_span none = span_one(va);
+	struct chain_end end;
 	struct unit *u;
+	int n;
 
 	ur = range_find(d->ranges, d->nranges, va);
+	if (!ur && sp)
+		gap_span(d->ranges, d->nranges, va, sp); /* no unit: none, up to the next one */
+	else if (ur && ur->idx >= d->nunits && sp)
+		*sp = none;
 	if (!ur || ur->idx >= d->nunits)
 		return 0;
 	u = &d->units[ur->idx];
@@ -1051,36 +1301,61 @@ static int lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_
 		reset_units(d);
 		ur = range_find(d->ranges, d->nranges, va);
 		if (!ur || ur->idx >= d->nunits)
-			return 0;
+			return sp ? (*sp = none, 0) : 0;
 		u = &d->units[ur->idx];
 	}
 	make_room(d);
 	if (index_unit(d, u))
-		return 0;
+		return sp ? (*sp = none, 0) : 0;
+	if (sp)
+		range_span(d->ranges, d->nranges, ur, va, sp);
 	fr = range_find(u->ranges, u->nranges, va);
+	if (!fr && sp)
+		gap_span(u->ranges, u->nranges, va, sp); /* in the unit, in no function */
+	else if (fr && fr->idx >= u->nfuncs && sp)
+		*sp = none;
 	if (!fr || fr->idx >= u->nfuncs)
 		return 0;
-	return fill_lines(d, u, &u->funcs[fr->idx], va, inlines, out, max);
+	n = fill_lines(d, u, &u->funcs[fr->idx], va, inlines, out, max, &end);
+	if (!sp)
+		return n;
+	range_span(u->ranges, u->nranges, fr, va, sp);
+	if (!end.whole || !scope_span(&end.scope, va, sp) || !line_span(u, va, sp))
+		*sp = none;
+	return n;
 }
 
-int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
-		       int max)
+int dwarf_syms__lookup_span(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
+			    int max, struct dwarf_span *sp)
 {
+	struct dwarf_span wide = {0, UINT64_MAX};
 	unsigned int guard;
 	int n;
 
+	if (sp)
+		*sp = span_one(va);
 	if (!d || !d->dw || d->torn || max < 1)
 		return 0;
 	/* Everything libdw reads from the mapping, and every string copied out of it, is
 	 * read in here. */
 	guard = mapguard__begin();
-	n = lookup(d, va, inlines, out, max);
+	n = lookup(d, va, inlines, out, max, sp ? &wide : NULL);
+	if (sp && wide.lo <= va && va < wide.hi)
+		*sp = wide;
 	if (!mapguard__end(guard))
 		return n;
 	/* What was read past the file's new end was zeros: the answer is not the file's.
 	 * The DWARF stays as it is (strings returned earlier stay valid) until freed. */
 	d->torn = true;
+	if (sp)
+		*sp = span_one(va);
 	return 0;
+}
+
+int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
+		       int max)
+{
+	return dwarf_syms__lookup_span(d, va, inlines, out, max, NULL);
 }
 
 bool dwarf_syms__torn(const struct dwarf_syms *d)

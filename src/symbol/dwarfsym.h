@@ -42,6 +42,20 @@ void dwarf_syms__free(struct dwarf_syms *d);
  * Writes indexes and caches to d: callers serialise lookups on one object. */
 int dwarf_syms__lookup(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
 		       int max);
+/* Addresses [lo, hi) of one answer. */
+struct dwarf_span {
+	uint64_t lo, hi;
+};
+
+/* The same, and in *sp the addresses around va that get the same answer: va's line-table
+ * row, inside the piece of the deepest scope covering va (its function, inlined call or
+ * block) and outside that scope's inlined calls and blocks, within the function and unit
+ * ranges that led there. A cache keyed by these spans answers every later address of the
+ * row without libdw. [va, va + 1) (empty for UINT64_MAX) when the answer is none or a
+ * walk was cut by a bound. The span is exact for DWARF whose scopes nest and whose
+ * siblings do not overlap (what compilers write); for other input it still holds va. */
+int dwarf_syms__lookup_span(struct dwarf_syms *d, uint64_t va, bool inlines, struct dwarf_line *out,
+			    int max, struct dwarf_span *sp);
 /* Whether a lookup found the file shrunk under the mapping: lookups then answer nothing,
  * and the owner frees d (the strings returned before stay valid until then). */
 bool dwarf_syms__torn(const struct dwarf_syms *d);

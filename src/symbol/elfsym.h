@@ -13,9 +13,11 @@ struct elf_syms;
 
 /* Reads the symbols' addresses, build id and debug link of the ELF file open on fd, and
  * keeps a dup of fd to read each name from when a lookup first lands on it: the caller
- * keeps fd and nothing stays mapped. Returns NULL with errno set (EINVAL: not a regular
- * ELF file or unreadable header; ENOMEM; EBADF; EMFILE). A file without symbols opens
- * fine and resolves nothing. */
+ * keeps fd and nothing stays mapped. The tables are read a window at a time (what the
+ * load holds of them is bounded, however large), and a table past the file's end is left
+ * out. Returns NULL with errno set (EINVAL: not a regular ELF file or unreadable header;
+ * EIO: the file shrank while it was read; ENOMEM; EBADF; EMFILE). A file without symbols
+ * opens fine and resolves nothing. */
 struct elf_syms *elf_syms__open(int fd);
 /* The same from a file already open (e is not freed; a dup of its descriptor is kept). */
 struct elf_syms *elf_syms__open_elf(const struct elf_file *e);

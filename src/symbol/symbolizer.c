@@ -20,6 +20,12 @@
 #include "util/mapguard.h"
 #include "util/safe_file.h"
 
+/* -DLINE_SPANS=0: a build whose line cache keeps each answer for its address alone, as it
+ * did before spans, to compare (bench/lines_cost.c). */
+#ifndef LINE_SPANS
+#define LINE_SPANS 1
+#endif
+
 /* file_entry.debug_state: where the file's separate debug information stands. */
 enum debug_state {
 	DEBUG_UNKNOWN, /* symbols not read yet */
@@ -321,9 +327,10 @@ static int symbolizer__go_lines(struct symbolizer *s, struct file_entry *f, uint
 	return (int)(n - first);
 }
 
-/* The lines of va from f's DWARF, opened if need be. */
+/* The lines of va from f's DWARF, opened if need be, and in *sp the addresses they are
+ * the answer for. */
 static int dwarf_lines(struct symbolizer *s, struct file_entry *f, uint64_t va,
-		       struct dwarf_line *out, int max)
+		       struct dwarf_line *out, int max, struct dwarf_span *sp)
 {
 	size_t before;
 	int n;
@@ -333,7 +340,9 @@ static int dwarf_lines(struct symbolizer *s, struct file_entry *f, uint64_t va,
 	if (!f->dwarf)
 		return 0;
 	before = dwarf_syms__memory(f->dwarf);
-	n = dwarf_syms__lookup(f->dwarf, va, s->inlines, out, max);
+	n = dwarf_syms__lookup_span(f->dwarf, va, s->inlines, out, max, LINE_SPANS ? sp : NULL);
+	if (!LINE_SPANS)
+		*sp = (struct dwarf_span){va, va + 1};
 	f->dwarf_missed = true;
 	if (dwarf_syms__torn(f->dwarf)) {
 		release_dwarf(f);
@@ -360,6 +369,7 @@ int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t of
 			     struct dwarf_line *out, int max)
 {
 	struct file_entry *f = file_table__get(s->files, file_id);
+	struct dwarf_span sp;
 	struct line_cache *c;
 	uint64_t va;
 	int n;
@@ -370,19 +380,21 @@ int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t of
 	if (n || !file_syms(s, f) || !elf_syms__vaddr(f->syms, off, &va))
 		return n;
 	c = max >= DWARF_LINES_MAX ? file_lines(f) : NULL;
-	n = c ? line_cache__get(c, off, out, max) : -ENOENT;
+	n = c ? line_cache__get(c, va, out, max) : -ENOENT;
 	if (n >= 0) {
 		s->lines_hits++;
 		return n;
 	}
 	if (!f->dwarf && f->dwarf_err)
 		return 0; /* no DWARF: nothing to cache, and nothing to open */
-	n = dwarf_lines(s, f, va, out, max);
-	/* Without DWARF nothing is cached: a debug file debuginfod delivers later names it. */
-	if (!f->dwarf || !c || line_cache__put(c, off, out, n))
+	n = dwarf_lines(s, f, va, out, max, &sp);
+	/* Without DWARF nothing is cached: a debug file debuginfod delivers later names it.
+	 * The answer is cached for its whole span: a later address of the same line-table
+	 * row and inline scope is named without opening the DWARF again. */
+	if (!f->dwarf || !c || line_cache__put(c, va, sp.lo, sp.hi, out, n))
 		return n; /* DWARF's strings, valid until the next lookup */
 	s->lines_misses++;
-	return line_cache__get(c, off, out, max); /* the cache's copies outlive the DWARF */
+	return line_cache__get(c, va, out, max); /* the cache's copies outlive the DWARF */
 }
 
 uint64_t symbolizer__lines_memory(const struct symbolizer *s, uint32_t *nfiles, uint64_t *nframes)

@@ -70,8 +70,9 @@ const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr);
 const char *symbolizer__native(struct symbolizer *s, uint32_t file_id, uint64_t off);
 /* Fills out with the functions at file offset off, innermost first (dwarfsym.h), when
  * lines are on and the file or its debug file has DWARF. Returns how many, 0 for none.
- * The answer is kept in the file's line cache, so asking again needs no DWARF; max below
- * DWARF_LINES_MAX bypasses the cache. Strings live until the next lookup or
+ * The answer is kept in the file's line cache for every address it holds for (its span,
+ * dwarfsym.h), so asking again, or about another address of the same line-table row and
+ * inline scope, needs no DWARF; max below DWARF_LINES_MAX bypasses the cache. Strings live until the next lookup or
  * symbolizer__file_named: copy them. */
 int symbolizer__native_lines(struct symbolizer *s, uint32_t file_id, uint64_t off,
 			     struct dwarf_line *out, int max);
@@ -92,7 +93,7 @@ void symbolizer__prefetch(struct symbolizer *s);
 
 /* What the DWARF indexes of all files hold now, and over how many files. */
 uint64_t symbolizer__dwarf_memory(const struct symbolizer *s, uint32_t *nfiles);
-/* What the line caches of all files hold now, over how many files and frames. */
+/* What the line caches of all files hold now, over how many files and address ranges. */
 uint64_t symbolizer__lines_memory(const struct symbolizer *s, uint32_t *nfiles, uint64_t *nframes);
 
 /* Prints to out, in a summary's style, what the bounds on hostile files refused (inflate

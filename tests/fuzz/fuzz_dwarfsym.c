@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the DWARF lookup: each input becomes a file whose DWARF is opened,
- * looked up over its executable sections (with and without inline chains) and freed; for
- * inputs of odd size with the units bounded to a byte, so each new unit first drops and
- * begins libdw again (what record's report does); then the same through the debug
- * cache's inflated copy, when it makes one (what the symbolizer does).
+ * looked up over its executable sections (with and without inline chains, each answer's
+ * span checked to hold its address) and freed; for inputs of odd size with the units
+ * bounded to a byte, so each new unit first drops and begins libdw again (what record's
+ * report does); then the same through the debug cache's inflated copy, when it makes one
+ * (what the symbolizer does).
  * Built by run_dwarfsym.sh. */
 #include <dirent.h>
 #include <fcntl.h>
@@ -66,6 +67,7 @@ static void lookups(struct dwarf_syms *d, int fd, const uint8_t *data, size_t si
 	volatile size_t sink = 0;
 	struct span spans[SPANS];
 	size_t nspans = code_spans(fd, spans);
+	struct dwarf_span sp;
 	uint64_t va;
 	int n;
 
@@ -73,9 +75,12 @@ static void lookups(struct dwarf_syms *d, int fd, const uint8_t *data, size_t si
 		va = nspans ? spans[i % nspans].lo + spans[i % nspans].size * i / LOOKUPS : i;
 		if (i < 4 && size >= 8 * (i + 1))
 			memcpy(&va, data + size - 8 * (i + 1), sizeof(va));
-		n = dwarf_syms__lookup(d, va, i & 1, l, i % 5 ? DWARF_LINES_MAX : 2);
+		n = dwarf_syms__lookup_span(d, va, i & 1, l, i % 5 ? DWARF_LINES_MAX : 2, &sp);
 		for (int j = 0; j < n; j++)
 			sink += strlen(l[j].function) + strlen(l[j].file) + l[j].line;
+		/* Whatever the input, the span holds the address (empty only for the last). */
+		if (!(sp.lo <= va && (va < sp.hi || (va == UINT64_MAX && sp.hi == va))))
+			abort();
 	}
 	sink += dwarf_syms__memory(d);
 }

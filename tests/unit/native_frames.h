@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Test helpers for reports over real files: where a file's .text lies, and a profile of
- * native frames spread over the code of several files. */
+ * native frames spread over the code of several files (bench/lines_cost.c uses them too). */
 #ifndef EBPROF_TEST_NATIVE_FRAMES_H
 #define EBPROF_TEST_NATIVE_FRAMES_H
 
@@ -34,25 +34,36 @@ static inline int text_range(const char *path, uint64_t *off, uint64_t *size)
 	return err;
 }
 
+/* A stack of nframes frames to fill (pid 1, comm "test") for p, whose one event ("cpu")
+ * it adds. NULL on ENOMEM; the caller frees it. */
+static inline struct stack *native_stack_new(struct profile *p, uint32_t nframes)
+{
+	const struct report_event ev = {.name = "cpu", .nvalues = 1};
+	struct stack *key = calloc(1, sizeof(struct stack) + nframes * sizeof(struct frame));
+
+	if (!key || profile__add_event(p, &ev) < 0) {
+		free(key);
+		return NULL;
+	}
+	key->cpu = -1;
+	key->pid = 1;
+	strcpy(key->comm, "test");
+	key->nframes = nframes;
+	return key;
+}
+
 /* Adds stacks of per_stack frames, addrs frames per file in all, alternating between
  * the nfiles files (file ids 1..nfiles) whose .text is off[i], size[i] long; a prime
  * stride, so frames land at many offsets in many units. 0 or -ENOMEM. */
 static inline int fill_native_profile(struct profile *p, uint32_t nfiles, const uint64_t *off,
 				      const uint64_t *size, uint32_t addrs, uint32_t per_stack)
 {
-	const struct report_event ev = {.name = "cpu", .nvalues = 1};
-	struct stack *key = calloc(1, sizeof(struct stack) + per_stack * sizeof(struct frame));
+	struct stack *key = native_stack_new(p, per_stack);
 	uint64_t one = 1;
 	int err = 0;
 
-	if (!key || profile__add_event(p, &ev) < 0) {
-		free(key);
+	if (!key)
 		return -ENOMEM;
-	}
-	key->cpu = -1;
-	key->pid = 1;
-	strcpy(key->comm, "test");
-	key->nframes = per_stack;
 	for (uint32_t s = 0; !err && s < nfiles * addrs / per_stack; s++) {
 		for (uint32_t i = 0; i < per_stack; i++) {
 			uint32_t k = s * per_stack + i, file = k % nfiles;

@@ -116,6 +116,72 @@ static void check_chain(struct dwarf_syms *d, const char *bin, const char *what)
 	CHECK(dwarf_syms__lookup(d, 0, true, l, DWARF_LINES_MAX) == 0);
 }
 
+static bool same_lines(const struct dwarf_line *a, int na, const struct dwarf_line *b, int nb)
+{
+	if (na != nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (strcmp(a[i].function, b[i].function) || strcmp(a[i].file, b[i].file) ||
+		    a[i].line != b[i].line)
+			return false;
+	return true;
+}
+
+/* Every address of function name and of the padding around it, with and without inlines:
+ * the span a lookup gives holds the address, and every other address there inside it gets
+ * the same answer from a lookup of its own. Returns how many spans were wider than one
+ * address. */
+static int check_spans_of(struct dwarf_syms *d, const char *bin, const char *name, bool inlines)
+{
+	struct dwarf_line l[DWARF_LINES_MAX], m[DWARF_LINES_MAX];
+	uint64_t addr = 0, size = 0, va, va2;
+	struct dwarf_span sp;
+	int n, n2, wide = 0;
+	bool held = true, same = true;
+
+	CHECK(nm_symbol(bin, name, &addr, &size) == 0);
+	addr = addr > 32 ? addr - 32 : 0;
+	size += 64;
+	for (va = addr; va < addr + size; va++) {
+		n = dwarf_syms__lookup_span(d, va, inlines, l, DWARF_LINES_MAX, &sp);
+		held &= sp.lo <= va && va < sp.hi;
+		wide += sp.hi - sp.lo > 1;
+		for (va2 = sp.lo > addr ? sp.lo : addr; va2 < sp.hi && va2 < addr + size; va2++) {
+			n2 = dwarf_syms__lookup(d, va2, inlines, m, DWARF_LINES_MAX);
+			if (!same_lines(l, n, m, n2)) {
+				fprintf(stderr,
+					"  %s: %#llx's span [%#llx, %#llx) misnames %#llx\n", name,
+					(unsigned long long)va, (unsigned long long)sp.lo,
+					(unsigned long long)sp.hi, (unsigned long long)va2);
+				same = false;
+			}
+		}
+	}
+	CHECK(held);
+	CHECK(same);
+	return wide;
+}
+
+/* The spans of the workload's functions, which inline one another three deep. */
+static void check_spans(struct dwarf_syms *d, const char *bin)
+{
+	static const char *const fns[] = {"outer_work", "leaf_hash", "main"};
+	struct dwarf_line l[DWARF_LINES_MAX];
+	struct dwarf_span sp;
+	int wide = 0;
+
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		wide += check_spans_of(d, bin, fns[i], true);
+		wide += check_spans_of(d, bin, fns[i], false);
+	}
+	CHECK(wide > 0);
+	CHECK(dwarf_syms__lookup_span(d, 0, true, l, DWARF_LINES_MAX, &sp) == 0);
+	CHECK(sp.lo == 0 && sp.hi >= 1); /* below every unit: none, up to the first */
+	CHECK(dwarf_syms__lookup(d, sp.hi - 1, true, l, DWARF_LINES_MAX) == 0);
+	CHECK(dwarf_syms__lookup_span(d, UINT64_MAX, true, l, DWARF_LINES_MAX, &sp) == 0);
+	CHECK(sp.lo == UINT64_MAX && sp.hi == UINT64_MAX);
+}
+
 /* Compiles the workload with cc and flags in tmpdir, opens dwarf_file's DWARF, checks. */
 static void check_build(const char *what, const char *cc, const char *flags, const char *post,
 			const char *dwarf_file)
@@ -145,6 +211,7 @@ static void check_build(const char *what, const char *cc, const char *flags, con
 		return;
 	}
 	check_chain(d, bin, what);
+	check_spans(d, bin);
 	dwarf_syms__free(d);
 }
 

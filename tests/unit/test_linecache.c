@@ -40,21 +40,33 @@ static void test_cache_basics(void)
 		return;
 	empty = line_cache__memory(c);
 	CHECK(line_cache__get(c, 0x1000, out, DWARF_LINES_MAX) == -ENOENT);
-	CHECK(line_cache__put(c, 0x1000, chain, 3) == 0);
-	CHECK(line_cache__put(c, 0x1000, chain, 3) == -EEXIST);
-	CHECK(line_cache__put(c, 0x1004, chain + 1, 2) == 0);
-	CHECK(line_cache__put(c, 0x2000, NULL, 0) == 0); /* DWARF had nothing: cached too */
-	CHECK(line_cache__put(c, 0x3000, chain, DWARF_LINES_MAX + 1) == -EINVAL);
+	CHECK(line_cache__put(c, 0x1000, 0x1000, 0x1004, chain, 3) == 0);
+	CHECK(line_cache__put(c, 0x1003, 0x1003, 0x1004, chain, 3) == -EEXIST);
+	CHECK(line_cache__put(c, 0x1004, 0x1004, 0x1005, chain + 1, 2) == 0);
+	CHECK(line_cache__put(c, 0x2000, 0x2000, 0x2001, NULL, 0) == 0); /* DWARF had nothing */
+	CHECK(line_cache__put(c, 0x3000, 0x3000, 0x3001, chain, DWARF_LINES_MAX + 1) == -EINVAL);
+	CHECK(line_cache__put(c, 0x3000, 0x3001, 0x3002, chain, 1) == -EINVAL); /* not its span */
 	CHECK(line_cache__get(c, 0x1000, out, DWARF_LINES_MAX) == 3);
 	for (int i = 0; i < 3; i++)
 		CHECK(!strcmp(out[i].function, chain[i].function) &&
 		      !strcmp(out[i].file, chain[i].file) && out[i].line == chain[i].line);
 	CHECK(out[0].function != chain[0].function); /* a copy, not the caller's string */
+	CHECK(line_cache__get(c, 0x1003, again, DWARF_LINES_MAX) == 3); /* the same range */
+	CHECK(again[0].function == out[0].function);
 	CHECK(line_cache__get(c, 0x1004, again, DWARF_LINES_MAX) == 2);
 	CHECK(again[0].function == out[1].function); /* (mid, a.h) is stored once */
+	CHECK(line_cache__get(c, 0x1005, out, DWARF_LINES_MAX) == -ENOENT);
 	CHECK(line_cache__get(c, 0x2000, out, DWARF_LINES_MAX) == 0);
 	CHECK(line_cache__get(c, 0x1000, out, 2) == -ENOSPC);
-	CHECK(line_cache__frames(c) == 3 && line_cache__names(c) == 3);
+	/* A span over its neighbours is cut to the gap between them. */
+	CHECK(line_cache__put(c, 0x1800, 0x0, 0x10000, chain + 2, 1) == 0);
+	CHECK(line_cache__get(c, 0x1004, out, DWARF_LINES_MAX) == 2);
+	CHECK(line_cache__get(c, 0x1005, out, DWARF_LINES_MAX) == 1);
+	CHECK(line_cache__get(c, 0x1fff, out, DWARF_LINES_MAX) == 1);
+	CHECK(line_cache__get(c, 0x2000, out, DWARF_LINES_MAX) == 0);
+	CHECK(line_cache__get(c, 0x2001, out, DWARF_LINES_MAX) == -ENOENT);
+	CHECK(line_cache__get(c, 0xfff, out, DWARF_LINES_MAX) == -ENOENT);
+	CHECK(line_cache__frames(c) == 4 && line_cache__names(c) == 3);
 	CHECK(line_cache__memory(c) > empty);
 	line_cache__free(c);
 }
@@ -116,6 +128,7 @@ static void test_named_again(void)
 	struct file_table t;
 	struct profile p;
 	uint32_t opened;
+	uint64_t hits;
 	size_t lined = 0;
 
 	profile__init(&p);
@@ -123,11 +136,12 @@ static void test_named_again(void)
 	CHECK(setup(&t, &sym) == 0);
 	first = build(&p, &sym);
 	opened = sym.dwarf_opened;
-	CHECK(first && opened == 1 && sym.lines_hits == 0 && sym.lines_misses > 0);
+	hits = sym.lines_hits; /* frames in a range named before in this report */
+	CHECK(first && opened == 1 && sym.lines_misses > 0);
 	CHECK(symbolizer__dwarf_memory(&sym, NULL) == 0); /* freed once named */
 	second = build(&p, &sym);
 	CHECK(second && sym.dwarf_opened == opened); /* every frame from the cache */
-	CHECK(sym.lines_hits == sym.lines_misses);
+	CHECK(sym.lines_hits == 2 * hits + sym.lines_misses);
 	CHECK(differ(first, second, &lined) == 0);
 	fprintf(stderr, "  %zu frames, %zu with lines, %llu cached\n", first ? first->nframes : 0,
 		lined, (unsigned long long)sym.lines_misses);
@@ -150,6 +164,7 @@ static void test_bound(void)
 	struct file_table ta, tb;
 	struct profile p;
 	size_t lined = 0;
+	uint64_t hits;
 
 	profile__init(&p);
 	CHECK(fill_profile(&p) == 0);
@@ -161,14 +176,53 @@ static void test_bound(void)
 	CHECK(sa.lines_dropped == 0 && symbolizer__lines_memory(&sa, NULL, NULL) > 0);
 	CHECK(sb.lines_dropped == 1 && symbolizer__lines_memory(&sb, NULL, NULL) == 0);
 	report__free(bounded);
+	hits = sb.lines_hits;	  /* frames in a span named before in the same report */
 	bounded = build(&p, &sb); /* dropped: named from DWARF again */
-	CHECK(bounded && sb.dwarf_opened == 2 && sb.lines_hits == 0);
+	CHECK(bounded && sb.dwarf_opened == 2 && sb.lines_hits == 2 * hits);
 	CHECK(differ(unbounded, bounded, &lined) == 0);
 	report__free(unbounded);
 	report__free(bounded);
 	file_table__free(&ta);
 	file_table__free(&tb);
 	profile__free(&p);
+}
+
+/* Addresses never looked up, each a byte past one that was: those in the span of a cached
+ * answer are named from the cache, and every name is the one a symbolizer without a cache
+ * gives. */
+static void test_ranges(void)
+{
+	struct report *first = NULL, *cached = NULL, *fresh = NULL;
+	struct profile p, q;
+	struct symbolizer sa, sb;
+	struct file_table ta, tb;
+	uint64_t next_off = text_off + 1, hits, misses;
+	size_t lined = 0;
+
+	profile__init(&p);
+	profile__init(&q);
+	CHECK(fill_profile(&p) == 0);
+	CHECK(fill_native_profile(&q, 1, &next_off, &text_size, FRAMES, FRAMES_PER_STACK) == 0);
+	CHECK(setup(&ta, &sa) == 0 && setup(&tb, &sb) == 0);
+	first = build(&p, &sa);
+	hits = sa.lines_hits;
+	misses = sa.lines_misses;
+	cached = build(&q, &sa);
+	fresh = build(&q, &sb);
+	CHECK(first && cached && fresh);
+	CHECK(differ(cached, fresh, &lined) == 0);
+	fprintf(stderr, "  a byte further: %llu of %llu frames named from the cached spans\n",
+		(unsigned long long)(sa.lines_hits - hits),
+		(unsigned long long)(sa.lines_hits - hits + sa.lines_misses - misses));
+	CHECK(sa.lines_hits - hits > (sa.lines_misses - misses) / 2);
+	CHECK(lined > FRAMES / 2);
+	report__free(first);
+	report__free(cached);
+	report__free(fresh);
+	file_table__free(&ta);
+	file_table__free(&tb);
+	profile__free(&p);
+	profile__free(&q);
 }
 
 /* With dwarf_idle_max, a DWARF stays until that many reports in a row did not need it. */
@@ -208,6 +262,7 @@ int main(void)
 		return 1;
 	}
 	RUN_TEST(test_named_again);
+	RUN_TEST(test_ranges);
 	RUN_TEST(test_bound);
 	RUN_TEST(test_keep);
 	HARNESS_EXIT();
