@@ -21,12 +21,13 @@ check record_command_chain "chain in $(pct "$chain" "$total") % of samples, want
 	[ "$(pct "$chain" "$total")" -ge 90 ]
 # The command's process before its exec completes still has ebprof's name: released
 # from its wait in spawn__prepare (cli/spawn.c), on its way into exec, or inside it. Its
-# frames in ebprof's own binary may be unnamed: no table was asked for that file, and
+# frames in ebprof's own binary may be unnamed (the wait then shows as libc's read
+# alone, as once in the 5.10 guest): no table was asked for that file, and
 # where the kernel names it otherwise than the maps (overlayfs from Linux 6.8) the
 # tracker's look at the process comes after its exec, when its maps no longer show it.
 awk -F';' '$1 != "fp_chain"' "$out/stacks.folded" | cut -c1-300 >&2
 others=$(awk -F';' '$1 != "fp_chain"' "$out/stacks.folded" |
-	grep -Ev '^ebprof;(.*(spawn__prepare|_sys_execve)|(\[truncated\];)?(\[unknown\];)*[^;]*_\[k\])' |
+	grep -Ev '^ebprof;(.*(spawn__prepare|_sys_execve)|(\[truncated\];)?(\[unknown\];)*((__libc_|__)?read( [^;]*)?;)*[^;]*_\[k\])' |
 	cut -c1-200)
 check record_command_only_cmd "stack lines of other processes: $(head -3 <<<"$others")" \
 	[ -z "$others" ]
