@@ -154,9 +154,10 @@ struct unw_regs {
 	/* The link register where it is known (arm64: the interrupted frame's x30, as
 	 * sampled or restored from a signal frame), 0 elsewhere and on x86-64. */
 	__u64 lr;
-	/* The register an interpreter keeps its bytecode pointer in (HotSpot's template
-	 * interpreter: r13 on x86-64, x22 on arm64), as sampled or restored from a signal
-	 * frame: the interrupted frame's, so meaningful only while pc_exact. */
+	/* The register a template interpreter keeps its bytecode pointer in (ARCH_BCP: r13
+	 * on x86-64, x22 on arm64), as sampled or restored from a signal frame: the
+	 * interrupted frame's, so meaningful only while pc_exact; a runtime's walker decides
+	 * whether it is one. */
 	__u64 bcp;
 };
 

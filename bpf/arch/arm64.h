@@ -18,7 +18,7 @@ struct arch_regs {
 /* Where a call leaves its return address (bl writes it to x30); a leaf function, a
  * prologue before it stores x30 and a PLT stub return through it. */
 #define ARCH_LR(r) ((r)->regs[30])
-/* An interpreter's bytecode pointer register (unw_regs.bcp): HotSpot's rbcp. */
+/* The register a template interpreter keeps its bytecode pointer in (unw_regs.bcp). */
 #define ARCH_BCP(r) ((r)->regs[22])
 /* The first three integer arguments of a function, at its entry (AAPCS64). */
 #define ARCH_ARG1(r) ((r)->regs[0])

@@ -16,7 +16,7 @@ struct arch_regs {
 #define ARCH_FP(r) ((r)->bp)
 /* No link register: a call pushes its return address. */
 #define ARCH_LR(r) 0
-/* An interpreter's bytecode pointer register (unw_regs.bcp): HotSpot's rbcp. */
+/* The register a template interpreter keeps its bytecode pointer in (unw_regs.bcp). */
 #define ARCH_BCP(r) ((r)->r13)
 /* The first three integer arguments of a function, at its entry (SysV ABI). */
 #define ARCH_ARG1(r) ((r)->di)
