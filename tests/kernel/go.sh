@@ -28,7 +28,8 @@ expect() {
 		grep "^$comm;" "$OUT/stacks.folded" | head -3 | cut -c1-600 >&2
 	elif [ "$(pct "$hit" "$total")" -lt 90 ]; then
 		fail "$name" "$what in $(pct "$hit" "$total") % of samples, want >= 90"
-		grep "^$comm;" "$OUT/stacks.folded" | grep -vE "$pat" | head -3 | cut -c1-600 >&2
+		grep "^$comm;" "$OUT/stacks.folded" | grep -E "$of" | grep -vE "$pat" |
+			awk '{ print $NF, $0 }' | sort -nr | head -3 | cut -d' ' -f2- | cut -c1-900 >&2
 	else
 		pass "$name"
 	fi

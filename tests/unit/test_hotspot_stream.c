@@ -230,6 +230,11 @@ static void test_vm_hostile(void)
 	structs[0].type = unprintable;
 	CHECK(hs_vm__read(&mem, syms, &vm) == -EINVAL && !vm);
 	structs[0].type = "CodeBlob";
+	p_types = NULL; /* libjvm mapped, not relocated yet: a later read succeeds */
+	CHECK(hs_vm__read(&mem, syms, &vm) == -EAGAIN && !vm);
+	p_types = types;
+	CHECK(hs_vm__read(&mem, syms, &vm) == 0 && vm);
+	hs_vm__free(vm);
 }
 
 int main(void)

@@ -177,6 +177,10 @@ static int new_process(struct hotspot *hs, uint32_t pid, struct hs_file *f, uint
 	if (!err)
 		err = hs_layout__from_vm(vm, &p->mem, &p->layout, &missing);
 	hs_vm__free(vm);
+	if (err == -EAGAIN) { /* not relocated yet: the next notice of pid asks again */
+		free_process(&hs->rs, p);
+		return err;
+	}
 	if (!err && !f->said)
 		pr_info("hotspot: %s is OpenJDK %s (pid %u)", f->path, p->layout.release, pid);
 	else if (err && !f->said)

@@ -147,7 +147,11 @@ static int table_shape(const struct hs_mem *mem, const uint64_t *syms, enum hs_s
 		err = read_int(mem, syms[stride], &v);
 	if (err)
 		return err;
-	if (!t->base || v <= 0 || v > HS_MAX_STRIDE)
+	/* The table pointers are relocated by the dynamic loader: a JVM found between its
+	 * mmap of libjvm and the relocation reads 0 here (seconds under emulation). */
+	if (!t->base)
+		return -EAGAIN;
+	if (v <= 0 || v > HS_MAX_STRIDE)
 		return -EINVAL;
 	t->stride = (uint32_t)v;
 	for (int i = 0; i < 6; i++) {

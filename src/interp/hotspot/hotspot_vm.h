@@ -54,8 +54,9 @@ extern const char *const hs_sym_names[HS_SYM__COUNT];
 struct hs_vm;
 
 /* Reads the four tables through mem, the symbols' addresses in syms. Returns 0 and a new
- * *out (hs_vm__free it), -ENOENT when a table symbol is missing, -EINVAL when a table is
- * malformed (a stride or offset out of bounds, no terminator), or a read's -errno. */
+ * *out (hs_vm__free it), -ENOENT when a table symbol is missing, -EAGAIN when a table's
+ * pointer is still null (libjvm not relocated yet: ask again later), -EINVAL when a table
+ * is malformed (a stride or offset out of bounds, no terminator), or a read's -errno. */
 int hs_vm__read(const struct hs_mem *mem, const uint64_t syms[HS_SYM__COUNT], struct hs_vm **out);
 void hs_vm__free(struct hs_vm *vm);
 
