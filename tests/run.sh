@@ -95,11 +95,10 @@ fi
 # which means the running kernel's test.
 vm_tests="unit/test_loader kernel/record_command kernel/unwind kernel/python kernel/probes
 	kernel/teardown"
-# With EBPROF_VM_RUNTIMES=1, the walking runtimes' chains too, in the kernel without
-# bpf_loop (5.10, whose walkers are unrolled and tail-call themselves) and the oldest with it
-# (6.1), one version each (EBPROF_TEST_VERSIONS, EBPROF_GO_VERSIONS below). Opt-in: under
-# TCG their batches (several JVMs, Node or Go processes at once on 2 emulated CPUs) pass or
-# not with the host's load, and HotSpot's leaf lines fall short (tests/README.md).
+# The walking runtimes' chains too, in the kernel without bpf_loop (5.10, whose walkers
+# are unrolled and tail-call themselves) and the oldest with it (6.1), one version each
+# (EBPROF_TEST_VERSIONS, EBPROF_GO_VERSIONS below): about 4 minutes a guest under TCG.
+# EBPROF_VM_RUNTIMES=0 leaves them out.
 vm_runtime_tests="kernel/hotspot kernel/node kernel/go"
 vm_runtime_kernels="5.10 6.1"
 # The live views (top, dump) in the oldest kernel the suite boots with every walker's
@@ -109,7 +108,7 @@ vm_view_kernels="6.1"
 vm_tests_of() { # vm_tests_of K: the tests of kernel K's guest
 	echo "$vm_tests"
 	[[ " $vm_view_kernels " == *" $1 "* ]] && echo "$vm_view_tests"
-	[ "${EBPROF_VM_RUNTIMES:-0}" = 1 ] && [[ " $vm_runtime_kernels " == *" $1 "* ]] &&
+	[ "${EBPROF_VM_RUNTIMES:-1}" = 1 ] && [[ " $vm_runtime_kernels " == *" $1 "* ]] &&
 		echo "$vm_runtime_tests"
 	return 0
 }

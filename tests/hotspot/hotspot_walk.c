@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 /* hotspot_walk PID SAMPLES COMM...: samples the threads of a live JVM named COMM with
- * ptrace (interrupt, read the registers, resume) and unwinds each sample whose pc lies
- * in Java code with the HotSpot walker's own step (src/interp/hotspot/hotspot_step.h,
- * compiled here as host C) until the pc leaves the code cache, then names the frames as
- * ebprof's ingest does (src/interp/hotspot/hotspot_names.c). Prints folded stacks, root
- * first, one per line: "COMM;frame;...;frame COUNT", and a summary on stderr.
- * tests/kernel/hotspot.sh checks the walker's logic on every JDK with it, before and
- * besides the BPF program. */
+ * ptrace (interrupt, read the registers, resume) until SAMPLES of them were in Java code
+ * (or ten times as many rounds), unwinds each of those with the HotSpot walker's own
+ * step (src/interp/hotspot/hotspot_step.h, compiled here as host C) until the pc leaves
+ * the code cache, then names the frames as ebprof's ingest does
+ * (src/interp/hotspot/hotspot_names.c). Prints folded stacks, root first, one per line:
+ * "COMM;frame;...;frame COUNT", and a summary on stderr. tests/kernel/hotspot.sh checks
+ * the walker's logic on every JDK with it, before and besides the BPF program. */
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +139,8 @@ static struct hs_regs regs_of(const struct user_regs_struct *ur)
 #endif
 }
 
-static void walk(const struct hs_proc *p, struct hs_names *names, const char *comm,
+/* Walks one sample; false when its pc was outside Java code (nothing walked). */
+static bool walk(const struct hs_proc *p, struct hs_names *names, const char *comm,
 		 const struct user_regs_struct *ur)
 {
 	struct hs_regs r = regs_of(ur);
@@ -149,7 +151,7 @@ static void walk(const struct hs_proc *p, struct hs_names *names, const char *co
 
 	if (r.pc < p->code_low || r.pc >= p->code_high) {
 		not_java++;
-		return;
+		return false;
 	}
 	for (int i = 0; i < HS_MAX_JAVA_FRAMES; i++) {
 		struct hs_frame f;
@@ -181,6 +183,7 @@ static void walk(const struct hs_proc *p, struct hs_names *names, const char *co
 		free(frames[i]);
 	}
 	count_stack(text);
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -199,7 +202,7 @@ int main(int argc, char **argv)
 	int nt, samples, err;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: hotspot_walk PID SAMPLES COMM...\n");
+		fprintf(stderr, "usage: hotspot_walk PID JAVA_SAMPLES COMM...\n");
 		return 2;
 	}
 	target = atoi(argv[1]);
@@ -229,7 +232,9 @@ int main(int argc, char **argv)
 	for (int t = 0; t < nt; t++)
 		if (ptrace(PTRACE_SEIZE, tids[t], 0, 0))
 			tids[t] = 0;
-	for (int s = 0; s < samples; s++) {
+	/* Rounds until SAMPLES walks of Java code: a JVM still starting (seconds under
+	 * emulation) runs none yet; at most ten times as many rounds. */
+	for (int s = 0, java = 0; java < samples && s < 10 * samples; s++) {
 		for (int t = 0; t < nt; t++) {
 			struct user_regs_struct regs;
 
@@ -237,7 +242,7 @@ int main(int argc, char **argv)
 				tids[t] = 0;
 				continue;
 			}
-			walk(&p, names, comms[t], &regs);
+			java += walk(&p, names, comms[t], &regs);
 			ptrace(PTRACE_CONT, tids[t], 0, 0);
 		}
 		nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
