@@ -5,9 +5,11 @@
 // field selector spec.nodeName=NAME is applied as the real server applies it, and any
 // other selector or path is refused (400, 404), so a request this server does not answer
 // as the API server would shows in the log rather than passing. A watch asking for the
-// initial events (client-go's watch-list) gets each pod as ADDED, then the bookmark that
-// ends them; a plain watch stays open with nothing to say. Every request is logged, one
-// line each: "METHOD URL STATUS".
+// initial events (client-go's watch-list, on by default since client-go 0.35) gets each
+// pod as ADDED, then the bookmark that ends them; a plain watch stays open with nothing to
+// say. The plain list is client-go's way without watch-list (KUBE_FEATURE_WatchListClient=
+// false in the collector's environment). Every request is logged, one line each:
+// "METHOD URL STATUS".
 import fs from 'node:fs';
 import http from 'node:http';
 
