@@ -7,6 +7,8 @@
 # executable name, thread names, container.id and build id; the collector logged no
 # error and refused nothing. Then the failures a real collector causes: stopped and
 # restarted under a running agent, and its memory limiter refusing data (HTTP and gRPC).
+# Last the Kubernetes recipe, deploy/otel-collector-k8s.yaml: it loads, and the profiles
+# of processes in a pod's groups come out with the pod's names from a stand-in API server.
 . "$(dirname "$0")/lib.sh"
 
 OTLP=tests/otlp
@@ -34,7 +36,8 @@ CGROUP=
 cleanup_all() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	[ -n "$CGROUP" ] && rmdir "$CGROUP" "$(dirname "$CGROUP")" 2>/dev/null
+	# Groups go deepest first, once their processes are gone.
+	[ -n "$CGROUP" ] && find "$(dirname "$CGROUP")" -depth -type d -exec rmdir {} + 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup_all EXIT
@@ -42,7 +45,7 @@ trap cleanup_all EXIT
 # Ports the kernel gave out and took back, taken in turn by take_port VAR (one node
 # start for all of them: node starts slowly on a loaded machine).
 PORTS=($(node -e 'const net = require("net");
-	const all = Array.from({ length: 24 }, () => net.createServer());
+	const all = Array.from({ length: 32 }, () => net.createServer());
 	let left = all.length;
 	for (const s of all) s.listen(0, "127.0.0.1", () => {
 		if (--left) return;
@@ -55,19 +58,15 @@ take_port() {
 	PORT_I=$((PORT_I + 1))
 }
 
-# collector NAME GRPC_PORT HTTP_PORT [--set=...]: runs the deployment configuration on
-# these ports, writing $TMP/NAME.jsonl (file exporter) and $TMP/NAME.log (JSON log, the
-# debug exporter's dump included), internal metrics on $mport. Sets cpid; returns 1 when
-# it is not ready within 30 s.
-collector() {
-	local name=$1 g=$2 h=$3
-	shift 3
+# otelcol NAME CONFIG [--set=...]: runs the collector with CONFIG, writing $TMP/NAME.log
+# (JSON log, the debug exporter's dump included), internal metrics on $mport. Sets cpid;
+# returns 1 when it is not ready within 30 s.
+otelcol() {
+	local name=$1 config=$2
+	shift 2
 	take_port mport
 	rm -f "$TMP/$name.metrics"
-	"$OTELCOL" --config "$CONFIG" --feature-gates=service.profilesSupport \
-		--set=receivers.otlp.protocols.grpc.endpoint=127.0.0.1:"$g" \
-		--set=receivers.otlp.protocols.http.endpoint=127.0.0.1:"$h" \
-		--set=exporters.file.path="$TMP/$name.jsonl" \
+	"$OTELCOL" --config "$config" --feature-gates=service.profilesSupport \
 		--set=service.telemetry.logs.encoding=json \
 		--set="service.telemetry.metrics.readers=[{pull: {exporter: {prometheus: {host: 127.0.0.1, port: $mport}}}}]" \
 		"$@" >"$TMP/$name.log" 2>&1 &
@@ -80,6 +79,16 @@ collector() {
 	done
 	tail -5 "$TMP/$name.log" >&2
 	return 1
+}
+
+# collector NAME GRPC_PORT HTTP_PORT [--set=...]: the deployment configuration on these
+# ports, as otelcol, its file exporter writing $TMP/NAME.jsonl.
+collector() {
+	local name=$1 g=$2 h=$3
+	shift 3
+	otelcol "$name" "$CONFIG" --set=receivers.otlp.protocols.grpc.endpoint=127.0.0.1:"$g" \
+		--set=receivers.otlp.protocols.http.endpoint=127.0.0.1:"$h" \
+		--set=exporters.file.path="$TMP/$name.jsonl" "$@"
 }
 
 stop_collector() {
@@ -311,3 +320,164 @@ limited() {
 
 limited limit_http http/protobuf '503'
 limited limit_grpc grpc 'UNAVAILABLE'
+
+# The Kubernetes recipe (deploy/otel-collector-k8s.yaml): the collector that runs beside
+# the agent in each pod of the DaemonSet, with the k8s_attributes processor.
+K8S_CONFIG=deploy/otel-collector-k8s.yaml
+K8S_NODE=node-a
+
+# First that this collector loads it, and that the check can fail: a metadata field the
+# processor does not know, and the node's name missing from the environment (the
+# DaemonSet gives it from the downward API), are both refused.
+# validates NAME WANT_RC ERE [--set=...]: `validate` exits WANT_RC (0, or 1 for an
+# error) and, on an error, says ERE.
+validates() {
+	local name=$1 want=$2 says=$3 rc
+	shift 3
+	"$OTELCOL" validate --config "$K8S_CONFIG" --feature-gates=service.profilesSupport "$@" \
+		>"$TMP/$name.validate" 2>&1
+	rc=$?
+	check "$name" "exit $rc, want $want${says:+ and '$says'}: $(tail -3 "$TMP/$name.validate" | tr '\n' ' ')" \
+		bash -c "[ $rc -eq $want ] && { [ -z '$says' ] || grep -qE '$says' '$TMP/$name.validate'; }"
+}
+K8S_NODE_NAME=$K8S_NODE validates collector_k8s_config_valid 0 ''
+K8S_NODE_NAME=$K8S_NODE validates collector_k8s_config_bad_field 1 'k8s\.pod\.nam\b' \
+	--set='processors.k8s_attributes.extract.metadata=[k8s.pod.nam]'
+env -u K8S_NODE_NAME "$OTELCOL" validate --config "$K8S_CONFIG" \
+	--feature-gates=service.profilesSupport >"$TMP/k8s_no_node.validate" 2>&1
+rc=$?
+check collector_k8s_config_needs_node "exit $rc, want 1 naming K8S_NODE_NAME: $(tail -2 "$TMP/k8s_no_node.validate")" \
+	bash -c "[ $rc -eq 1 ] && grep -q K8S_NODE_NAME '$TMP/k8s_no_node.validate'"
+
+# Then the whole path without a cluster: the agent sends to the node's collector running
+# that file, whose processor lists pods from a stand-in API server (tests/otlp/kube-api.mjs,
+# through a kubeconfig: the recipe's own auth is the pod's ServiceAccount), and forwards
+# to a collector running deploy/otel-collector.yaml, whose file exporter is read back.
+# Three processes in groups named as a node names them: one in a pod's slice (the
+# systemd driver's kubepods-pod<UID>.slice: found by k8s.pod.uid), one in a container
+# group alone (found by container.id), one whose container id a pod of another node
+# claims (the node filter leaves it unnamed).
+k8s_recipe() {
+	local base uid id_a id_b id_c pods kport gw_g gw_h g gw rc out crc c
+	base=$(dirname "$CGROUP")
+	uid=$(printf '%08x-aaaa-4bbb-8ccc-%012x' $$ $$)
+	id_a=$(printf 'a1%08x%054d' $$ 0) id_b=$(printf 'b2%08x%054d' $$ 0)
+	id_c=$(printf 'c3%08x%054d' $$ 0)
+	mkdir -p "$base/kubepods-pod${uid//-/_}.slice/cri-containerd-$id_a.scope" \
+		"$base/cri-containerd-$id_b.scope" "$base/docker-$id_c.scope" || {
+		fail collector_k8s_setup "could not make the groups under $base"
+		return
+	}
+	in_group() { # in_group DIR CMD...: CMD in group DIR, in the background; sets ipid
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@" &
+		ipid=$!
+		PIDS+=("$ipid")
+	}
+	in_group "$base/kubepods-pod${uid//-/_}.slice/cri-containerd-$id_a.scope" "$W/syscall_loop" 60
+	local pid_a=$ipid
+	in_group "$base/cri-containerd-$id_b.scope" "$W/nofp_qsort" 60
+	local pid_b=$ipid
+	in_group "$base/docker-$id_c.scope" "$W/nofp_vdso" 60
+	local pid_c=$ipid
+
+	pods=$TMP/k8s_pods.json
+	cat >"$pods" <<-JSON
+		[{"metadata": {"name": "web-7d4b9c6f5-x2k8p", "namespace": "shop", "uid": "$uid",
+		   "labels": {"app": "web", "pod-template-hash": "7d4b9c6f5"},
+		   "creationTimestamp": "2026-12-01T10:00:00Z",
+		   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "controller": true,
+		     "name": "web-7d4b9c6f5", "uid": "5e1f0c2a-0000-4000-8000-000000000001"}]},
+		  "spec": {"nodeName": "$K8S_NODE", "containers": [{"name": "app", "image": "registry.example/shop/web:1.4.2"}]},
+		  "status": {"phase": "Running", "podIP": "10.1.0.7", "startTime": "2026-12-01T10:00:01Z",
+		   "containerStatuses": [{"name": "app", "containerID": "containerd://$id_a", "ready": true,
+		     "restartCount": 0, "image": "registry.example/shop/web:1.4.2", "imageID": ""}]}},
+		 {"metadata": {"name": "cache-0", "namespace": "shop", "uid": "5e1f0c2a-0000-4000-8000-000000000002",
+		   "creationTimestamp": "2026-12-01T10:00:00Z",
+		   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "controller": true,
+		     "name": "cache", "uid": "5e1f0c2a-0000-4000-8000-000000000003"}]},
+		  "spec": {"nodeName": "$K8S_NODE", "containers": [{"name": "redis", "image": "registry.example/redis:7.4"}]},
+		  "status": {"phase": "Running", "podIP": "10.1.0.8", "startTime": "2026-12-01T10:00:01Z",
+		   "containerStatuses": [{"name": "redis", "containerID": "containerd://$id_b", "ready": true,
+		     "restartCount": 0, "image": "registry.example/redis:7.4", "imageID": ""}]}},
+		 {"metadata": {"name": "elsewhere", "namespace": "shop", "uid": "5e1f0c2a-0000-4000-8000-000000000004",
+		   "creationTimestamp": "2026-12-01T10:00:00Z"},
+		  "spec": {"nodeName": "node-b", "containers": [{"name": "x", "image": "registry.example/x:1"}]},
+		  "status": {"phase": "Running", "podIP": "10.2.0.9", "startTime": "2026-12-01T10:00:01Z",
+		   "containerStatuses": [{"name": "x", "containerID": "docker://$id_c", "ready": true,
+		     "restartCount": 0, "image": "registry.example/x:1", "imageID": ""}]}}]
+	JSON
+	node $OTLP/kube-api.mjs --pods "$pods" --log "$TMP/kube-api.requests" \
+		--port-file "$TMP/kube-api.port" 2>"$TMP/kube-api.log" &
+	PIDS+=($!)
+	for _ in $(seq 300); do
+		[ -s "$TMP/kube-api.port" ] && break
+		sleep 0.1
+	done
+	kport=$(cat "$TMP/kube-api.port" 2>/dev/null)
+	if [ -z "$kport" ]; then
+		fail collector_k8s_api "the stand-in API server did not start: $(tail -2 "$TMP/kube-api.log")"
+		return
+	fi
+	cat >"$TMP/kubeconfig" <<-YAML
+		apiVersion: v1
+		kind: Config
+		clusters: [{name: test, cluster: {server: "http://127.0.0.1:$kport"}}]
+		users: [{name: test, user: {token: test}}]
+		contexts: [{name: test, context: {cluster: test, user: test}}]
+		current-context: test
+	YAML
+
+	take_port gw_g
+	take_port gw_h
+	if ! collector k8s_gateway "$gw_g" "$gw_h"; then
+		fail collector_k8s_gateway_starts "the gateway collector did not start"
+		return
+	fi
+	gw=$cpid
+	take_port g
+	if ! KUBECONFIG=$TMP/kubeconfig K8S_NODE_NAME=$K8S_NODE otelcol k8s_node "$K8S_CONFIG" \
+		--set=receivers.otlp.protocols.grpc.endpoint=127.0.0.1:"$g" \
+		--set=exporters.otlp_grpc/gateway.endpoint=127.0.0.1:"$gw_g" \
+		--set=processors.k8s_attributes.auth_type=kubeConfig; then
+		fail collector_k8s_node_starts "the node's collector did not start (it waits for the pods): $(tail -2 "$TMP/kube-api.requests")"
+		return
+	fi
+	"$EBPROF" agent -F 99 -p "$pid_a,$pid_b,$pid_c" --endpoint "http://127.0.0.1:$g" \
+		--report-interval 1s -d 3.2 >"$TMP/k8s.out" 2>"$TMP/k8s.err"
+	rc=$?
+	stop_collector # the node's (the last started): SIGTERM sends what it holds on
+	cpid=$gw
+	stop_collector
+	check collector_k8s_agent "$(how_ended $rc "$TMP/k8s.err")" [ "$rc" -eq 0 ]
+	echo "collector_k8s: API requests: $(cut -d' ' -f1-2 "$TMP/kube-api.requests" | sort | uniq -c | paste -sd' ')" >&2
+	check collector_k8s_node_filter "the pods were not asked for by node: $(head -3 "$TMP/kube-api.requests")" \
+		bash -c "grep -q 'fieldSelector=spec.nodeName%3D$K8S_NODE' '$TMP/kube-api.requests' &&
+			! grep -v ' 200\$' '$TMP/kube-api.requests'"
+
+	# k8s_named NAME PID ARGS...: check.mjs on what the gateway wrote, about PID's resource.
+	k8s_named() {
+		local name=$1 pid=$2 out crc
+		shift 2
+		out=$(node $OTLP/check.mjs "$TMP/k8s_gateway.jsonl" --otlp-json --pid "$pid" "$@" 2>&1)
+		crc=$?
+		check "$name" "$(echo "$out" | tail -4 | tr '\n' ' ')" [ $crc -eq 0 ]
+	}
+	k8s_named collector_k8s_by_pod_uid "$pid_a" --pid-attr k8s.pod.uid="$uid" \
+		--pid-attr k8s.pod.name=web-7d4b9c6f5-x2k8p --pid-attr k8s.namespace.name=shop \
+		--pid-attr k8s.deployment.name=web --pid-attr k8s.node.name=$K8S_NODE \
+		--pid-attr container.id="$id_a" --pid-attr k8s.container.name=app \
+		--pid-attr container.image.name=registry.example/shop/web --pid-attr container.image.tags=1.4.2
+	k8s_named collector_k8s_by_container_id "$pid_b" --pid-attr container.id="$id_b" \
+		--pid-attr k8s.pod.uid=5e1f0c2a-0000-4000-8000-000000000002 \
+		--pid-attr k8s.pod.name=cache-0 --pid-attr k8s.namespace.name=shop \
+		--pid-attr k8s.statefulset.name=cache --pid-attr k8s.container.name=redis \
+		--pid-attr k8s.node.name=$K8S_NODE
+	k8s_named collector_k8s_other_node "$pid_c" --pid-attr container.id="$id_c" \
+		--pid-no-attr k8s.pod.name --pid-no-attr k8s.namespace.name --pid-no-attr k8s.pod.uid
+	for c in k8s_node k8s_gateway; do
+		out=$(node $OTLP/collector-log.mjs "$TMP/$c.log" 2>&1)
+		crc=$?
+		check "collector_${c}_log_clean" "$(echo "$out" | tail -3 | tr '\n' ' ')" [ $crc -eq 0 ]
+	done
+}
+[ -n "$CGROUP" ] && k8s_recipe

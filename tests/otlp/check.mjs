@@ -19,7 +19,9 @@ const USAGE = `usage: node check.mjs FILE.jsonl [options]
   --dev-version V        every request carried otlp-profiles-development-version V
   --min-requests N       at least N requests (default 1)
   --min-samples N        at least N samples in all (default 1)
-  --pid-attr KEY=VALUE   process PID's resource has attribute KEY equal to VALUE (repeatable)
+  --pid-attr KEY=VALUE   process PID's resource has attribute KEY equal to VALUE (repeatable;
+                         a list's VALUE is its values joined by commas)
+  --pid-no-attr KEY      process PID's resource has no attribute KEY (repeatable)
   --build-id FILE=HEX    mappings of FILE (a path, or a bare name for any path) carry GNU build id HEX
   --otlp-json            FILE holds OTLP/JSON ProfilesData lines (the collector's file exporter)
 example: node check.mjs /tmp/req.jsonl --function main --function work --pid 1234
@@ -29,7 +31,7 @@ function parseArgs(argv) {
   const a = {
     file: null, functions: [], pid: null, frameTypes: [], sampleTypes: [], devVersion: null,
     resourceAttrs: null, sampleAttrs: null, minRequests: 1, minSamples: 1, pidAttrs: [],
-    buildIds: [], otlpJson: false,
+    pidNoAttrs: [], buildIds: [], otlpJson: false,
   };
   const pair = (flag, v) => {
     const m = /^([^=]+)=(.*)$/.exec(v);
@@ -54,13 +56,14 @@ function parseArgs(argv) {
     else if (f === '--min-requests') a.minRequests = intArg(f, v());
     else if (f === '--min-samples') a.minSamples = intArg(f, v());
     else if (f === '--pid-attr') a.pidAttrs.push(pair(f, v()));
+    else if (f === '--pid-no-attr') a.pidNoAttrs.push(v());
     else if (f === '--build-id') a.buildIds.push(pair(f, v()));
     else if (f === '--otlp-json') a.otlpJson = true;
     else if (!f.startsWith('--') && !a.file) a.file = f;
     else usage(`unknown argument ${f}`);
   }
   if (!a.file) usage('no file');
-  if (a.pidAttrs.length && a.pid === null) usage('--pid-attr needs --pid');
+  if ((a.pidAttrs.length || a.pidNoAttrs.length) && a.pid === null) usage('--pid-attr and --pid-no-attr need --pid');
   a.resourceAttrs ??= ['process.pid', 'service.name'];
   a.sampleAttrs ??= ['thread.id'];
   return a;
@@ -146,6 +149,8 @@ function anyValue(v, d) {
   if (!v || !v.value) return null;
   const which = v.value;
   if (which === 'string_value_strindex') return d.string_table[v[which]] ?? null;
+  // A list (container.image.tags) compares as its values joined by commas.
+  if (which === 'array_value') return (v.array_value.values ?? []).map((x) => anyValue(x, d)).join(',');
   return v[which];
 }
 
@@ -258,6 +263,8 @@ function checkResource(w, rp, d) {
       const got = attrs.get(key);
       if (String(got) !== value) problem(w, `${key} is ${JSON.stringify(got ?? null)}, expected ${JSON.stringify(value)}`);
     }
+    for (const key of args.pidNoAttrs)
+      if (attrs.has(key)) problem(w, `${key} is ${JSON.stringify(attrs.get(key))}, expected none`);
   }
   (rp.scope_profiles ?? []).forEach((sp, i) =>
     (sp.profiles ?? []).forEach((p, j) =>

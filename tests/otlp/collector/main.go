@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ebprof-otelcol: the OpenTelemetry Collector the tests send profiles to, built from the
-// collector's own Go modules with only what deploy/otel-collector.yaml uses: the OTLP
-// receiver, the memory limiter, the debug and file exporters.
+// collector's own Go modules with only what deploy/otel-collector.yaml and
+// deploy/otel-collector-k8s.yaml use: the OTLP receiver, the memory limiter, the
+// Kubernetes attributes processor, the debug, file and OTLP (gRPC) exporters.
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 	"os"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/k8sattributesprocessor"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -16,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/memorylimiterprocessor"
@@ -31,12 +34,13 @@ func components() (otelcol.Factories, error) {
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](otlpreceiver.NewFactory()); err != nil {
 		return f, err
 	}
-	f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](memorylimiterprocessor.NewFactory())
+	f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](memorylimiterprocessor.NewFactory(),
+		k8sattributesprocessor.NewFactory())
 	if err != nil {
 		return f, err
 	}
 	f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](debugexporter.NewFactory(),
-		fileexporter.NewFactory())
+		fileexporter.NewFactory(), otlpexporter.NewFactory())
 	if err != nil {
 		return f, err
 	}
