@@ -293,12 +293,17 @@ batch_stacks() {
 # must match PATTERN. MIN only says the leaf was reached at all. On failure the heaviest
 # stacks are shown, with what EXPECT_TRIM (a sed expression) cuts from them. Stacks that
 # match EXPECT_IGNORE (an ERE: a runtime's marks of a process not described yet) are not
-# counted.
+# counted, nor, when EXPECT_ONLY is set (an ERE: a mark every stack of a described process
+# has), those that do not match it.
 expect() {
 	local name=$1 f=$2 what=$3 pat=$4 of=$5 min=$6 total hit
 	if [ -n "${EXPECT_IGNORE:-}" ]; then
 		grep -vE "$EXPECT_IGNORE" "$f" >"$f.counted"
 		f=$f.counted
+	fi
+	if [ -n "${EXPECT_ONLY:-}" ]; then
+		grep -E "$EXPECT_ONLY" "$f" >"$f.only"
+		f=$f.only
 	fi
 	total=$(grep -E "$of" "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
 	hit=$(grep -E "$pat" "$f" | awk '{ s += $NF } END { printf "%.0f\n", s }')
