@@ -128,8 +128,11 @@ if case_selected cgroup_container; then
 	top=$!
 	record cgroup_container_root --root container "${mine[@]}" &
 	root=$!
+	record cgroup_container "${mine[@]}" &
+	rec=$!
+	# The receiver starts (a second or more) while the recordings run.
 	if agent_start cgroup_container_otlp -d 3 "${mine[@]}"; then agent=1; else agent=; fi
-	if record cgroup_container "${mine[@]}"; then
+	if wait $rec; then
 		only cgroup_container "$TMP/cgroup_container/stacks.folded" fp_chain
 		if traces cgroup_container_pprof cgroup_container; then
 			t=$TMP/cgroup_container.traces
