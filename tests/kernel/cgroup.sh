@@ -3,9 +3,11 @@
 # --cgroup and --container: only the tasks of the chosen cgroup v2 groups are sampled.
 # The groups are the test's own, named as container runtimes name them (Docker's
 # docker-ID.scope, containerd's cri-containerd-ID.scope in a pod's slice), with a process
-# outside them that no recording may show; a group made and a process moved in after the
-# start count too; each sample's group and container are pprof labels; a wrong argument
-# gets one clear line and exit 1.
+# outside them that no recording may show; with --container of one of the two, every
+# output (folded stacks by process and by container, pprof, the flame graph, the agent's
+# OTLP, top's table) holds its process alone, labelled with its id; a group made and a
+# process moved in after the start count too; each sample's group and container are
+# pprof labels; a wrong argument gets one clear line and exit 1.
 . "$(dirname "$0")/lib.sh"
 
 mount=$(awk '$(NF - 2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
@@ -72,9 +74,93 @@ record() {
 	fi
 }
 
+# weight TRACES COMM KEY VALUE: the ms of COMM's samples (COMM "": anyone's) labelled
+# KEY=VALUE (VALUE "": no KEY label; KEY "": all), from go tool pprof -traces's output
+# TRACES (a block per stack: its labels, then its weight on the leaf).
+weight() {
+	awk -v c="$2" -v k="$3" -v v="$4" '
+		/^-----/ { flush(); next }
+		/^ *[^ ]+:  / { key = $1; sub(/:$/, "", key); lab[key] = $2; next }
+		w == "" && $1 ~ /^[0-9.]+(ms|s)$/ { w = $1 + 0; if ($1 !~ /ms$/) w *= 1000 }
+		END { flush(); printf "%d\n", sum }
+		function flush() {
+			if ((c == "" || lab["comm"] == c) && (k == "" || lab[k] == v)) sum += w
+			delete lab; w = ""
+		}' "$1"
+}
+
+# traces NAME REC: go tool pprof -traces of recording REC's profile, into
+# $TMP/REC.traces; false after a SKIP line for check NAME without go.
+traces() {
+	if ! command -v go >/dev/null; then
+		echo "SKIP $1: no go for go tool pprof (scripts/install-deps.sh test)"
+		return 1
+	fi
+	HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP \
+		go tool pprof -traces "$TMP/$2/profile.pb.gz" >"$TMP/$2.traces" 2>/dev/null
+}
+
+# fg_roots NAME WANT: every path of process, container and labels nodes in recording
+# NAME's flame graph (tests/kernel/flamegraph_roots.mjs) is WANT (names joined by ";"),
+# with samples.
+fg_roots() {
+	local name=$1 want=$2 paths
+	if ! command -v node >/dev/null; then
+		echo "SKIP ${name}_flamegraph: no node (scripts/install-deps.sh test)"
+		return
+	fi
+	paths=$(node tests/kernel/flamegraph_roots.mjs "$TMP/$name/flamegraph.html" 2>&1)
+	check "${name}_flamegraph" "paths above the frames: $(paste -sd, <<<"$paths"), want $want" \
+		awk -v want="$want" '{ n++; s += $NF; sub(/ [0-9]+$/, "") } $0 != want { bad = 1 }
+			END { exit !(n && s && !bad) }' <<<"$paths"
+}
+
+# --container of one of the two containers, its id's first 12 digits: its process alone,
+# labelled with its id, in every output: the folded stacks rooted at the process and at
+# the container, the pprof profile, the flame graph, the agent's OTLP and top's table.
+# Top, the --root container recording and the agent (3 s) run beside the one recording
+# checked several ways: the case takes about as long as the agent.
 if case_selected cgroup_container; then
-	record cgroup_container --container "${id1:0:12}" &&
+	mine=(--container "${id1:0:12}")
+	labels="{cgroup=${docker#"$mount"}, container.id=$id1}"
+	"$EBPROF" top --batch -n 4 -i 1 -w 1 --by process --rows 20 "${mine[@]}" \
+		>"$TMP/top.out" 2>"$TMP/top.err" &
+	top=$!
+	record cgroup_container_root --root container "${mine[@]}" &
+	root=$!
+	record cgroup_container "${mine[@]}" &
+	rec=$!
+	# The receiver starts (a second or more) while the recordings run.
+	if agent_start cgroup_container_otlp -d 3 "${mine[@]}"; then agent=1; else agent=; fi
+	if wait $rec; then
 		only cgroup_container "$TMP/cgroup_container/stacks.folded" fp_chain
+		if traces cgroup_container_pprof cgroup_container; then
+			t=$TMP/cgroup_container.traces
+			all=$(weight "$t" "" "" "") ours=$(weight "$t" "" container.id "$id1")
+			fp=$(weight "$t" fp_chain container.id "$id1")
+			check cgroup_container_pprof "$all ms of samples, $ours ms labelled container.id \
+$id1, $fp ms of them fp_chain's; want all of them, fp_chain's" \
+				[ "$fp" -gt 0 -a "$ours" -eq "$all" -a "$fp" -eq "$all" ]
+		fi
+		fg_roots cgroup_container "fp_chain;$labels"
+	fi
+	if wait $root; then
+		check cgroup_container_root "roots other than fp_chain's container's: \
+$(cut -d';' -f1,2 "$TMP/cgroup_container_root/stacks.folded" | sort | uniq -c | paste -sd,)" \
+			bash -c "grep -q '^${id1:0:12};fp_chain;' '$TMP/cgroup_container_root/stacks.folded' &&
+				! grep -v '^${id1:0:12};fp_chain;' '$TMP/cgroup_container_root/stacks.folded'"
+		fg_roots cgroup_container_root "${id1:0:12};fp_chain;$labels"
+	fi
+	[ -n "$agent" ] && agent_check cgroup_container_otlp --every-attr "container.id=$id1" \
+		--pid "${pids[0]}" --function chain_leaf --function chain_a
+	if wait $top; then
+		rows=$(awk '/^ebprof top / || /^   SELF/ || !NF { next } { print $5 }' "$TMP/top.out" |
+			sort | uniq -c | paste -sd,)
+		check cgroup_container_top "rows by process: $rows, want fp_chain[${pids[0]}]'s alone" \
+			bash -c '[[ $1 =~ ^\ *[0-9]+\ fp_chain\[$2\]$ ]]' _ "$rows" "${pids[0]}"
+	else
+		fail cgroup_container_top "top failed: $(tail -2 "$TMP/top.err")"
+	fi
 fi
 
 # A pod's slice as /proc/PID/cgroup names it (below the mount): its container's tasks.
@@ -91,30 +177,14 @@ fi
 # Every sample says its group, container and pod in pprof's labels: each container's
 # process under its own id and path (and the pod's uid), the one outside under none.
 if case_selected cgroup_labels; then
-	if ! command -v go >/dev/null; then
-		echo "SKIP cgroup_labels: no go for go tool pprof (scripts/install-deps.sh test)"
-	elif record cgroup_labels; then
-		export HOME=$TMP GOCACHE=$GO_TOOL_CACHE PPROF_TMPDIR=$TMP
-		# weight COMM KEY VALUE: the ms of COMM's samples labelled KEY=VALUE, from go tool
-		# pprof's traces (a block per stack: its labels, then its weight on the leaf).
-		go tool pprof -traces "$TMP/cgroup_labels/profile.pb.gz" >"$TMP/traces" 2>/dev/null
-		weight() {
-			awk -v c="$1" -v k="$2" -v v="$3" '
-				/^-----/ { flush(); next }
-				/^ *[^ ]+:  / { key = $1; sub(/:$/, "", key); lab[key] = $2; next }
-				w == "" && $1 ~ /^[0-9.]+(ms|s)$/ { w = $1 + 0; if ($1 !~ /ms$/) w *= 1000 }
-				END { flush(); printf "%d\n", sum }
-				function flush() {
-					if (lab["comm"] == c && lab[k] == v) sum += w
-					delete lab; w = ""
-				}' "$TMP/traces"
-		}
-		c1=$(weight fp_chain container.id "$id1")
-		c2=$(weight syscall_loop container.id "$id2")
-		p2=$(weight syscall_loop cgroup "${cri#"$mount"}")
-		k2=$(weight syscall_loop k8s.pod.uid "$uid")
-		out=$(($(weight nofp_qsort container.id "$id1") + $(weight nofp_qsort container.id "$id2") +
-			$(weight nofp_qsort k8s.pod.uid "$uid") + $(weight fp_chain k8s.pod.uid "$uid")))
+	if record cgroup_labels && traces cgroup_labels cgroup_labels; then
+		t=$TMP/cgroup_labels.traces
+		c1=$(weight "$t" fp_chain container.id "$id1")
+		c2=$(weight "$t" syscall_loop container.id "$id2")
+		p2=$(weight "$t" syscall_loop cgroup "${cri#"$mount"}")
+		k2=$(weight "$t" syscall_loop k8s.pod.uid "$uid")
+		out=$(($(weight "$t" nofp_qsort container.id "$id1") + $(weight "$t" nofp_qsort container.id "$id2") +
+			$(weight "$t" nofp_qsort k8s.pod.uid "$uid") + $(weight "$t" fp_chain k8s.pod.uid "$uid")))
 		echo "cgroup_labels: fp_chain ${c1:-0} ms under its id, syscall_loop ${c2:-0} ms" \
 			"under its id, ${p2:-0} ms under its path and ${k2:-0} ms under its pod's" \
 			"uid; nofp_qsort and fp_chain $out ms under others'" >&2

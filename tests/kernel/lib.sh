@@ -158,38 +158,58 @@ in_root() {
 		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 }
 
-# agent_sends NAME PID TYPE FUNCTION...: `ebprof agent -p PID`, run 4 s against the gRPC
-# test receiver, must send PID's samples with a location of profile.frame.type TYPE and every
-# FUNCTION in a sampled stack within PID's own resource (tests/otlp/check.mjs). A SKIP
-# without node or the receivers' npm packages. The caller starts PID and ends it.
-agent_sends() {
-	local name=$1 pid=$2 type=$3 rpid rc fn args=()
-	shift 3
+# agent_start NAME ARGS...: `ebprof agent` run 4 s (reporting every second, at 99 Hz; ARGS
+# come last and may change that) against the gRPC test receiver, in the background
+# (agent_pid; agent_check waits for it). False after a SKIP line (no node or the receivers'
+# npm packages) or a FAIL line (the receiver did not start).
+agent_start() {
+	local name=$1
+	shift
 	OTLP_DIR=$PWD/tests/otlp
 	. tests/otlp/lib.sh
 	if ! command -v node >/dev/null || ! otlp_node_modules; then
 		echo "SKIP $name: node or the receivers' npm packages are missing (scripts/install-deps.sh test)"
-		return
+		return 1
 	fi
 	if ! otlp_receiver "$TMP" "$name" grpc 0 2>"$TMP/$name.receiver"; then
 		fail "$name" "the gRPC receiver did not start: $(tail -2 "$TMP/$name.receiver")"
-		return
+		return 1
 	fi
-	rpid=$receiver_pid
-	"$EBPROF" agent -F 99 -p "$pid" --endpoint "127.0.0.1:$receiver_port" --insecure \
-		--report-interval 1s -d 4 >"$TMP/$name.out" 2>"$TMP/$name.err"
+	agent_receiver=$receiver_pid
+	"$EBPROF" agent -F 99 --endpoint "127.0.0.1:$receiver_port" --insecure \
+		--report-interval 1s -d 4 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	agent_pid=$!
+}
+
+# agent_check NAME ARGS...: waits for agent_start's agent, stops the receiver, and checks
+# what it received with tests/otlp/check.mjs ARGS: FAIL when the agent failed or the check
+# does.
+agent_check() {
+	local name=$1 rc
+	shift
+	wait "$agent_pid"
 	rc=$?
-	kill "$rpid" 2>/dev/null
-	wait "$rpid" 2>/dev/null
+	kill "$agent_receiver" 2>/dev/null
+	wait "$agent_receiver" 2>/dev/null
 	if [ "$rc" -ne 0 ]; then
 		fail "$name" "agent failed, $(how_ended "$rc" "$TMP/$name.err")"
 		return
 	fi
-	for fn in "$@"; do args+=(--function "$fn"); done
-	node tests/otlp/check.mjs "$TMP/$name.jsonl" --pid "$pid" --frame-type "$type" "${args[@]}" \
-		>"$TMP/$name.check" 2>&1
+	node tests/otlp/check.mjs "$TMP/$name.jsonl" "$@" >"$TMP/$name.check" 2>&1
 	rc=$?
 	check "$name" "$(tail -3 "$TMP/$name.check" | paste -sd' ')" [ "$rc" -eq 0 ]
+}
+
+# agent_sends NAME PID TYPE FUNCTION...: `ebprof agent -p PID` must send PID's samples with
+# a location of profile.frame.type TYPE and every FUNCTION in a sampled stack within PID's
+# own resource. A SKIP without node or the receivers' npm packages. The caller starts PID
+# and ends it.
+agent_sends() {
+	local name=$1 pid=$2 type=$3 fn args=()
+	shift 3
+	agent_start "$name" -p "$pid" || return 0
+	for fn in "$@"; do args+=(--function "$fn"); done
+	agent_check "$name" --pid "$pid" --frame-type "$type" "${args[@]}"
 }
 
 # host_runtime CMD: "host::PATH" when the host has CMD (the spec of runtime_suites), else

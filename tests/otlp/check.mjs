@@ -22,6 +22,7 @@ const USAGE = `usage: node check.mjs FILE.jsonl [options]
   --pid-attr KEY=VALUE   process PID's resource has attribute KEY equal to VALUE (repeatable;
                          a list's VALUE is its values joined by commas)
   --pid-no-attr KEY      process PID's resource has no attribute KEY (repeatable)
+  --every-attr KEY=VALUE every resource has attribute KEY equal to VALUE (repeatable)
   --build-id FILE=HEX    mappings of FILE (a path, or a bare name for any path) carry GNU build id HEX
   --otlp-json            FILE holds OTLP/JSON ProfilesData lines (the collector's file exporter)
 example: node check.mjs /tmp/req.jsonl --function main --function work --pid 1234
@@ -31,7 +32,7 @@ function parseArgs(argv) {
   const a = {
     file: null, functions: [], pid: null, frameTypes: [], sampleTypes: [], devVersion: null,
     resourceAttrs: null, sampleAttrs: null, minRequests: 1, minSamples: 1, pidAttrs: [],
-    pidNoAttrs: [], buildIds: [], otlpJson: false,
+    pidNoAttrs: [], everyAttrs: [], buildIds: [], otlpJson: false,
   };
   const pair = (flag, v) => {
     const m = /^([^=]+)=(.*)$/.exec(v);
@@ -57,6 +58,7 @@ function parseArgs(argv) {
     else if (f === '--min-samples') a.minSamples = intArg(f, v());
     else if (f === '--pid-attr') a.pidAttrs.push(pair(f, v()));
     else if (f === '--pid-no-attr') a.pidNoAttrs.push(v());
+    else if (f === '--every-attr') a.everyAttrs.push(pair(f, v()));
     else if (f === '--build-id') a.buildIds.push(pair(f, v()));
     else if (f === '--otlp-json') a.otlpJson = true;
     else if (!f.startsWith('--') && !a.file) a.file = f;
@@ -256,6 +258,11 @@ function checkResource(w, rp, d) {
   }
   for (const key of args.resourceAttrs) if (!attrs.has(key)) problem(w, `no resource attribute ${key}`);
   const pid = attrs.get('process.pid');
+  for (const { key, value } of args.everyAttrs) {
+    const got = attrs.get(key);
+    if (String(got) !== value)
+      problem(w, `${key} is ${JSON.stringify(got ?? null)}, expected ${JSON.stringify(value)} (process ${pid}, ${attrs.get('process.executable.name')})`);
+  }
   const inScope = args.pid === null || String(pid) === String(args.pid);
   if (args.pid !== null && inScope) {
     pidSeen = true;

@@ -202,6 +202,8 @@ if [ -s "$tmp/http.jsonl" ]; then
 		fail checker_rejects "found a function that is not there"
 	elif check "$tmp/good.jsonl" --function memcpy --pid 100; then
 		fail checker_rejects "found memcpy in pid 100, which never ran it"
+	elif check "$tmp/good.jsonl" --every-attr process.pid=101; then
+		fail checker_rejects "took every resource for process 101's"
 	elif [ $bad -eq 0 ]; then
 		pass checker_rejects
 	fi
