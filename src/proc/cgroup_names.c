@@ -66,7 +66,7 @@ static struct cgroup_name *entry(struct cgroup_names *cn, uint64_t id)
 static int name_one(const char *dir, uint64_t id, void *ctx)
 {
 	struct cgroup_names *cn = ctx;
-	const char *path = dir + strlen(cn->mount), *base = strrchr(dir, '/');
+	const char *path = dir + strlen(cn->mount);
 	struct cgroup_name *n = entry(cn, id);
 
 	if (!n)
@@ -76,7 +76,9 @@ static int name_one(const char *dir, uint64_t id, void *ctx)
 	n->path = strdup(path);
 	if (!n->path)
 		return -ENOMEM;
-	if (proc_info__container_id(base ? base + 1 : dir, n->container_id))
+	/* The whole path: a container's own groups below it (Podman's container/, a
+	 * machine's payload/) are that container's. */
+	if (proc_info__container_id(path, n->container_id))
 		n->container_id[0] = '\0';
 	if (proc_info__pod_uid(path, n->pod_uid))
 		n->pod_uid[0] = '\0';

@@ -92,6 +92,34 @@ static uint64_t start_ticks(const struct proc_info_cache *c, uint32_t pid)
 	return v;
 }
 
+/* The machine's name in systemd's machine-NAME.scope (systemd-nspawn, machinectl): the
+ * last such group in cgroup, systemd's \xNN escapes undone; 0 or -ENOENT. */
+static int machine_name(const char *cgroup, char out[65])
+{
+	const char *p = cgroup, *found = NULL;
+	size_t n = 0;
+
+	for (; (p = strstr(p, "machine-")); p++)
+		if (p == cgroup || p[-1] == '/')
+			found = p + 8;
+	if (!found)
+		return -ENOENT;
+	for (p = found; *p && *p != '/' && *p != '\n' && strncmp(p, ".scope", 6); p++) {
+		unsigned int c = (unsigned char)*p;
+
+		if (c == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) &&
+		    isxdigit((unsigned char)p[3]) && sscanf(p + 2, "%2x", &c) == 1)
+			p += 3;
+		if (n == 64 || !(isalnum(c) || c == '-' || c == '_' || c == '.'))
+			return -ENOENT;
+		out[n++] = (char)c;
+	}
+	if (!n || strncmp(p, ".scope", 6) || (p[6] && p[6] != '/' && p[6] != '\n'))
+		return -ENOENT;
+	out[n] = '\0';
+	return 0;
+}
+
 int proc_info__container_id(const char *cgroup, char out[65])
 {
 	const char *p = cgroup, *found = NULL;
@@ -109,7 +137,7 @@ int proc_info__container_id(const char *cgroup, char out[65])
 	if (run == 64)
 		found = p - 64;
 	if (!found)
-		return -ENOENT;
+		return machine_name(cgroup, out);
 	memcpy(out, found, 64);
 	out[64] = '\0';
 	return 0;

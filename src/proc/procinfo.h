@@ -35,9 +35,11 @@ const struct proc_info *proc_info__get(struct proc_info_cache *c, uint32_t pid, 
 /* Ends an interval: forgets the processes no lookup asked for during it. */
 void proc_info_cache__age(struct proc_info_cache *c);
 
-/* The container id in a /proc/PID/cgroup text: the last 64-hex-digit run of any line
- * (docker-ID.scope, /docker/ID, cri-containerd-ID.scope, crio-ID, libpod-ID). Writes
- * it NUL-terminated into out[65]; returns 0, or -ENOENT when there is none. */
+/* The container id in a /proc/PID/cgroup text or a cgroup path: the last 64-hex-digit
+ * run of any line (docker-ID.scope, /docker/ID, cri-containerd-ID.scope, crio-ID,
+ * libpod-ID), else the name of a systemd machine (machine-NAME.scope: systemd-nspawn,
+ * machinectl; escapes undone), which is all such a container is known by. Writes it
+ * NUL-terminated into out[65]; returns 0, or -ENOENT when there is none. */
 int proc_info__container_id(const char *cgroup, char out[65]);
 /* The Kubernetes pod uid in a cgroup path or /proc/PID/cgroup text: the last "pod"
  * followed by a uuid, written with dashes (the cgroupfs driver's

@@ -148,6 +148,8 @@ static void test_names(void)
 	make("system.slice/nginx.service");
 	make("kubepods.slice/kubepods-pod0a1b2c3d_1111_2222_3333_444455556666.slice/"
 	     "cri-containerd-" ID2 ".scope");
+	make("machine.slice/libpod-" ID3 ".scope/container");
+	make("machine.slice/machine-my\\x2dbox.scope/payload");
 	cgroup_names__init(&cn, root);
 
 	n = cgroup_names__get(&cn, id_of("system.slice/docker-" ID1 ".scope"), 1 * s);
@@ -163,6 +165,12 @@ static void test_names(void)
 	    1 * s);
 	CHECK(n && strcmp(n->container_id, ID2) == 0);
 	CHECK(n && strcmp(n->pod_uid, "0a1b2c3d-1111-2222-3333-444455556666") == 0);
+	/* A container's own groups below it are that container's: Podman's container/,
+	 * a systemd-nspawn machine's payload/ (known by its name). */
+	n = cgroup_names__get(&cn, id_of("machine.slice/libpod-" ID3 ".scope/container"), 1 * s);
+	CHECK(n && strcmp(n->container_id, ID3) == 0);
+	n = cgroup_names__get(&cn, id_of("machine.slice/machine-my\\x2dbox.scope/payload"), 1 * s);
+	CHECK(n && strcmp(n->container_id, "my-box") == 0);
 	/* The root says nothing; an id no group has is unknown. */
 	CHECK(cgroup_names__get(&cn, id_of(""), 1 * s) == NULL);
 	CHECK(cgroup_names__get(&cn, 1ULL << 62, 1 * s) == NULL);

@@ -22,6 +22,15 @@ static void test_container_ids(void)
 	    "cri-containerd-" ID ".scope\n",
 	    "0::/kubepods/besteffort/pod0a1b2c3d-1111-2222-3333-444455556666/crio-" ID ".scope\n",
 	    "0::/machine.slice/libpod-" ID ".scope/container\n",
+	    /* An id wins over a machine's name around it. */
+	    "0::/machine.slice/machine-box.scope/payload/docker-" ID ".scope\n",
+	};
+	/* systemd-nspawn and machinectl: the machine's name, escapes undone. */
+	static const char *const machines[][2] = {
+	    {"0::/machine.slice/machine-web.scope/payload\n", "web"},
+	    {"0::/machine.slice/machine-my\\x2dbox.scope\n", "my-box"},
+	    {"/machine.slice/machine-qemu\\x2d1\\x2dvm.scope/libvirt", "qemu-1-vm"},
+	    {"machine-db.01.scope", "db.01"},
 	};
 	char out[65];
 
@@ -30,6 +39,23 @@ static void test_container_ids(void)
 		CHECK(proc_info__container_id(layouts[i], out) == 0);
 		CHECK(strcmp(out, ID) == 0);
 	}
+	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++) {
+		memset(out, 0, sizeof(out));
+		CHECK(proc_info__container_id(machines[i][0], out) == 0);
+		CHECK(strcmp(out, machines[i][1]) == 0);
+	}
+	/* Not machines: no .scope, an empty name, a character systemd escapes left raw,
+	 * a bad escape, "machine-" inside a name, a name past 64 characters. */
+	CHECK(proc_info__container_id("0::/machine.slice/machine-web.service\n", out) == -ENOENT);
+	CHECK(proc_info__container_id("0::/machine.slice/machine-.scope\n", out) == -ENOENT);
+	CHECK(proc_info__container_id("0::/machine.slice/machine-a b.scope\n", out) == -ENOENT);
+	CHECK(proc_info__container_id("0::/machine-a\\xzz.scope\n", out) == -ENOENT);
+	CHECK(proc_info__container_id("0::/user.slice/notmachine-web.scope\n", out) == -ENOENT);
+	CHECK(proc_info__container_id("0::/machine-web.scopes\n", out) == -ENOENT);
+	CHECK(proc_info__container_id(
+		  "/machine-0123456789012345678901234567890123456789012345678901234567890123"
+		  "4.scope",
+		  out) == -ENOENT);
 	/* Not containers: the host, a 32-digit id, 65 digits, upper case. */
 	CHECK(proc_info__container_id("0::/\n", out) == -ENOENT);
 	CHECK(proc_info__container_id("4:memory:/process_api/8ccd53c7c54c000d707907a602290cbd\n",
