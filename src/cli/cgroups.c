@@ -99,12 +99,13 @@ static int resolve(const char *mount, const struct cgroup_arg *a, char *dir, siz
 	if (a->container) {
 		err = cgroup__find_container(mount, a->text, dir, len);
 		if (err == -EINVAL)
-			pr_err("--container %s: give a container id or its first 4 or more hex "
-			       "digits",
+			pr_err("--container %s: give a container id, its first 4 or more hex "
+			       "digits, or a systemd machine's name",
 			       a->text);
 		else if (err == -ENOENT)
-			pr_err("--container %s: no cgroup below %s is named with that id", a->text,
-			       mount);
+			pr_err(
+			    "--container %s: no cgroup below %s is named with that id or machine",
+			    a->text, mount);
 		else if (err == -EEXIST)
 			pr_err(
 			    "--container %s: more than one container has an id starting so; give "

@@ -104,7 +104,8 @@ enum session_opt {
 	"                       -p, both must hold\n"                                          \
 	"      --container ID   only this container's tasks: its group, found by the id (or\n" \
 	"                       its first 4+ hex digits) in the group's name, as Docker,\n"    \
-	"                       containerd, CRI-O and Podman name them (repeatable)\n"         \
+	"                       containerd, CRI-O and Podman name them, or by the machine's\n" \
+	"                       name for systemd-nspawn (repeatable)\n"                        \
 	"      --ringbuf SIZE   BPF ring buffer, a power of two (default: sized from the\n"    \
 	"                       CPUs and the rate, from 256K to 64M; 8M at least with\n"       \
 	"                       events)\n"                                                     \

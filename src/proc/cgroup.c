@@ -196,6 +196,7 @@ int cgroup__procs(const char *dir, uint32_t **pids, size_t *n, size_t *cap)
 struct find {
 	const char *prefix;
 	size_t plen;
+	bool whole; /* a machine's name: the whole id, not a prefix */
 	char *out;
 	size_t len;
 	char top[PATH_MAX]; /* the last match: groups below it are the same container's */
@@ -211,7 +212,8 @@ static int find_one(const char *dir, uint64_t id, void *ctx)
 
 	(void)id;
 	name = name ? name + 1 : dir;
-	if (proc_info__container_id(name, cid) || strncmp(cid, f->prefix, f->plen))
+	if (proc_info__container_id(name, cid) || strncmp(cid, f->prefix, f->plen) ||
+	    (f->whole && cid[f->plen]))
 		return 0;
 	used = strlen(f->top);
 	if (f->matches && !strncmp(dir, f->top, used) && dir[used] == '/' &&
@@ -232,7 +234,13 @@ int cgroup__find_container(const char *mount, const char *prefix, char *out, siz
 	struct find f = {.prefix = prefix, .plen = strlen(prefix), .out = out, .len = len};
 	int err;
 
+	/* 4 to 64 lower-case hex digits are an id's first; another name a systemd machine
+	 * could have (systemd-nspawn, machinectl) is that machine's, whole. */
 	if (f.plen < 4 || f.plen > 64 || strspn(prefix, "0123456789abcdef") != f.plen)
+		f.whole = true;
+	if (f.whole && (!f.plen || f.plen > 64 ||
+			strspn(prefix, "0123456789abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != f.plen))
 		return -EINVAL;
 	err = cgroup__walk(mount, find_one, &f);
 	if (err < 0 && err != -E2BIG)

@@ -39,10 +39,12 @@ int cgroup__walk(const char *dir, int (*fn)(const char *dir, uint64_t id, void *
  * *cap, grown as needed). 0, or a negative errno (a group removed meanwhile: 0). */
 int cgroup__procs(const char *dir, uint32_t **pids, size_t *n, size_t *cap);
 
-/* The group below mount of the container whose id starts with prefix (at least 4 hex
- * digits), its id read from the group's name as proc_info__container_id reads it. 0; -EINVAL (not an id prefix), -ENOENT (no such container), -EEXIST (more
- * than one: out holds the first two, separated by a newline). A container with groups
- * of its own below its group is found once, at the top. */
+/* The group below mount of the container whose id starts with prefix (at least 4
+ * lower-case hex digits) or, for any other name, the systemd machine of that name
+ * (machine-NAME.scope), its id read from the group's name as proc_info__container_id
+ * reads it. 0; -EINVAL (neither an id prefix nor a machine's name), -ENOENT (no such
+ * container), -EEXIST (more than one: out holds the first two, separated by a newline).
+ * A container with groups of its own below its group is found once, at the top. */
 int cgroup__find_container(const char *mount, const char *prefix, char *out, size_t len);
 
 #endif

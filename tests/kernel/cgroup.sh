@@ -206,6 +206,23 @@ $(cut -d';' -f1,2 "$TMP/cgroup_root/stacks.folded" | sort | uniq -c | paste -sd,
 					'$TMP/cgroup_root/stacks.folded'"
 fi
 
+# A systemd-nspawn container: a machine's scope (known by its name alone, here with a
+# dash systemd escapes) with the payload group its processes run in, found by that name
+# and rooted at it.
+if case_selected cgroup_machine; then
+	machine=t-box$$
+	mkdir -p "$base/machine-${machine//-/\\x2d}.scope/payload"
+	in_group "$base/machine-${machine//-/\\x2d}.scope/payload" "$W/nofp_vdso" 60
+	mpid=${pids[-1]}
+	if record cgroup_machine --container "$machine" --root container; then
+		f=$TMP/cgroup_machine/stacks.folded
+		check cgroup_machine "roots: $(cut -d';' -f1,2 "$f" | sort | uniq -c | paste -sd,), want ${machine:0:12};nofp_vdso alone" \
+			bash -c "grep -q '^${machine:0:12};nofp_vdso;' '$f' && ! grep -v '^${machine:0:12};nofp_vdso;' '$f'"
+	fi
+	kill "$mpid" 2>/dev/null
+	wait "$mpid" 2>/dev/null
+fi
+
 # A group made after the start, and a process moved into it: both found (the groups are
 # walked again every second; the check in BPF is per event).
 if case_selected cgroup_late; then
@@ -231,7 +248,7 @@ if case_selected cgroup_errors; then
 		check "$name" "exit $rc, want 1 and '$want': $(head -2 "$TMP/bad.err")" \
 			bash -c "[ $rc -eq 1 ] && grep -q -- '$want' '$TMP/bad.err'"
 	}
-	bad cgroup_errors_not_id "give a container id" --container web1
+	bad cgroup_errors_not_id "give a container id" --container web/1
 	bad cgroup_errors_no_container "no cgroup below" --container 0123456789ab
 	bad cgroup_errors_no_group "no such group" --cgroup /ebprof-no-such-group
 	bad cgroup_errors_not_v2 "not a cgroup v2 group" --cgroup /proc

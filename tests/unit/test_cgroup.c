@@ -97,11 +97,20 @@ static void test_walk_and_find(void)
 	CHECK(cgroup__find_container(root, "3f4e", out, sizeof(out)) == -EEXIST);
 	CHECK(strchr(out, '\n') != NULL);
 	CHECK(cgroup__find_container(root, "0000", out, sizeof(out)) == -ENOENT);
-	/* Not id prefixes: too short, not hex, upper case, longer than an id. */
-	CHECK(cgroup__find_container(root, "3f4", out, sizeof(out)) == -EINVAL);
-	CHECK(cgroup__find_container(root, "web1", out, sizeof(out)) == -EINVAL);
-	CHECK(cgroup__find_container(root, "3F4E", out, sizeof(out)) == -EINVAL);
+	/* A systemd machine by its whole name; not by a part of it. */
+	snprintf(want, sizeof(want), "%s/machine.slice/machine-web.scope", root);
+	CHECK(cgroup__find_container(root, "web", out, sizeof(out)) == 0);
+	CHECK(strcmp(out, want) == 0);
+	CHECK(cgroup__find_container(root, "we", out, sizeof(out)) == -ENOENT);
+	/* Not id prefixes, so machines' names, none of them here: too short, not hex,
+	 * upper case. */
+	CHECK(cgroup__find_container(root, "3f4", out, sizeof(out)) == -ENOENT);
+	CHECK(cgroup__find_container(root, "web1", out, sizeof(out)) == -ENOENT);
+	CHECK(cgroup__find_container(root, "3F4E", out, sizeof(out)) == -ENOENT);
+	/* Neither: longer than an id, a character no machine's name has, empty. */
 	CHECK(cgroup__find_container(root, ID1 "0", out, sizeof(out)) == -EINVAL);
+	CHECK(cgroup__find_container(root, "a/b", out, sizeof(out)) == -EINVAL);
+	CHECK(cgroup__find_container(root, "", out, sizeof(out)) == -EINVAL);
 
 	snprintf(out, sizeof(out), "rm -rf '%s'", root);
 	CHECK(system(out) == 0);
