@@ -176,9 +176,11 @@ for spec in "${present[@]}"; do
 		"^beam\.smp-$pid;$m:encode_loop/1 \($f:[0-9]+\);$m:encode/1 \($f:$encode_line\);global::call_light_bif_shared;term_to_binary_1$leaf" \
 		"^beam\.smp-$pid;(.*;)?term_to_binary_1(;| )" 20
 	# And the collector's, of whichever process it runs for (the VM's own ones too): an
-	# Erlang frame with its line first, the stack from the process's first frame.
+	# Erlang frame first (with its line, but for the preloaded modules that have none, as
+	# init's boot loop: a loaded host spends more of a short run there), the stack from the
+	# process's first frame.
 	expect "beam_${l}_gc" "$F" "Erlang callers above the garbage collector" \
-		"^beam\.smp-$pid;[^;[]+/[0-9]+ \([^;]*:[0-9]+\);(.*;)?global::garbage_collect;" \
+		"^beam\.smp-$pid;[^;[]+:[^;]+/[0-9]+( \([^;]*:[0-9]+\))?;(.*;)?global::garbage_collect;" \
 		"^beam\.smp-$pid;(.*;)?global::garbage_collect;" 10
 	if [ -f "$root/usr/lib/erlang/lib/crypto-"*/ebin/crypto.beam ]; then
 		expect "beam_${l}_nif" "$F" "hash_loop -> hash -> crypto above crypto:hash's NIF" \

@@ -200,14 +200,28 @@ agent_check() {
 	check "$name" "$(tail -3 "$TMP/$name.check" | paste -sd' ')" [ "$rc" -eq 0 ]
 }
 
+# cpu_ticks PID: the CPU time PID has had, in clock ticks (0 when it is gone).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
 # agent_sends NAME PID TYPE FUNCTION...: `ebprof agent -p PID` must send PID's samples with
 # a location of profile.frame.type TYPE and every FUNCTION in a sampled stack within PID's
-# own resource. A SKIP without node or the receivers' npm packages. The caller starts PID
-# and ends it.
+# own resource. The agent runs until PID has had 1.5 s of CPU since sampling began (at
+# least 3 s, at most 30: a runtime started a moment ago on a busy host may spend seconds
+# getting to its code), then SIGTERM sends what it holds. A SKIP without node or the
+# receivers' npm packages. The caller starts PID and ends it.
 agent_sends() {
-	local name=$1 pid=$2 type=$3 fn args=()
+	local name=$1 pid=$2 type=$3 fn args=() start
 	shift 3
-	agent_start "$name" -p "$pid" || return 0
+	agent_start "$name" -p "$pid" -d 30 || return 0
+	wait_sampling "$agent_pid"
+	start=$(cpu_ticks "$pid")
+	sleep 3
+	for _ in $(seq 270); do
+		[ $(($(cpu_ticks "$pid") - start)) -ge $((150 * $(getconf CLK_TCK) / 100)) ] && break
+		kill -0 "$agent_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$agent_pid" 2>/dev/null
 	for fn in "$@"; do args+=(--function "$fn"); done
 	agent_check "$name" --pid "$pid" --frame-type "$type" "${args[@]}"
 }

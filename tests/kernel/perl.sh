@@ -143,7 +143,6 @@ done
 # until that Perl has had 1.5 s of CPU time (a busy host gives it a fraction of a CPU);
 # SIGTERM flushes the last interval. check.mjs wants main::leaf and main::outer in sampled
 # stacks of that process and a location whose profile.frame.type is perl.
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 otlp() {
 	local l root perl pid agent rc start i
 	IFS=: read -r l root perl <<<"${present[0]}"
@@ -165,9 +164,9 @@ otlp() {
 		>"$TMP/otlp.out" 2>"$TMP/otlp.err" &
 	agent=$!
 	wait_sampling "$agent"
-	start=$(ticks "$pid")
+	start=$(cpu_ticks "$pid")
 	for i in $(seq 1200); do # at most 2 minutes
-		[ $(($(ticks "$pid") - start)) -ge $((150 * $(getconf CLK_TCK) / 100)) ] && break
+		[ $(($(cpu_ticks "$pid") - start)) -ge $((150 * $(getconf CLK_TCK) / 100)) ] && break
 		kill -0 "$agent" 2>/dev/null || break
 		sleep 0.1
 	done
