@@ -8,6 +8,8 @@
  * one CPU and wakes on another (the case per-CPU bookkeeping gets wrong); at the end it
  * prints how many of its sleeps ended on another CPU than they began.
  * The threads start after DELAY ms: ebprof describes a new process asynchronously.
+ * Each thread also times its own waits (what a loaded host adds, the wait to run again
+ * after waking, included) and prints the totals: "sleeper_ns N", "reader_ns N".
  * Usage: offcpu_sleep ROUNDS MS [DELAY_MS] */
 #include <pthread.h>
 #include <sched.h>
@@ -22,6 +24,15 @@ static int pipe_fds[2];
 static volatile pid_t sleeper_tid;
 static volatile int sleeper_cpu; /* where the sleeper went to sleep */
 static unsigned long migrated;
+static unsigned long long sleeper_ns, reader_ns; /* each thread's own waits, timed */
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
 
 static void sleep_ns(unsigned long ns)
 {
@@ -33,9 +44,12 @@ static void sleep_ns(unsigned long ns)
 __attribute__((noinline)) void sleeper_wait(void)
 {
 	int before = sched_getcpu();
+	unsigned long long t0;
 
 	sleeper_cpu = before;
+	t0 = now_ns();
 	sleep_ns(ms * 1000000);
+	sleeper_ns += now_ns() - t0;
 	migrated += sched_getcpu() != before;
 	__asm__ volatile("" ::: "memory");
 }
@@ -50,10 +64,12 @@ static void *sleeper_main(void *arg)
 
 __attribute__((noinline)) void reader_wait(void)
 {
+	unsigned long long t0 = now_ns();
 	char c;
 
 	if (read(pipe_fds[0], &c, 1) != 1)
 		abort();
+	reader_ns += now_ns() - t0;
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -103,6 +119,6 @@ int main(int argc, char **argv)
 	}
 	pthread_join(sleeper, NULL);
 	pthread_join(reader, NULL);
-	printf("migrated %lu\n", migrated);
+	printf("migrated %lu\nsleeper_ns %llu\nreader_ns %llu\n", migrated, sleeper_ns, reader_ns);
 	return 0;
 }
