@@ -147,9 +147,12 @@ static int table_shape(const struct hs_mem *mem, const uint64_t *syms, enum hs_s
 		err = read_int(mem, syms[stride], &v);
 	if (err)
 		return err;
-	/* The table pointers are relocated by the dynamic loader: a JVM found between its
-	 * mmap of libjvm and the relocation reads 0 here (seconds under emulation). */
-	if (!t->base)
+	/* Each table pointer holds the address of a static array of libjvm's, near the
+	 * pointer itself, once the dynamic loader relocated it: a JVM found between its mmap
+	 * of libjvm and the relocation (seconds under emulation) reads 0 or the array's
+	 * link-time address, a whole load bias away. Asked again later, not refused. */
+	if (!t->base ||
+	    (t->base > syms[base] ? t->base - syms[base] : syms[base] - t->base) > HS_TABLE_NEAR)
 		return -EAGAIN;
 	if (v <= 0 || v > HS_MAX_STRIDE)
 		return -EINVAL;

@@ -47,16 +47,18 @@ enum hs_sym {
 /* The symbol name of each enum hs_sym ("gHotSpotVMStructs", ...). */
 extern const char *const hs_sym_names[HS_SYM__COUNT];
 
-#define HS_MAX_ENTRIES 16384 /* entries read per table: today's JVMs have < 4,000 */
-#define HS_MAX_STRIDE 256    /* bytes per entry: today's are 48 or less */
-#define HS_MAX_NAME 96	     /* bytes of a type, field or constant name */
+#define HS_MAX_ENTRIES 16384	   /* entries read per table: today's JVMs have < 4,000 */
+#define HS_MAX_STRIDE 256	   /* bytes per entry: today's are 48 or less */
+#define HS_MAX_NAME 96		   /* bytes of a type, field or constant name */
+#define HS_TABLE_NEAR (1ULL << 30) /* a relocated table is this near its pointer */
 
 struct hs_vm;
 
 /* Reads the four tables through mem, the symbols' addresses in syms. Returns 0 and a new
  * *out (hs_vm__free it), -ENOENT when a table symbol is missing, -EAGAIN when a table's
- * pointer is still null (libjvm not relocated yet: ask again later), -EINVAL when a table
- * is malformed (a stride or offset out of bounds, no terminator), or a read's -errno. */
+ * pointer is null or not near it (libjvm not relocated yet: ask again later), -EINVAL
+ * when a table is malformed (a stride or offset out of bounds, no terminator), or a
+ * read's -errno. */
 int hs_vm__read(const struct hs_mem *mem, const uint64_t syms[HS_SYM__COUNT], struct hs_vm **out);
 void hs_vm__free(struct hs_vm *vm);
 
