@@ -53,11 +53,11 @@ static long v8_frame_cb(__u32 i, void *arg)
 		return 1;
 	}
 	/* The mask restates the bound for the verifier, which lost it through the map. */
-	if (f.with_pc && n + 1 < UNW_MAX_FRAMES) {
+	if (f.pre_pad && n + 1 < UNW_MAX_FRAMES) {
 		uf = &r->ustack[n & (UNW_MAX_FRAMES - 1)];
-		uf->addr = f.pc;
+		uf->addr = f.pre_addr;
 		uf->file_id = UF_RUNTIME_FILE(WALKER_V8);
-		uf->pad = V8_FRAME_PC << V8_TYPE_SHIFT;
+		uf->pad = f.pre_pad & UF_DATA_MASK;
 		n++;
 	}
 	uf = &r->ustack[n & (UNW_MAX_FRAMES - 1)];

@@ -511,28 +511,19 @@ static int optimized_frames(struct v8 *v, struct v8_process *p, uint64_t code, u
 	return (int)k;
 }
 
-/* A frame of its function's JIT code: the functions inlined at its pc expand into frames
- * of their own, innermost first; baseline code is named by the function. */
-static unsigned int code_frames(struct v8 *v, struct v8_process *p, const struct user_frame *uf,
-				struct frame *out, unsigned int max)
+/* The Code object that ran in a JIT frame, at offset off: the functions inlined there
+ * expand into frames of their own, innermost first (the V8_FRAME_JIT frame after it is
+ * then left out); else nothing, and that frame names the function (baseline code, code
+ * whose data could not be read). */
+static unsigned int jit_frames(struct v8 *v, struct v8_process *p, uint64_t code, uint32_t off,
+			       struct frame *out, unsigned int max)
 {
-	uint32_t off = uf->pad & V8_VALUE_MASK;
-	const struct v8_func *fn;
-	uint64_t code = 0, sfi;
-	int k = -1;
+	int k = optimized_frames(v, p, code, off, out, max);
 
-	/* The function's code now: the cache is keyed by it, so a function optimized again
-	 * (a new code object) is not named from its old code's positions. */
-	if (p->code->fn_code &&
-	    !p->mem.read(p->mem.ctx, uf->addr - 1 + p->code->fn_code, &code, sizeof(code)))
-		k = optimized_frames(v, p, code, off, out, max);
-	if (k >= 0)
-		return (unsigned int)k;
-	if (p->mem.read(p->mem.ctx, uf->addr - 1 + (uint64_t)p->meta->v[V8_M_FN_SHARED], &sfi,
-			sizeof(sfi)))
+	if (k <= 0)
 		return 0;
-	fn = get_func(v, p, sfi);
-	return fn && name_frame(v, p, fn, -1, out) ? 1 : 0;
+	p->skip_jit = true;
+	return (unsigned int)k;
 }
 
 /* A V8_FRAME_PC frame: the Code around its pc, found once per pc; its functions when it
@@ -543,7 +534,6 @@ static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct u
 	struct v8_pc_entry *e = hmap_find(&p->pcs, hash_u64(uf->addr), &uf->addr);
 	uint64_t code;
 	uint32_t off;
-	int k;
 
 	if (!e) {
 		e = calloc(1, sizeof(*e));
@@ -564,13 +554,7 @@ static unsigned int pc_frames(struct v8 *v, struct v8_process *p, const struct u
 	/* Copied: expand() may clear the caches, e with them. */
 	code = e->code;
 	off = (uint32_t)(e->pc - e->start);
-	p->skip_jit = true;
-	k = optimized_frames(v, p, code, off, out, max);
-	if (k < 0) {
-		p->skip_jit = false;
-		return 0;
-	}
-	return (unsigned int)k;
+	return jit_frames(v, p, code, off, out, max);
 }
 
 static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame *uf,
@@ -611,12 +595,10 @@ static unsigned int v8_ingest(void *priv, uint32_t pid, const struct user_frame 
 		out[0].file_id = functab__intern(&v->rs.names, stub, "");
 		ok = true;
 	} else if (p && type == V8_FRAME_CODE) {
-		unsigned int k = code_frames(v, p, uf, out, max);
+		unsigned int k = jit_frames(v, p, uf->addr, uf->pad & V8_VALUE_MASK, out, max);
 
-		if (k) {
-			pthread_mutex_unlock(&v->rs.lock);
-			return k;
-		}
+		pthread_mutex_unlock(&v->rs.lock);
+		return k;
 	} else if (p) {
 		ok = sfi_frame(v, p, uf, &out[0]);
 	}

@@ -61,9 +61,12 @@ enum v8_counter {
  * pointer, pad's low 24 bits the frame type (top 3) and a value (low 21). */
 enum v8_frame_type {
 	V8_FRAME_INTERPRETED = 1, /* addr: SFI; value: the frame's bytecode offset (raw Smi) */
-	V8_FRAME_JIT = 2,	  /* addr: SFI; JIT code whose pc is not its function's code */
+	V8_FRAME_JIT = 2,	  /* addr: SFI; JIT code, after its V8_FRAME_CODE or _PC */
 	V8_FRAME_STUB = 3,	  /* addr: pc; value: the frame type marker */
-	V8_FRAME_CODE = 4,	  /* addr: JSFunction; value: pc - its code's instructions */
+	/* addr: the Code object running in a JIT frame, its function's; value: pc - its
+	 * instructions; right before that frame's V8_FRAME_JIT, which names the function
+	 * when the code's inlined functions cannot be. */
+	V8_FRAME_CODE = 4,
 	/* addr: the pc of a JIT frame that is not its function's code (on-stack
 	 * replacement, code replaced since), right before that frame's V8_FRAME_JIT: the
 	 * namer finds the code around the pc, else names the function. */

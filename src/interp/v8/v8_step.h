@@ -40,8 +40,10 @@ enum v8_step {
 struct v8_frame {
 	__u64 addr;
 	__u32 pad;
-	__u32 with_pc; /* a V8_FRAME_PC frame of pc goes before it */
-	__u64 pc;
+	/* A frame that goes before it (0: none): V8_FRAME_PC of pc, or V8_FRAME_CODE of the
+	 * code that runs in it, for its SFI frame to name it should the code not. */
+	__u32 pre_pad;
+	__u64 pre_addr;
 };
 
 /* Which of the process's V8 ranges holds pc, or -1. */
@@ -59,10 +61,11 @@ static __always_inline int v8_is_heap_object(__u64 v)
 	return (v & 3) == 1;
 }
 
-/* Whether pc lies in the instructions of JSFunction fn's code, and where (*off). The
- * function's code may be other than what runs in the frame (on-stack replacement, code
- * replaced since): then the frame is named by its function alone. */
-static __always_inline int v8_code_offset(const struct v8_proc *p, __u64 fn, __u64 pc, __u32 *off)
+/* Whether pc lies in the instructions of JSFunction fn's code (*code), and where (*off).
+ * The function's code may be other than what runs in the frame (on-stack replacement,
+ * code replaced since): then the frame is named by its function alone. */
+static __always_inline int v8_code_offset(const struct v8_proc *p, __u64 fn, __u64 pc,
+					  __u64 *code_out, __u32 *off)
 {
 	__u64 code = 0, start;
 	__s32 size = 0;
@@ -78,16 +81,22 @@ static __always_inline int v8_code_offset(const struct v8_proc *p, __u64 fn, __u
 	    size > (__s32)V8_VALUE_MASK || pc < start || pc >= start + (__u64)size)
 		return 0;
 	*off = (__u32)(pc - start);
+	*code_out = code;
 	return 1;
 }
 
 /* A JavaScript frame: its function's SharedFunctionInfo, and for an interpreted one the
- * bytecode offset. A frame whose function slot is no heap object is recorded as a stub. */
+ * bytecode offset; JIT code goes before it, as its Code object and the pc's offset when
+ * it is the function's code, else as the pc. The JSFunction itself is not sent: a young
+ * one moves at the next scavenge, which can come before a lagging reader (an emulated or
+ * loaded host) looks at it, where SharedFunctionInfos are allocated old and Code objects
+ * in code space, which only a full collection compacts. A frame whose function slot is
+ * no heap object is recorded as a stub. */
 static __always_inline void v8_js_frame(const struct v8_proc *p, const __u64 *w, int in_builtins,
 					__u64 pc, __u64 bc_array, __u64 bc_offset,
 					struct v8_frame *f)
 {
-	__u64 fn = w[p->slot_function & (V8_FP_WINDOW_WORDS - 1)], sfi = 0;
+	__u64 fn = w[p->slot_function & (V8_FP_WINDOW_WORDS - 1)], sfi = 0, code = 0;
 	__u64 off = w[p->slot_bytecode_offset & (V8_FP_WINDOW_WORDS - 1)];
 	__u64 bca = w[p->slot_bytecode_array & (V8_FP_WINDOW_WORDS - 1)];
 	__u32 value = 0, type = V8_FRAME_JIT;
@@ -108,15 +117,19 @@ static __always_inline void v8_js_frame(const struct v8_proc *p, const __u64 *w,
 		/* The handler's own registers, when they hold this frame's array. */
 		if (bc_array == bca && bc_offset < V8_VALUE_MASK)
 			value = (__u32)bc_offset;
-	} else if (!in_builtins && v8_code_offset(p, fn, pc, &value)) {
-		f->addr = fn;
-		f->pad = V8_FRAME_CODE << V8_TYPE_SHIFT | value;
+	} else if (!in_builtins && v8_code_offset(p, fn, pc, &code, &value)) {
+		f->addr = sfi;
+		f->pad = V8_FRAME_JIT << V8_TYPE_SHIFT;
+		f->pre_addr = code;
+		f->pre_pad = V8_FRAME_CODE << V8_TYPE_SHIFT | value;
 		return;
 	}
 	f->addr = sfi;
 	f->pad = type << V8_TYPE_SHIFT | value;
-	f->with_pc = type == V8_FRAME_JIT;
-	f->pc = pc;
+	if (type == V8_FRAME_JIT) {
+		f->pre_addr = pc;
+		f->pre_pad = V8_FRAME_PC << V8_TYPE_SHIFT;
+	}
 }
 
 /* Records the frame at r and steps to its caller. */
