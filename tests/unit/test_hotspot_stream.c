@@ -237,6 +237,9 @@ static void test_vm_hostile(void)
 	p_types = (char *)types - (0x7f0000000000ULL & ~(uint64_t)(uintptr_t)types);
 	CHECK(hs_vm__read(&mem, syms, &vm) == -EAGAIN && !vm);
 	p_types = types;
+	shape[HS_SYM_STRUCT_STRIDE] = 0; /* libjvm's constructors not run yet */
+	CHECK(hs_vm__read(&mem, syms, &vm) == -EAGAIN && !vm);
+	shape[HS_SYM_STRUCT_STRIDE] = sizeof(struct vm_struct_entry);
 	CHECK(hs_vm__read(&mem, syms, &vm) == 0 && vm);
 	hs_vm__free(vm);
 }

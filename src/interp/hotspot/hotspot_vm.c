@@ -148,13 +148,14 @@ static int table_shape(const struct hs_mem *mem, const uint64_t *syms, enum hs_s
 	if (err)
 		return err;
 	/* Each table pointer holds the address of a static array of libjvm's, near the
-	 * pointer itself, once the dynamic loader relocated it: a JVM found between its mmap
-	 * of libjvm and the relocation (seconds under emulation) reads 0 or the array's
-	 * link-time address, a whole load bias away. Asked again later, not refused. */
-	if (!t->base ||
+	 * pointer itself, once the dynamic loader relocated it, and its stride is computed
+	 * by libjvm's constructors: a JVM found between its mmap of libjvm and those (seconds
+	 * under emulation) reads a pointer 0 or the array's link-time address, a whole load
+	 * bias away, or a stride 0. Asked again later, not refused. */
+	if (!t->base || !v ||
 	    (t->base > syms[base] ? t->base - syms[base] : syms[base] - t->base) > HS_TABLE_NEAR)
 		return -EAGAIN;
-	if (v <= 0 || v > HS_MAX_STRIDE)
+	if (v < 0 || v > HS_MAX_STRIDE)
 		return -EINVAL;
 	t->stride = (uint32_t)v;
 	for (int i = 0; i < 6; i++) {

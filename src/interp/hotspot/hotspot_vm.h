@@ -56,7 +56,8 @@ struct hs_vm;
 
 /* Reads the four tables through mem, the symbols' addresses in syms. Returns 0 and a new
  * *out (hs_vm__free it), -ENOENT when a table symbol is missing, -EAGAIN when a table's
- * pointer is null or not near it (libjvm not relocated yet: ask again later), -EINVAL
+ * pointer is null or not near it, or its stride 0 (libjvm not relocated or its
+ * constructors not run yet: ask again later), -EINVAL
  * when a table is malformed (a stride or offset out of bounds, no terminator), or a
  * read's -errno. */
 int hs_vm__read(const struct hs_mem *mem, const uint64_t syms[HS_SYM__COUNT], struct hs_vm **out);
