@@ -39,6 +39,16 @@ func goLoop(deadline time.Time) {
 	}
 }
 
+// settle sleeps before the work: EBPROF_WL_SETTLE seconds (tests/kernel/go.sh scales it
+// for an emulated guest, where describing takes seconds), else 600 ms.
+func settle() {
+	d := 600 * time.Millisecond
+	if v, err := strconv.ParseFloat(os.Getenv("EBPROF_WL_SETTLE"), 64); err == nil && v >= 0 {
+		d = time.Duration(v * float64(time.Second))
+	}
+	time.Sleep(d)
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: cgo SECONDS")
@@ -49,7 +59,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cgo: bad SECONDS:", err)
 		os.Exit(2)
 	}
-	time.Sleep(600 * time.Millisecond) // let the profiler describe the process first
+	settle() // let the profiler describe the process first
 	goLoop(time.Now().Add(time.Duration(secs * float64(time.Second))))
 	fmt.Println(sink)
 }

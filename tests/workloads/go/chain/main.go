@@ -116,6 +116,16 @@ func grow(deadline time.Time) {
 	}
 }
 
+// settle sleeps before the work: EBPROF_WL_SETTLE seconds (tests/kernel/go.sh scales it
+// for an emulated guest, where describing takes seconds), else 600 ms.
+func settle() {
+	d := 600 * time.Millisecond
+	if v, err := strconv.ParseFloat(os.Getenv("EBPROF_WL_SETTLE"), 64); err == nil && v >= 0 {
+		d = time.Duration(v * float64(time.Second))
+	}
+	time.Sleep(d)
+}
+
 func main() {
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: chain chain|labels|gc|grow SECONDS")
@@ -129,7 +139,7 @@ func main() {
 	// The profiler describes a process (unwind tables) just after exec: work starts
 	// once that is done, so the tests see the work, not the start-up (seven processes at
 	// once in tests/kernel/go.sh: 300 ms were too few on a loaded machine).
-	time.Sleep(600 * time.Millisecond)
+	settle()
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
 	switch os.Args[1] {
 	case "chain":
