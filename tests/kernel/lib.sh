@@ -347,16 +347,20 @@ expect() {
 		sort -k2 -t' ' -nr "$f" | head -3 | cut -c1-600 >&2
 	elif [ "$(pct "$hit" "$total")" -lt 90 ]; then
 		fail "$name" "$what in $(pct "$hit" "$total") % of samples, want >= 90"
-		grep -E "$of" "$f" | grep -vE "$pat" | awk '{ print $NF, $0 }' | sort -nr |
-			head -3 | cut -d' ' -f2- | sed "${EXPECT_TRIM:-}" | cut -c1-900 >&2
+		expect_misses "$f" "$of" "$pat" 3 >&2
 	else
 		pass "$name"
 		# A thin margin: what takes it, for the log.
 		[ "$(pct "$hit" "$total")" -lt 95 ] &&
-			grep -E "$of" "$f" | grep -vE "$pat" | awk '{ print $NF, $0 }' | sort -nr |
-			head -2 | cut -d' ' -f2- | sed "${EXPECT_TRIM:-}" | cut -c1-900 | sed 's/^/  (margin) /' >&2
+			expect_misses "$f" "$of" "$pat" 2 | sed 's/^/  (margin) /' >&2
 	fi
 	return 0
+}
+# expect_misses FOLDED OF PATTERN N: the N heaviest stacks matching OF but not PATTERN,
+# trimmed by EXPECT_TRIM.
+expect_misses() {
+	grep -E "$2" "$1" | grep -vE "$3" | awk '{ print $NF, $0 }' | sort -nr |
+		head -"$4" | cut -d' ' -f2- | sed "${EXPECT_TRIM:-}" | cut -c1-900
 }
 
 # runtime_suites PREFIX SUITE SPEC...: SUITE LABEL ROOT PATH for each SPEC "LABEL:ROOT:PATH"

@@ -177,7 +177,7 @@ static int new_process(struct hotspot *hs, uint32_t pid, struct hs_file *f, uint
 	if (!err)
 		err = hs_layout__from_vm(vm, &p->mem, &p->layout, &missing);
 	hs_vm__free(vm);
-	if (err == -EAGAIN) { /* not relocated yet: the next notice of pid asks again */
+	if (err == -EAGAIN) { /* libjvm not ready yet: the next notice of pid asks again */
 		free_process(&hs->rs, p);
 		return err;
 	}
