@@ -22,6 +22,7 @@
 #include "loader/counters.h"
 #include "sample.h"
 #include "util/arena.h"
+#include "util/clock.h"
 #include "util/functab.h"
 #include "util/hmap.h"
 #include "util/log.h"
@@ -32,6 +33,13 @@
 #define MAX_CACHED (1 << 16) /* functions and scripts cached per process, then cleared */
 #define LINE_SHIFT 20	     /* frame.addr = line << LINE_SHIFT | column */
 #define COL_MASK ((1u << LINE_SHIFT) - 1)
+/* A function read without its bytecode's positions or a script without its lines (V8
+ * computes both lazily, and a scavenge can move a source mid-read) is read again at a
+ * later frame, backing off from 100 ms, at most 8 times: cached as it was first read,
+ * every frame of it would be named at its declaration, or without a line, for the
+ * process's life. */
+#define REREAD_NS 100000000ull
+#define REREADS 8
 
 /* A file detect() accepted, by file id (first: runtime_state.h): its metadata. */
 struct v8_file {
@@ -43,14 +51,22 @@ struct v8_file {
 	bool said;
 };
 
+/* When to read an incomplete cache entry again. */
+struct reread {
+	uint64_t at_ns;
+	uint32_t n;
+};
+
 struct v8_fn_entry {
 	uint64_t sfi;
 	struct v8_func f;
+	struct reread again; /* no positions yet */
 };
 
 struct v8_script_entry {
 	uint64_t script;
 	struct v8_script s;
+	struct reread again; /* no lines yet */
 };
 
 struct v8_process {
@@ -356,13 +372,52 @@ static void v8_forget(void *priv, uint32_t pid)
 	runtime_state__forget(&v->rs, pid);
 }
 
-/* The function at sfi, read once and cached (cleared past MAX_CACHED). */
+/* True when an incomplete entry is due to be read again (and counts the try). */
+static bool reread_due(struct reread *r)
+{
+	uint64_t now;
+
+	if (r->n >= REREADS)
+		return false;
+	now = now_ns();
+	if (!r->at_ns) {
+		r->at_ns = now + REREAD_NS;
+		return false;
+	}
+	if (now < r->at_ns)
+		return false;
+	r->n++;
+	r->at_ns = now + (REREAD_NS << r->n);
+	return true;
+}
+
+static void reread_func(struct v8 *v, struct v8_process *p, struct v8_fn_entry *e)
+{
+	struct v8_func f;
+
+	if (e->f.positions || !reread_due(&e->again))
+		return;
+	v->st.fn_reads++;
+	if (v8_heap__func(&p->mem, p->meta, e->sfi, &f))
+		return;
+	if (!f.positions) {
+		v8_func__release(&f);
+		return;
+	}
+	v8_func__release(&e->f);
+	e->f = f;
+}
+
+/* The function at sfi, read once and cached (cleared past MAX_CACHED), again while it
+ * lacks its positions. */
 static const struct v8_func *get_func(struct v8 *v, struct v8_process *p, uint64_t sfi)
 {
 	struct v8_fn_entry *e = hmap_find(&p->fns, hash_u64(sfi), &sfi);
 
-	if (e)
+	if (e) {
+		reread_func(v, p, e);
 		return &e->f;
+	}
 	if (p->nfns >= MAX_CACHED || p->nscripts >= MAX_CACHED || p->npcs >= MAX_CACHED ||
 	    p->nopts >= MAX_CACHED)
 		clear_caches(p);
@@ -380,12 +435,30 @@ static const struct v8_func *get_func(struct v8 *v, struct v8_process *p, uint64
 	return &e->f;
 }
 
+static void reread_script(struct v8_process *p, struct v8_script_entry *e)
+{
+	struct v8_script s;
+
+	if (e->s.ends || !reread_due(&e->again))
+		return;
+	if (v8_heap__script(&p->mem, p->meta, e->script, &s))
+		return;
+	if (!s.ends) {
+		v8_script__release(&s);
+		return;
+	}
+	v8_script__release(&e->s);
+	e->s = s;
+}
+
 static const struct v8_script *get_script(struct v8_process *p, uint64_t script)
 {
 	struct v8_script_entry *e = hmap_find(&p->scripts, hash_u64(script), &script);
 
-	if (e)
+	if (e) {
+		reread_script(p, e);
 		return &e->s;
+	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
