@@ -173,13 +173,14 @@ run_late() {
 run_clang() {
 	local out=$TMP/out-clang
 	rm -rf "$out"
-	/usr/bin/time -f '%M' -o "$out.time" "${BIN[$ARM]}" record -o "$out" -- clang -O2 -c "$TMP/big.c" -o "$TMP/big.o" \
+	/usr/bin/time -f '%M' -o "$out.time" "${BIN[$ARM]}" record -v -o "$out" -- clang -O2 -c "$TMP/big.c" -o "$TMP/big.o" \
 		>"$out.stdout" 2>"$out.stderr" || die "$ARM: clang recording failed: $(tail -3 "$out.stderr")"
 	local f=$out/stacks.folded
 	put clang cut "$(pct "$(sum "$f" '/^clang;/ && /\[truncated\]/')" "$(sum "$f" '/^clang;/')")"
 	put clang samples "$(sum "$f" '/^clang;/')"
 	put clang rss_mib "$(awk '{ printf "%.0f", $1 / 1024 }' "$out.time")"
-	put clang rows_mib "$(sed -nE 's/.* ([0-9.]+) MiB at most.*/\1/p' "$out.stdout" | head -1)"
+	# -v's unwinder line: "kernel memory N MiB now, M MiB at most".
+	put clang rows_mib "$(sed -nE 's/.* ([0-9.]+) MiB at most.*/\1/p' "$out.stderr" | head -1)"
 	cp "$out.stdout" "$TMP/clang-$LOAD-$ARM.stdout"
 }
 
