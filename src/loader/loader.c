@@ -655,6 +655,19 @@ void loader__defer(struct loader *l, const struct bpf_object *owner)
 	}
 }
 
+int loader__defer_program(struct loader *l, const struct bpf_object *owner, const char *name)
+{
+	for (size_t i = 0; i < l->njobs; i++) {
+		struct load_job *j = &l->jobs[i];
+
+		if (j->owner == owner && strcmp(j->prog, name) == 0) {
+			j->deferred = true;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int loader__run_pending(struct loader *l, const struct bpf_object *owner)
 {
 	int err = 0;

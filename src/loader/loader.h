@@ -59,6 +59,8 @@ int loader__add(struct loader *l, struct bpf_object *owner, const void *elf, siz
 /* Marks every program of owner (added before) deferred: loader__run creates owner's
  * maps but verifies none of its programs; loader__run_pending does, when asked. */
 void loader__defer(struct loader *l, const struct bpf_object *owner);
+/* The same for owner's one program name; -ENOENT when owner has no such program. */
+int loader__defer_program(struct loader *l, const struct bpf_object *owner, const char *name);
 /* Loads everything not deferred. Returns 0, or the first job's negative errno after
  * logging every failure and closing all programs. Must be called once. */
 int loader__run(struct loader *l);

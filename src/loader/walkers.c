@@ -52,6 +52,23 @@ int walkers__enable(struct bpf_object *obj, const char *walker, chain_types type
 	return 0;
 }
 
+int walkers__defer(struct loader *l, const struct bpf_object *obj, const char *walker,
+		   chain_types types)
+{
+	char name[128];
+	int err;
+
+	for (int t = 0; t < CHAIN__COUNT; t++) {
+		if (!(types & (1u << t)))
+			continue;
+		prog_name(name, sizeof(name), walker, t);
+		err = loader__defer_program(l, obj, name);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int walkers__install(struct loader *l, struct bpf_object *obj, const char *walker, uint32_t slot,
 		     chain_types types)
 {

@@ -18,6 +18,9 @@ typedef uint32_t chain_types;
  * native_walk_unrolled_perf, ...). Returns 0 or -errno: -ENOTSUP when the walker has
  * no variant for a kernel without bpf_loop. */
 int walkers__enable(struct bpf_object *obj, const char *walker, chain_types types);
+/* Defers the enabled walker's programs of types (loader__defer_program). */
+int walkers__defer(struct loader *l, const struct bpf_object *obj, const char *walker,
+		   chain_types types);
 /* After loader__run: puts walker's loaded programs (of owner obj) in slot (enum walker)
  * of each type's program array. Returns 0 or -errno, logged. */
 int walkers__install(struct loader *l, struct bpf_object *obj, const char *walker, uint32_t slot,
