@@ -174,7 +174,12 @@ static __always_inline int chain_next(void *ctx, const struct chain c, struct ch
 	}
 	s->w.tail_calls++;
 	chain_tail_call(ctx, c, s, walker);
-	count(CTR_TAIL_CALL_FAILED);
+	/* An exit's stack (WALK_FINISH_EXIT) runs the native walker alone: a runtime's
+	 * region ends it there, incomplete, and is no failure. */
+	if (s->w.finish == WALK_FINISH_EXIT && walker != WALKER_SUBMIT)
+		s->r.flags |= SAMPLE_F_USER_INCOMPLETE;
+	else
+		count(CTR_TAIL_CALL_FAILED);
 	if (walker == WALKER_SUBMIT)
 		return -1; /* the record is lost: counted */
 	/* A runtime's walker is missing: finish without it. */

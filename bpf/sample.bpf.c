@@ -130,6 +130,21 @@ struct {
 	__type(value, struct sample_record);
 } off_cpu_pending SEC(".maps");
 
+/* The user stack of each thread that called exit_group lately, by thread id, for the
+ * samples of its exit: once do_exit has let the memory go (exit_mm), the stack cannot be
+ * read, and a short-lived process spends a good share of its samples there (unmapping
+ * its pages). LRU: nothing frees an entry, the least recent exits make room (a few
+ * hundred KiB of kernel memory; more exits at once than entries only lose stacks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct sample_record);
+} exit_stacks SEC(".maps");
+
+/* An exit's stack serves samples taken within this long of its exit_group call. */
+#define EXIT_STACK_NS 10000000000ULL
+
 static __always_inline const struct unwind_row *pool_row(__u32 idx)
 {
 	__u32 chunk = idx >> unwind_chunk_shift;
@@ -731,7 +746,8 @@ static __always_inline void count_cut(const struct chain_slot *s)
 }
 
 /* The end of every chain: the record goes out, or, for a thread going off the CPU,
- * waits in off_cpu_pending until the thread runs again. */
+ * waits in off_cpu_pending until the thread runs again, or, for an exit_group call,
+ * waits in exit_stacks for the exit's samples. */
 static __always_inline int submit_walk(void *ctx, const struct chain c)
 {
 	struct chain_slot *s = chain_slot(c);
@@ -739,6 +755,11 @@ static __always_inline int submit_walk(void *ctx, const struct chain c)
 
 	if (!s)
 		return 0;
+	if (s->w.finish == WALK_FINISH_EXIT) {
+		tid = s->w.tid;
+		bpf_map_update_elem(&exit_stacks, &tid, &s->r, BPF_ANY);
+		return 0;
+	}
 	count_cut(s);
 	if (s->w.finish != WALK_FINISH_KEEP) {
 		submit(&s->r);
@@ -900,12 +921,42 @@ static __always_inline void chain_start(void *ctx, const struct chain c, struct 
 	chain_next(ctx, c, s, WALKER_SUBMIT);
 }
 
+/* A sample of an exit past exit_mm: the user stack kept at its exit_group call instead
+ * of a walk that would find no memory. Clears the walk's pc. */
+static __always_inline void exit_stack(struct chain_slot *s)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct sample_record *k, *r = &s->r;
+	__u32 n;
+
+	if (!(BPF_CORE_READ(task, flags) & PF_EXITING) || BPF_CORE_READ(task, mm))
+		return;
+	k = bpf_map_lookup_elem(&exit_stacks, &r->tid);
+	/* A reused thread id: another process's, or an old exit's. */
+	if (!k || k->pid != r->pid || r->time_ns - k->time_ns > EXIT_STACK_NS)
+		return;
+	n = k->ustack_len;
+	if (!n || n > UNW_MAX_FRAMES ||
+	    bpf_probe_read_kernel(r->ustack, n * sizeof(r->ustack[0]), k->ustack))
+		return;
+	r->ustack_len = n;
+	r->ustack_inorder = k->ustack_inorder;
+	r->stop_reason = k->stop_reason;
+	r->flags |=
+	    k->flags & (SAMPLE_F_USER_TRUNCATED | SAMPLE_F_USER_UNWOUND | SAMPLE_F_USER_INCOMPLETE);
+	if (r->flags & SAMPLE_F_USER_INCOMPLETE)
+		s->w.cause = CUT_EXITING + 1;
+	s->w.regs.pc = 0;
+	count(CTR_EXIT_STACKS);
+}
+
 SEC("perf_event")
 int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	const struct arch_regs *ev = (const struct arch_regs *)&ctx->regs;
 	const struct chain c = {CHAIN_PERF, SCRATCH_IRQ};
 	struct unw_regs u = {};
+	struct chain_slot *s;
 
 	count(CTR_SAMPLES);
 	if (!wanted(bpf_get_current_pid_tgid() >> 32)) {
@@ -915,7 +966,32 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	/* The perf event's own registers when it interrupted user mode. */
 	if (ARCH_USER_MODE(ev))
 		user_regs(&u, ev, 1);
-	chain_start(ctx, c, collect(ctx, EVENT_CPU, &u, 0, c.slot));
+	s = collect(ctx, EVENT_CPU, &u, 0, c.slot);
+	/* Not only for samples in the kernel: under some hypervisors (PVM) the event's
+	 * registers are the user's even there. */
+	if (s && s->w.regs.pc)
+		exit_stack(s);
+	chain_start(ctx, c, s);
+	return 0;
+}
+
+/* A process calls exit_group: its user stack, walked now while its memory is there,
+ * is kept for the samples of its exit (exit_stack). The native walker alone: the
+ * tracepoint's chain has no runtime's walker unless a probe asked for one. */
+SEC("?tracepoint/syscalls/sys_enter_exit_group")
+int on_exit_group(void *ctx)
+{
+	const struct chain c = {CHAIN_TP, SCRATCH_TRACE};
+	struct unw_regs u = {}; /* the ones saved at kernel entry */
+	struct chain_slot *s;
+
+	if (!wanted(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	s = collect(ctx, EVENT_CPU, &u, 0, c.slot);
+	if (!s)
+		return 0;
+	s->w.finish = WALK_FINISH_EXIT;
+	chain_start(ctx, c, s);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -44,8 +45,15 @@ struct sampler {
 	struct bpf_link *fork_link;
 	struct bpf_link **uprobe_links; /* sampler__attach_uprobe */
 	size_t nuprobe_links;
-	struct bpf_link *exec_link; /* on_exec: a new image is described at once */
-	struct bpf_link *exit_link; /* on_exit: a process's description is released */
+	struct bpf_link *exec_link;	  /* on_exec: a new image is described at once */
+	struct bpf_link *exit_link;	  /* on_exit: a process's description is released */
+	struct bpf_link *exit_group_link; /* on_exit_group: the stack an exit's samples get */
+	/* on_exit_group and the walkers only it needs (exit_types) are verified after
+	 * sampling starts, on this thread, so they cost the start-up nothing. */
+	pthread_t exit_thread;
+	bool exit_thread_on;
+	chain_types exit_types;
+	struct loader *loader;
 	struct bpf_link *off_cpu_link;
 	struct probes *probes;
 	sampler_cb cb;
@@ -213,6 +221,8 @@ static int select_programs(struct sampler *s, const struct sampler_opts *o)
 {
 	int err = probes__select(s->skel->obj, o->probes, o->nprobes);
 
+	if (!err)
+		err = bpf_program__set_autoload(s->skel->progs.on_exit_group, true);
 	if (err)
 		return err;
 	if (switches(o))
@@ -258,20 +268,34 @@ static chain_types entry_types(const struct sampler_opts *o)
 	return t;
 }
 
-/* The native walker and the submitter, for every entry type loaded. */
-static int enable_walkers(struct sampler *s)
+/* The native walker and the submitter, of types. on_exit_group's tracepoint chain walks
+ * natively only: the runtimes' walkers load for the entries' types alone
+ * (sampler__chain_types). */
+static int enable_walkers(struct sampler *s, chain_types types)
 {
-	int err = walkers__enable(s->skel->obj, "native_walk", s->types);
+	int err = walkers__enable(s->skel->obj, "native_walk", types);
 
-	return err ? err : walkers__enable(s->skel->obj, "submit_walk", s->types);
+	return err ? err : walkers__enable(s->skel->obj, "submit_walk", types);
 }
 
-static int install_walkers(struct sampler *s, struct loader *l)
+static int install_walkers(struct sampler *s, struct loader *l, chain_types types)
 {
-	int err = walkers__install(l, s->skel->obj, "native_walk", WALKER_NATIVE, s->types);
+	int err = walkers__install(l, s->skel->obj, "native_walk", WALKER_NATIVE, types);
 
-	return err ? err
-		   : walkers__install(l, s->skel->obj, "submit_walk", WALKER_SUBMIT, s->types);
+	return err ? err : walkers__install(l, s->skel->obj, "submit_walk", WALKER_SUBMIT, types);
+}
+
+/* After loader__add: on_exit_group, and the tracepoint chain's walkers unless a probe
+ * needs them at once, wait for exit_stacks_main. */
+static int defer_exit_stacks(struct sampler *s, struct loader *l)
+{
+	int err = loader__defer_program(l, s->skel->obj, "on_exit_group");
+
+	if (!err && s->exit_types)
+		err = walkers__defer(l, s->skel->obj, "native_walk", s->exit_types);
+	if (!err && s->exit_types)
+		err = walkers__defer(l, s->skel->obj, "submit_walk", s->exit_types);
+	return err;
 }
 
 /* Tells the programs what the kernel has. Without attach cookies each program reads
@@ -331,12 +355,14 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	if (!err)
 		err = enable_alloc(s, o);
 	s->types = entry_types(o);
+	s->exit_types = (1u << CHAIN_TP) & ~s->types;
 	if (!err)
-		err = enable_walkers(s);
+		err = enable_walkers(s, s->types | s->exit_types);
 	if (err)
 		return err;
 	elf = sample_bpf__elf_bytes(&sz);
-	return loader__add(l, s->skel->obj, elf, sz);
+	err = loader__add(l, s->skel->obj, elf, sz);
+	return err ? err : defer_exit_stacks(s, l);
 }
 
 static int attach_off_cpu(struct sampler *s, struct loader *l)
@@ -373,6 +399,50 @@ static int attach_tracepoint(struct loader *l, struct sampler *s, const char *pr
 		return err;
 	}
 	return 0;
+}
+
+/* The stack an exit's samples get (on_exit_group) is a better stack, not a need: a
+ * kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS) only loses it. Verified
+ * here, after sampling started; sampler__stop joins the thread. */
+static void *exit_stacks_main(void *arg)
+{
+	struct sampler *s = arg;
+	struct bpf_object *obj = s->skel->obj;
+	struct bpf_program *p;
+	int err;
+
+	pthread_setname_np(pthread_self(), "ebprof-exits"); /* for ps and bench/ */
+	err = loader__run_pending(s->loader, obj);
+	if (!err)
+		err = install_walkers(s, s->loader, s->exit_types);
+	p = err ? NULL : loader__program(s->loader, obj, "on_exit_group");
+	s->exit_group_link =
+	    p ? probes__attach_tracepoint(p, "syscalls", "sys_enter_exit_group") : NULL;
+	if (!s->exit_group_link)
+		pr_debug("the exit_group tracepoint: %s: samples of exiting processes lack their "
+			 "user stack",
+			 errstr(err ? err : -errno));
+	return NULL;
+}
+
+static void start_exit_stacks(struct sampler *s, struct loader *l)
+{
+	int err;
+
+	s->loader = l;
+	err = pthread_create(&s->exit_thread, NULL, exit_stacks_main, s);
+	if (err)
+		pr_debug("no exit stacks: %s", strerror(err));
+	s->exit_thread_on = !err;
+}
+
+static void stop_exit_stacks(struct sampler *s)
+{
+	if (s->exit_thread_on)
+		pthread_join(s->exit_thread, NULL);
+	s->exit_thread_on = false;
+	bpf_link__destroy(s->exit_group_link);
+	s->exit_group_link = NULL;
 }
 
 /* Process lifecycle: fork (follows children), exec and exit (notices that keep the
@@ -477,7 +547,7 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 	int err;
 
 	/* Before anything is attached: an entry whose chain is empty loses its events. */
-	err = install_walkers(s, l);
+	err = install_walkers(s, l, s->types);
 	if (!err)
 		err = fill_filter(s, &s->opts);
 	if (err)
@@ -498,6 +568,8 @@ int sampler__start(struct sampler *s, struct loader *l, sampler_cb cb, void *ctx
 		err = attach_off_cpu(s, l);
 	if (!err)
 		err = attach_cpus(s, l, s->opts.freq_hz);
+	if (!err)
+		start_exit_stacks(s, l);
 	if (!err)
 		err = injected_failure(s);
 	return err;
@@ -586,6 +658,7 @@ void sampler__stop(struct sampler *s)
 {
 	bool off_cpu = s->off_cpu_link != NULL;
 
+	stop_exit_stacks(s);
 	/* Reverse order of creation: CPU links and events, off-CPU, probes. */
 	for (unsigned int i = 0; i < s->ncpus; i++) {
 		bpf_link__destroy(s->links[i]);

@@ -134,6 +134,30 @@ else
 	echo "SKIP unwind_rust: rustc missing"
 fi
 
+# A process's exit: once do_exit has let its memory go, the kernel's teardown of it
+# (exit_mmap) is sampled in a process without memory to walk; those samples carry the user
+# stack walked at its exit_group call (bpf/sample.bpf.c: exit_stacks). nofp_exit gives
+# back 1 GiB from main -> leave -> exit, without frame pointers.
+exit_stacks() {
+	local out=$TMP/exit total chain
+	"$EBPROF" record --no-lines -F 499 -o "$out" -- "$W/nofp_exit" "$(secs 1)" 1024 \
+		>"$out.stdout" 2>"$out.stderr" || {
+		fail unwind_exit "record failed: $(tail -2 "$out.stderr")"
+		return
+	}
+	grep -E '^nofp_exit;.*;exit_mmap_\[k\]' "$out/stacks.folded" >"$out.teardown"
+	total=$(folded_count "$out.teardown" nofp_exit)
+	chain=$(folded_match "$out.teardown" nofp_exit ';main;leave;exit;')
+	echo "unwind_exit: $chain of $total samples in exit_mmap carry ;main;leave;exit" >&2
+	grep -v ';main;leave;exit;' "$out.teardown" | awk '{ print $NF " " $0 }' | sort -nr |
+		head -3 | cut -c1-300 >&2
+	check unwind_exit "the exit call's stack in $(pct "$chain" "$total") % of $total teardown samples, want >= 90 of >= 10" \
+		[ "$total" -ge 10 -a "$(pct "$chain" "$total")" -ge 90 ]
+}
+if case_selected unwind_exit; then
+	exit_stacks
+fi
+
 # A process started while a whole-system recording runs needs no description: the walker
 # places its pcs in their files itself, libc's table was built before sampling started,
 # and its executable's on the notice of its first sample. The workload starts as soon as
