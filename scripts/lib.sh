@@ -17,3 +17,11 @@ apt_mirror() {
 in_root() {
 	unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$@"
 }
+
+# arm64_guest: true when the suite runs its arm64 guest (tests/run.sh: vm-arm64), so
+# install-deps.sh test installs the cross build's packages, the guest's root and kernel,
+# and make test cross-builds: on an x86-64 host unless EBPROF_VM_ARM64 is 0 (by default
+# EBPROF_VM_MATRIX's setting, which leaves every guest out).
+arm64_guest() {
+	[ "$(uname -m)" = x86_64 ] && [ "${EBPROF_VM_ARM64:-${EBPROF_VM_MATRIX:-1}}" != 0 ]
+}

@@ -127,14 +127,21 @@ vm_want() { # vm_want TAG [TESTS]: the selected tests of guest TAG (vm-6.1, vm-a
 	done
 }
 # The arm64 guest (scripts/vm.sh --arch arm64: Debian's arm64 kernel under TCG on its own
-# root, ebprof from the cross build in build-arm64): a few cases of each test
-# (EBPROF_TEST_CASES, lib.sh: case_selected), as an emulated CPU of another architecture
-# runs a recording in tens of seconds to minutes. Opt-in (make test-arm64): it runs only
-# for a pattern that says arm64 ("vm-arm64/", "vm-arm64/kernel/unwind"), never in the
-# full suite or for "vm-" (tests/README.md: its time).
-arm64_tests="unit/test_loader kernel/record_command kernel/unwind kernel/python kernel/node
+# root, ebprof from the cross build in build-arm64), where an emulated CPU of another
+# architecture runs a recording in tens of seconds to minutes: a few cases of a few tests
+# (EBPROF_TEST_CASES, lib.sh: case_selected). The full suite and patterns naming it ("vm-",
+# "vm-arm64/kernel/unwind") run a small batch: the C qsort chain and its leaf, the C++
+# sort, a signal handler's leaf, Debian's CPython chain, Node's zlib chain, a teardown.
+# EBPROF_VM_ARM64=0 leaves it out (as EBPROF_VM_MATRIX=0 does, unless EBPROF_VM_ARM64=1);
+# EBPROF_VM_ARM64=all runs more of each test (make test-arm64; tests/README.md: its time).
+arm64_setting=${EBPROF_VM_ARM64:-${EBPROF_VM_MATRIX:-1}}
+arm64_tests="kernel/unwind kernel/python kernel/node kernel/teardown"
+arm64_cases='^(unwind_(c_qsort|cpp_sort|signal)|python_debian_chain|node_host_(discovery|zlib)|teardown_success)'
+if [ "$arm64_setting" = all ]; then
+	arm64_tests="unit/test_loader kernel/record_command kernel/unwind kernel/python kernel/node
 	kernel/probes kernel/teardown"
-arm64_cases='^(record_command|unwind_c_qsort|unwind_cpp_sort|unwind_signal|unwind_vdso|python_debian_|node_|probe|teardown_(success|sigint|tracked|crash))'
+	arm64_cases='^(record_command|unwind_c_qsort|unwind_cpp_sort|unwind_signal|unwind_vdso|python_debian_|node_|probe|teardown_(success|sigint|tracked|crash))'
+fi
 # run_vm K [arm64]: the selected tests of kernel K (or of the arm64 guest) in one guest;
 # prints their results (and keeps the guest's summary line for the end).
 run_vm() {
@@ -202,7 +209,13 @@ for k in $(scripts/kernels.sh list); do
 		cmd[vm-$k]="run_vm $k"
 	fi
 done
-if [[ " ${patterns[*]} " == *arm64* ]] && [ -n "$(vm_want vm-arm64 "$arm64_tests")" ]; then
+# After the matrix in the guests' lane (a fresh checkout's order: last), where the run's
+# other programs have mostly ended; as the matrix, a pattern naming it runs it whatever
+# the setting.
+if [ "$arm64_setting" = 0 ] && [ ${#patterns[@]} -eq 0 ]; then
+	echo "SKIP vm-arm64: EBPROF_VM_ARM64=0 (or EBPROF_VM_MATRIX=0) leaves the arm64 guest out" |
+		tee -a "$log"
+elif [ -n "$(vm_want vm-arm64 "$arm64_tests")" ]; then
 	queue+=(vm-arm64)
 	lane[vm-arm64]=vm
 	cmd[vm-arm64]="run_vm 6.1 arm64"

@@ -328,9 +328,10 @@ batch_stacks() {
 # stacks are shown, with what EXPECT_TRIM (a sed expression) cuts from them. Stacks that
 # match EXPECT_IGNORE (an ERE: a runtime's marks of a process not described yet) are not
 # counted, nor, when EXPECT_ONLY is set (an ERE: a mark every stack of a described process
-# has), those that do not match it.
+# has), those that do not match it. A case EBPROF_TEST_CASES leaves out prints nothing.
 expect() {
 	local name=$1 f=$2 what=$3 pat=$4 of=$5 min=$6 total hit
+	case_selected "$name" || return 0
 	if [ -n "${EXPECT_IGNORE:-}" ]; then
 		grep -vE "$EXPECT_IGNORE" "$f" >"$f.counted"
 		f=$f.counted
