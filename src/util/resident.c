@@ -41,10 +41,12 @@ static long range_pages(int pm, uint64_t start, uint64_t end, uint64_t off, long
 	return count;
 }
 
-long resident__file_pages(dev_t dev, ino_t ino, resident_page_fn fn, void *arg)
+/* Calls fn on each line of /proc/self/maps, with /proc/self/pagemap open as pm; returns
+ * the sum of what it returned, or the first -errno. */
+typedef long (*mapping_fn)(const char *line, int pm, long page, void *arg);
+
+static long each_mapping(mapping_fn fn, void *arg)
 {
-	unsigned long long start, end, off, inode;
-	unsigned int major, minor;
 	long page = sysconf(_SC_PAGESIZE), total = 0, n;
 	char line[4096];
 	FILE *maps;
@@ -61,11 +63,7 @@ long resident__file_pages(dev_t dev, ino_t ino, resident_page_fn fn, void *arg)
 		goto cleanup;
 	}
 	while (fgets(line, sizeof(line), maps)) {
-		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &start, &end, &off, &major,
-			   &minor, &inode) != 6 ||
-		    inode != ino || makedev(major, minor) != dev)
-			continue;
-		n = range_pages(pm, start, end, off, page, fn, arg);
+		n = fn(line, pm, page, arg);
 		if (n < 0) {
 			total = n;
 			break;
@@ -78,15 +76,52 @@ cleanup:
 	return total;
 }
 
+struct file_pages {
+	dev_t dev;
+	ino_t ino;
+	resident_page_fn fn;
+	void *arg;
+};
+
+static long file_mapping_pages(const char *line, int pm, long page, void *arg)
+{
+	const struct file_pages *f = arg;
+	unsigned long long start, end, off, inode;
+	unsigned int major, minor;
+
+	if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &start, &end, &off, &major, &minor,
+		   &inode) != 6 ||
+	    inode != f->ino || makedev(major, minor) != f->dev)
+		return 0;
+	return range_pages(pm, start, end, off, page, f->fn, f->arg);
+}
+
+long resident__file_pages(dev_t dev, ino_t ino, resident_page_fn fn, void *arg)
+{
+	struct file_pages f = {dev, ino, fn, arg};
+
+	return each_mapping(file_mapping_pages, &f);
+}
+
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21 /* Linux 5.4 */
 #endif
 
-/* Pages out one read-only file mapping; returns the pages that left, or -errno. */
-static long page_out(int pm, uint64_t start, uint64_t end, long page)
+/* Pages out one mapping if it is a read-only one of a file ("start-end perms offset dev
+ * inode   /path"; never a writable one: its pages may be the process's own data);
+ * returns the pages that left, or -errno. */
+static long page_out(const char *line, int pm, long page, void *arg)
 {
-	long before = range_pages(pm, start, end, 0, page, NULL, NULL), after;
+	unsigned long long start, end;
+	char perm[8];
+	int path = 0;
+	long before, after;
 
+	(void)arg;
+	if (sscanf(line, "%llx-%llx %7s %*x %*x:%*x %*u %n", &start, &end, perm, &path) != 3 ||
+	    !path || line[path] != '/' || strchr(perm, 'w'))
+		return 0;
+	before = range_pages(pm, start, end, 0, page, NULL, NULL);
 	if (before <= 0)
 		return before;
 	/* Another thread may have unmapped it since maps was read: ENOMEM, nothing to do. */
@@ -100,40 +135,5 @@ static long page_out(int pm, uint64_t start, uint64_t end, long page)
 
 long resident__page_out_files(void)
 {
-	unsigned long long start, end;
-	long page = sysconf(_SC_PAGESIZE), total = 0, n;
-	char line[4096], perm[8];
-	int path = 0;
-	FILE *maps;
-	int pm;
-
-	if (page <= 0)
-		return -EINVAL;
-	maps = fopen("/proc/self/maps", "re");
-	if (!maps)
-		return -errno;
-	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (pm < 0) {
-		total = -errno;
-		goto cleanup;
-	}
-	while (fgets(line, sizeof(line), maps)) {
-		path = 0;
-		/* "start-end perms offset dev inode   /path": files only, never a writable
-		 * mapping (its pages may be the process's own data). */
-		if (sscanf(line, "%llx-%llx %7s %*x %*x:%*x %*u %n", &start, &end, perm, &path) !=
-			3 ||
-		    !path || line[path] != '/' || strchr(perm, 'w'))
-			continue;
-		n = page_out(pm, start, end, page);
-		if (n < 0) {
-			total = n;
-			break;
-		}
-		total += n;
-	}
-	close(pm);
-cleanup:
-	fclose(maps);
-	return total;
+	return each_mapping(page_out, NULL);
 }
