@@ -30,6 +30,7 @@
 #include "symbol/symbolizer.h"
 #include "unwind/native.h"
 #include "util/log.h"
+#include "util/resident.h"
 
 #define DEFAULT_FREQ 20
 #define DEFAULT_INTERVAL 5.0
@@ -348,6 +349,21 @@ static struct report *build_report(struct agent *a, uint64_t end_ns)
 	return r;
 }
 
+/* Start-up's pages of files: the BPF objects in the binary's .rodata, loaded; libcurl's 30
+ * libraries relocated and OpenSSL initialised; libbpf's and libelf's code that ran once.
+ * They stay resident though nothing reads them again until the kernel needs memory. Given
+ * back (a few ms) once sampling runs and again after the first interval, whose report
+ * named every file's frames at once; what the agent keeps using faults back in. */
+static void page_out_start(void)
+{
+	long n = resident__page_out_files();
+
+	if (n < 0)
+		pr_debug("start-up pages not given back: %s", strerror((int)-n));
+	else
+		pr_debug("start-up pages given back: %ld KiB", n * (sysconf(_SC_PAGESIZE) / 1024));
+}
+
 /* Ends the interval: sends what it holds and starts the next one empty. */
 static void export_interval(struct agent *a)
 {
@@ -409,6 +425,8 @@ next:
 	 * threads: glibc keeps what was freed for the next malloc, in the middle of each
 	 * arena, and the resident set only grows. Given back once an interval (about 1 ms). */
 	malloc_trim(0);
+	if (a->intervals == 1)
+		page_out_start();
 	a->cpu_forget_ns += thread_cpu_ns() - t0;
 	a->interval_start_ns = end_ns;
 	a->interval_start_unix_ns = end_ns + a->s->ingest.mono_to_unix_ns;
@@ -572,6 +590,7 @@ static int start(struct agent *a, const struct agent_opts *o, const struct otlp_
 	a->interval_start_unix_ns = a->s->start_unix_ns;
 	pr_info("agent: sampling at %lu Hz, exporting every %gs to %s", o->s.freq, o->interval,
 		co->url);
+	page_out_start();
 	return 0;
 }
 
