@@ -668,7 +668,7 @@ int loader__defer_program(struct loader *l, const struct bpf_object *owner, cons
 	return -ENOENT;
 }
 
-int loader__run_pending(struct loader *l, const struct bpf_object *owner)
+int loader__run_pending_apart(struct loader *l, const struct bpf_object *owner, uint64_t *ns)
 {
 	int err = 0;
 
@@ -677,9 +677,14 @@ int loader__run_pending(struct loader *l, const struct bpf_object *owner)
 	pthread_mutex_lock(&l->pending_lock);
 	select_run(l, owner, true);
 	if (l->nrun)
-		err = verify_run(l, &l->pending_ns);
+		err = verify_run(l, ns);
 	pthread_mutex_unlock(&l->pending_lock);
 	return err;
+}
+
+int loader__run_pending(struct loader *l, const struct bpf_object *owner)
+{
+	return loader__run_pending_apart(l, owner, &l->pending_ns);
 }
 
 struct bpf_program *loader__program(struct loader *l, const struct bpf_object *owner,

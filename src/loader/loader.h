@@ -71,6 +71,10 @@ int loader__run(struct loader *l);
  * writes only the jobs it runs (one such run at a time), and loader__program and
  * loader__stat of other owners' jobs stay valid meanwhile. */
 int loader__run_pending(struct loader *l, const struct bpf_object *owner);
+/* The same, its verification time added to *ns instead of loader__pending_ns's, which
+ * says what the runtimes' walkers took (the exit stacks' programs, verified after the
+ * command has started, are counted apart). */
+int loader__run_pending_apart(struct loader *l, const struct bpf_object *owner, uint64_t *ns);
 /* Returns the loaded program named name of owner, or NULL. */
 struct bpf_program *loader__program(struct loader *l, const struct bpf_object *owner,
 				    const char *name);

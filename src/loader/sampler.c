@@ -53,6 +53,7 @@ struct sampler {
 	pthread_t exit_thread;
 	bool exit_thread_on;
 	chain_types exit_types;
+	uint64_t exit_verify_ns;
 	struct loader *loader;
 	struct bpf_link *off_cpu_link;
 	struct probes *probes;
@@ -412,7 +413,7 @@ static void *exit_stacks_main(void *arg)
 	int err;
 
 	pthread_setname_np(pthread_self(), "ebprof-exits"); /* for ps and bench/ */
-	err = loader__run_pending(s->loader, obj);
+	err = loader__run_pending_apart(s->loader, obj, &s->exit_verify_ns);
 	if (!err)
 		err = install_walkers(s, s->loader, s->exit_types);
 	p = err ? NULL : loader__program(s->loader, obj, "on_exit_group");
