@@ -87,6 +87,8 @@ _Static_assert(offsetof(struct v8_file, file_id) == 0 && offsetof(struct v8_proc
 struct v8_opt_entry {
 	uint64_t code;
 	uint32_t off, n;
+	bool lineless; /* a frame without its line: expanded again (reread_due) */
+	struct reread again;
 	struct frame f[];
 };
 
@@ -529,32 +531,51 @@ static unsigned int expand(struct v8 *v, struct v8_process *p, const struct v8_i
 	return k;
 }
 
-/* The frames named for (code, off) before, copied to out (at most max); 0 when none. */
+/* The frames named for (code, off) before, copied to out (at most max); 0 when none,
+ * or when frames of them lacked their lines and it is time to expand them again. */
 static unsigned int opt_cached(struct v8 *v, struct v8_process *p, uint64_t code, uint32_t off,
 			       struct frame *out, unsigned int max)
 {
 	struct v8_opt_entry key = {.code = code, .off = off};
-	const struct v8_opt_entry *e = hmap_find(&p->opts, opt_hash(code, off), &key);
+	struct v8_opt_entry *e = hmap_find(&p->opts, opt_hash(code, off), &key);
 
-	if (!e || e->n > max)
+	if (!e || e->n > max || (e->lineless && reread_due(&e->again)))
 		return 0;
 	v->st.code_hits++;
 	memcpy(out, e->f, e->n * sizeof(*out));
 	return e->n;
 }
 
-/* Keeps the k frames just named for (code, off). */
+static bool any_lineless(const struct frame *f, unsigned int k)
+{
+	for (unsigned int i = 0; i < k; i++) {
+		if (!(f[i].addr >> LINE_SHIFT))
+			return true;
+	}
+	return false;
+}
+
+/* Keeps the k frames just named for (code, off); an expansion again (an entry without
+ * all its lines) replaces the entry only when it has them all. */
 static void opt_keep(struct v8_process *p, uint64_t code, uint32_t off, const struct frame *f,
 		     unsigned int k)
 {
-	struct v8_opt_entry *e;
+	struct v8_opt_entry key = {.code = code, .off = off}, *e;
+	bool lineless = any_lineless(f, k);
 
+	e = hmap_find(&p->opts, opt_hash(code, off), &key);
+	if (e && lineless)
+		return;
+	if (e) {
+		free(hmap_remove(&p->opts, opt_hash(code, off), &key));
+		p->nopts--;
+	}
 	if (!k || p->nopts >= MAX_CACHED)
 		return;
 	e = malloc(sizeof(*e) + k * sizeof(*f));
 	if (!e)
 		return;
-	*e = (struct v8_opt_entry){.code = code, .off = off, .n = k};
+	*e = (struct v8_opt_entry){.code = code, .off = off, .n = k, .lineless = lineless};
 	memcpy(e->f, f, k * sizeof(*f));
 	if (hmap_insert(&p->opts, opt_hash(code, off), e)) {
 		free(e);
