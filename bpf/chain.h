@@ -17,7 +17,7 @@
 enum walk_finish {
 	WALK_FINISH_SEND = 0, /* into the ring buffer */
 	WALK_FINISH_KEEP,     /* off-CPU: kept in off_cpu_pending until the thread runs */
-	WALK_FINISH_EXIT,     /* exit_group: kept in exit_stacks for the exit's samples */
+	WALK_FINISH_EXIT,     /* an exit: kept in exit_stacks for the exit's samples */
 };
 
 /* The state of the native walker's look-up of a pc's VMA in the kernel's own tree

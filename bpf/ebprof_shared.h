@@ -69,7 +69,8 @@ enum ebprof_counter {
 	CTR_VMA_WALKS,	      /* pcs placed by the walker's own look-up of the kernel's VMAs */
 	CTR_VMA_MISSED,	      /* ... that found no VMA (or none it could read) */
 	CTR_FILE_UNKNOWN,     /* ... in a file without an entry in file_tables yet */
-	CTR_EXIT_STACKS,      /* samples of an exit given the user stack of its exit_group */
+	CTR_EXIT_STACKS,      /* samples of an exit given the user stack of its start */
+	CTR_EXIT_NO_MM,	      /* exits traced after their memory went (6.12 and older) */
 	CTR_CUT_FIRST,	      /* CPU samples cut, by cause: CTR_CUT_FIRST + enum cut_cause */
 	CTR__COUNT = CTR_CUT_FIRST + CUT__COUNT,
 };

@@ -130,7 +130,7 @@ struct {
 	__type(value, struct sample_record);
 } off_cpu_pending SEC(".maps");
 
-/* The user stack of each thread that called exit_group lately, by thread id, for the
+/* The user stack of each thread that began exiting lately, by thread id, for the
  * samples of its exit: once do_exit has let the memory go (exit_mm), the stack cannot be
  * read, and a short-lived process spends a good share of its samples there (unmapping
  * its pages). LRU: nothing frees an entry, the least recent exits make room (a few
@@ -142,7 +142,7 @@ struct {
 	__type(value, struct sample_record);
 } exit_stacks SEC(".maps");
 
-/* An exit's stack serves samples taken within this long of its exit_group call. */
+/* An exit's stack serves samples taken within this long of its start. */
 #define EXIT_STACK_NS 10000000000ULL
 
 static __always_inline const struct unwind_row *pool_row(__u32 idx)
@@ -746,7 +746,7 @@ static __always_inline void count_cut(const struct chain_slot *s)
 }
 
 /* The end of every chain: the record goes out, or, for a thread going off the CPU,
- * waits in off_cpu_pending until the thread runs again, or, for an exit_group call,
+ * waits in off_cpu_pending until the thread runs again, or, for a thread's exit,
  * waits in exit_stacks for the exit's samples. */
 static __always_inline int submit_walk(void *ctx, const struct chain c)
 {
@@ -921,8 +921,8 @@ static __always_inline void chain_start(void *ctx, const struct chain c, struct 
 	chain_next(ctx, c, s, WALKER_SUBMIT);
 }
 
-/* A sample of an exit past exit_mm: the user stack kept at its exit_group call instead
- * of a walk that would find no memory. Clears the walk's pc. */
+/* A sample of an exit past exit_mm: the user stack kept when it began (on_exit_stack)
+ * instead of a walk that would find no memory. Clears the walk's pc. */
 static __always_inline void exit_stack(struct chain_slot *s)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
@@ -975,18 +975,26 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* A process calls exit_group: its user stack, walked now while its memory is there,
- * is kept for the samples of its exit (exit_stack). The native walker alone: the
- * tracepoint's chain has no runtime's walker unless a probe asked for one. */
-SEC("?tracepoint/syscalls/sys_enter_exit_group")
-int on_exit_group(void *ctx)
+/* A thread exits: where the kernel traces that before the thread lets its memory go
+ * (sched_process_exit before exit_mm: 6.18 here, not 6.12), its user stack, walked now, is kept
+ * for the samples of the exit (exit_stack); before, the memory is gone already, counted.
+ * The native walker alone: the raw tracepoints' chain has no runtime's walker unless
+ * off-CPU time asked for them. Beside on_exit on the same tracepoint, so attaching it
+ * patches no kernel code (a syscall tracepoint did, and crashed a 6.12 guest under TCG). */
+SEC("?raw_tp/sched_process_exit")
+int on_exit_stack(struct bpf_raw_tracepoint_args *ctx)
 {
-	const struct chain c = {CHAIN_TP, SCRATCH_TRACE};
+	const struct chain c = {CHAIN_RAWTP, SCRATCH_TRACE};
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct unw_regs u = {}; /* the ones saved at kernel entry */
 	struct chain_slot *s;
 
 	if (!wanted(bpf_get_current_pid_tgid() >> 32))
 		return 0;
+	if (!BPF_CORE_READ(task, mm)) {
+		count(CTR_EXIT_NO_MM);
+		return 0;
+	}
 	s = collect(ctx, EVENT_CPU, &u, 0, c.slot);
 	if (!s)
 		return 0;

@@ -459,13 +459,14 @@ static void print_details(struct session *rec, const struct report *r, FILE *out
 		"  unwinding: %llu samples of processes without a description, %llu pcs placed "
 		"through the kernel's VMAs (%llu in none, %llu in files without a table yet), "
 		"%llu frames without a table (frame pointers), %llu outside the CFI (frame "
-		"pointers there), %llu of exits given their exit call's stack; stacks cut: %llu "
+		"pointers there), %llu of exits given the stack they began with (%llu exits traced "
+		"without their memory); stacks cut: %llu "
 		"unreadable stack, %llu impossible caller\n",
 		(unsigned long long)c[CTR_UNKNOWN_PID], (unsigned long long)c[CTR_VMA_WALKS],
 		(unsigned long long)c[CTR_VMA_MISSED], (unsigned long long)c[CTR_FILE_UNKNOWN],
 		(unsigned long long)c[CTR_NO_TABLE], (unsigned long long)c[CTR_NO_ROW],
-		(unsigned long long)c[CTR_EXIT_STACKS], (unsigned long long)c[CTR_READ_FAULT],
-		(unsigned long long)c[CTR_BAD_FRAME]);
+		(unsigned long long)c[CTR_EXIT_STACKS], (unsigned long long)c[CTR_EXIT_NO_MM],
+		(unsigned long long)c[CTR_READ_FAULT], (unsigned long long)c[CTR_BAD_FRAME]);
 	fprintf(out, "  processes: %zu seen, %llu distinct stacks, %u files\n",
 		summary__processes(r), (unsigned long long)rec->profile.stacks.len,
 		rec->files.count);

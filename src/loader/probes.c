@@ -451,13 +451,13 @@ static struct bpf_link *attach_usdt(struct bpf_program *prog, const struct probe
 }
 
 /* Reads a tracepoint's id from tracefs at root; -errno when it cannot. */
-static int read_tp_id(const char *root, const char *group, const char *name)
+static int read_tp_id(const char *root, const struct probe_spec *s)
 {
 	char path[512], buf[32];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, group, name);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, s->target, s->name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -472,31 +472,31 @@ static int read_tp_id(const char *root, const char *group, const char *name)
 #define TRACEFS "/sys/kernel/tracing"
 
 /* The tracepoint's id. Tracefs is not always mounted (minimal VMs, containers): then it
- * is mounted for the look-up and unmounted again, leaving the system as it was.
- * *unmounted: tracefs could not be mounted (the error returned is the mount's). */
-static int tracepoint_id(const char *group, const char *name, bool *unmounted)
+ * is mounted for the look-up and unmounted again, leaving the system as it was. */
+static int tracepoint_id(const struct probe_spec *s)
 {
 	struct stat st;
 	int id;
 
-	*unmounted = false;
 	if (stat(TRACEFS "/events", &st) == 0)
-		return read_tp_id(TRACEFS, group, name);
+		return read_tp_id(TRACEFS, s);
 	if (stat("/sys/kernel/debug/tracing/events", &st) == 0)
-		return read_tp_id("/sys/kernel/debug/tracing", group, name);
+		return read_tp_id("/sys/kernel/debug/tracing", s);
 	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
-		*unmounted = true;
-		return -errno;
+		id = -errno;
+		pr_err("%s: tracefs is not mounted and mounting it on %s failed: %s", s->text,
+		       TRACEFS, strerror(errno));
+		return id;
 	}
-	id = read_tp_id(TRACEFS, group, name);
+	id = read_tp_id(TRACEFS, s);
 	umount2(TRACEFS, MNT_DETACH);
 	return id;
 }
 
-/* prog on the tracepoint event id; NULL and errno when not. */
-static struct bpf_link *attach_tracepoint_id(struct bpf_program *prog, int id, uint64_t cookie)
+static struct bpf_link *attach_tracepoint(struct bpf_program *prog, const struct probe_spec *s,
+					  uint32_t event)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_perf_event_opts, o, .bpf_cookie = attach_cookie(s, event));
 	struct perf_event_attr attr = {
 	    .type = PERF_TYPE_TRACEPOINT,
 	    .size = sizeof(attr),
@@ -504,8 +504,12 @@ static struct bpf_link *attach_tracepoint_id(struct bpf_program *prog, int id, u
 	    .wakeup_events = 1,
 	};
 	struct bpf_link *link;
-	int fd, err;
+	int id = tracepoint_id(s), fd, err;
 
+	if (id < 0) {
+		errno = -id;
+		return NULL;
+	}
 	attr.config = (uint64_t)id;
 	/* A BPF program on a tracepoint event runs on every CPU, whatever CPU the event
 	 * was opened for. */
@@ -519,35 +523,6 @@ static struct bpf_link *attach_tracepoint_id(struct bpf_program *prog, int id, u
 		errno = err;
 	}
 	return link;
-}
-
-static struct bpf_link *attach_tracepoint(struct bpf_program *prog, const struct probe_spec *s,
-					  uint32_t event)
-{
-	bool unmounted;
-	int id = tracepoint_id(s->target, s->name, &unmounted);
-
-	if (unmounted)
-		pr_err("%s: tracefs is not mounted and mounting it on %s failed: %s", s->text,
-		       TRACEFS, strerror(-id));
-	if (id < 0) {
-		errno = -id;
-		return NULL;
-	}
-	return attach_tracepoint_id(prog, id, attach_cookie(s, event));
-}
-
-struct bpf_link *probes__attach_tracepoint(struct bpf_program *prog, const char *group,
-					   const char *name)
-{
-	bool unmounted;
-	int id = tracepoint_id(group, name, &unmounted);
-
-	if (id < 0) {
-		errno = -id;
-		return NULL;
-	}
-	return attach_tracepoint_id(prog, id, 0);
 }
 
 static const char *const prog_names[] = {

@@ -36,9 +36,7 @@ void probe_spec__free(struct probe_spec *s);
  * buf (len bytes). */
 void probe_spec__slug(const struct probe_spec *s, char *buf, size_t len);
 
-struct bpf_link;
 struct bpf_object;
-struct bpf_program;
 struct loader;
 struct probes;
 
@@ -58,10 +56,5 @@ int probes__attach(struct probes **out, struct loader *l, const struct bpf_objec
 		   const struct probe_spec *specs, size_t n, uint32_t first_event);
 /* Detaches and frees; NULL is fine. */
 void probes__free(struct probes *p);
-
-/* Attaches prog, a tracepoint program, to the kernel's tracepoint group:name (tracefs
- * mounted for the look-up if it is not); NULL and errno when it cannot. */
-struct bpf_link *probes__attach_tracepoint(struct bpf_program *prog, const char *group,
-					   const char *name);
 
 #endif

@@ -47,8 +47,8 @@ struct sampler {
 	size_t nuprobe_links;
 	struct bpf_link *exec_link;	  /* on_exec: a new image is described at once */
 	struct bpf_link *exit_link;	  /* on_exit: a process's description is released */
-	struct bpf_link *exit_group_link; /* on_exit_group: the stack an exit's samples get */
-	/* on_exit_group and the walkers only it needs (exit_types) are verified after
+	struct bpf_link *exit_stack_link; /* on_exit_stack: the stack an exit's samples get */
+	/* on_exit_stack and the walkers only it needs (exit_types) are verified after
 	 * sampling starts, on this thread, so they cost the start-up nothing. */
 	pthread_t exit_thread;
 	bool exit_thread_on;
@@ -223,7 +223,7 @@ static int select_programs(struct sampler *s, const struct sampler_opts *o)
 	int err = probes__select(s->skel->obj, o->probes, o->nprobes);
 
 	if (!err)
-		err = bpf_program__set_autoload(s->skel->progs.on_exit_group, true);
+		err = bpf_program__set_autoload(s->skel->progs.on_exit_stack, true);
 	if (err)
 		return err;
 	if (switches(o))
@@ -269,8 +269,8 @@ static chain_types entry_types(const struct sampler_opts *o)
 	return t;
 }
 
-/* The native walker and the submitter, of types. on_exit_group's tracepoint chain walks
- * natively only: the runtimes' walkers load for the entries' types alone
+/* The native walker and the submitter, of types. on_exit_stack's raw tracepoint chain
+ * walks natively only: the runtimes' walkers load for the entries' types alone
  * (sampler__chain_types). */
 static int enable_walkers(struct sampler *s, chain_types types)
 {
@@ -286,11 +286,11 @@ static int install_walkers(struct sampler *s, struct loader *l, chain_types type
 	return err ? err : walkers__install(l, s->skel->obj, "submit_walk", WALKER_SUBMIT, types);
 }
 
-/* After loader__add: on_exit_group, and the tracepoint chain's walkers unless a probe
- * needs them at once, wait for exit_stacks_main. */
+/* After loader__add: on_exit_stack, and the raw tracepoint chain's walkers unless
+ * off-CPU time needs them at once, wait for exit_stacks_main. */
 static int defer_exit_stacks(struct sampler *s, struct loader *l)
 {
-	int err = loader__defer_program(l, s->skel->obj, "on_exit_group");
+	int err = loader__defer_program(l, s->skel->obj, "on_exit_stack");
 
 	if (!err && s->exit_types)
 		err = walkers__defer(l, s->skel->obj, "native_walk", s->exit_types);
@@ -356,7 +356,7 @@ static int prepare(struct sampler *s, const struct sampler_opts *o, struct loade
 	if (!err)
 		err = enable_alloc(s, o);
 	s->types = entry_types(o);
-	s->exit_types = (1u << CHAIN_TP) & ~s->types;
+	s->exit_types = (1u << CHAIN_RAWTP) & ~s->types;
 	if (!err)
 		err = enable_walkers(s, s->types | s->exit_types);
 	if (err)
@@ -402,8 +402,7 @@ static int attach_tracepoint(struct loader *l, struct sampler *s, const char *pr
 	return 0;
 }
 
-/* The stack an exit's samples get (on_exit_group) is a better stack, not a need: a
- * kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS) only loses it. Verified
+/* The stack an exit's samples get (on_exit_stack) is a better stack, not a need. Verified
  * here, after sampling started; sampler__stop joins the thread. */
 static void *exit_stacks_main(void *arg)
 {
@@ -416,12 +415,10 @@ static void *exit_stacks_main(void *arg)
 	err = loader__run_pending_apart(s->loader, obj, &s->exit_verify_ns);
 	if (!err)
 		err = install_walkers(s, s->loader, s->exit_types);
-	p = err ? NULL : loader__program(s->loader, obj, "on_exit_group");
-	s->exit_group_link =
-	    p ? probes__attach_tracepoint(p, "syscalls", "sys_enter_exit_group") : NULL;
-	if (!s->exit_group_link)
-		pr_debug("the exit_group tracepoint: %s: samples of exiting processes lack their "
-			 "user stack",
+	p = err ? NULL : loader__program(s->loader, obj, "on_exit_stack");
+	s->exit_stack_link = p ? bpf_program__attach(p) : NULL;
+	if (!s->exit_stack_link)
+		pr_debug("exit stacks: %s: samples of exiting processes lack their user stack",
 			 errstr(err ? err : -errno));
 	return NULL;
 }
@@ -442,8 +439,8 @@ static void stop_exit_stacks(struct sampler *s)
 	if (s->exit_thread_on)
 		pthread_join(s->exit_thread, NULL);
 	s->exit_thread_on = false;
-	bpf_link__destroy(s->exit_group_link);
-	s->exit_group_link = NULL;
+	bpf_link__destroy(s->exit_stack_link);
+	s->exit_stack_link = NULL;
 }
 
 /* Process lifecycle: fork (follows children), exec and exit (notices that keep the
