@@ -53,7 +53,6 @@ struct sampler {
 	pthread_t exit_thread;
 	bool exit_thread_on;
 	chain_types exit_types;
-	uint64_t exit_verify_ns;
 	struct loader *loader;
 	struct bpf_link *off_cpu_link;
 	struct probes *probes;
@@ -409,10 +408,11 @@ static void *exit_stacks_main(void *arg)
 	struct sampler *s = arg;
 	struct bpf_object *obj = s->skel->obj;
 	struct bpf_program *p;
+	uint64_t verify_ns = 0; /* not the runtimes' verify_later */
 	int err;
 
 	pthread_setname_np(pthread_self(), "ebprof-exits"); /* for ps and bench/ */
-	err = loader__run_pending_apart(s->loader, obj, &s->exit_verify_ns);
+	err = loader__run_pending_apart(s->loader, obj, &verify_ns);
 	if (!err)
 		err = install_walkers(s, s->loader, s->exit_types);
 	p = err ? NULL : loader__program(s->loader, obj, "on_exit_stack");
